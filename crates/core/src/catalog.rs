@@ -1,0 +1,276 @@
+//! Tables, indexes and column statistics, with what each engine stores about them.
+//!
+//! Logical facts (rows, columns, distributions) are engine-neutral; physical facts (pages,
+//! tree heights, InnoDB sizes) live in the per-engine parts, because the same table occupies
+//! 8 kB heap pages in PostgreSQL and 16 kB clustered-index pages in InnoDB.
+
+use crate::error::{check_range, Error, Result};
+use serde::{Deserialize, Serialize};
+
+/// A constant in a predicate or a statistic. Dates are days since 1970-01-01.
+#[derive(Clone, Debug, PartialEq, PartialOrd, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Value {
+    Num(f64),
+    Text(String),
+}
+
+impl Value {
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Value::Num(x) => Some(*x),
+            Value::Text(_) => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Value {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Value::Num(x) => write!(f, "{x}"),
+            Value::Text(s) => write!(f, "'{}'", s.replace('\'', "''")),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ColumnType {
+    Int4,
+    Int8,
+    Float8,
+    Numeric,
+    Date,
+    Text,
+    /// Fixed-width CHAR(n).
+    Char(u32),
+    Bool,
+}
+
+/// Statistics about one column, in PostgreSQL's pg_stats conventions (MySQL uses what it
+/// needs of them: distinct counts for records-per-key, the distribution for range estimates).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ColumnStats {
+    pub null_frac: f64,
+    /// > 0: number of distinct values; < 0: minus the fraction of rows (pg_stats.n_distinct).
+    pub n_distinct: f64,
+    /// Most common values with their frequencies, most common first.
+    pub mcv: Vec<(Value, f64)>,
+    /// Equi-depth histogram bounds over the non-MCV values, ascending.
+    pub histogram: Vec<Value>,
+    /// Physical order against value order, -1 to 1.
+    pub correlation: f64,
+    /// Average stored width in bytes.
+    pub avg_width: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Column {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub ty: ColumnType,
+    #[serde(default)]
+    pub not_null: bool,
+    #[serde(default)]
+    pub stats: ColumnStats,
+}
+
+/// PostgreSQL's physical facts about a heap (pg_class and the relation's file size).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PgTable {
+    /// Current number of 8 kB blocks of the heap.
+    pub pages: f64,
+    /// pg_class.reltuples (as stored, a float4 widened to f64).
+    pub reltuples: f64,
+    /// pg_class.relpages at the last VACUUM/ANALYZE.
+    pub relpages: f64,
+    #[serde(default)]
+    pub relallvisible: f64,
+}
+
+/// InnoDB's statistics about a table (what SHOW TABLE STATUS and the handler report).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MysqlTable {
+    /// handler stats.records.
+    pub records: f64,
+    /// Pages of the clustered index (stat_clustered_index_size).
+    pub clustered_pages: f64,
+    /// Pages of all secondary indexes together (stat_sum_of_other_index_sizes).
+    pub secondary_pages: f64,
+    #[serde(default = "innodb_page_bytes")]
+    pub page_bytes: f64,
+    /// Length in bytes of the primary key as stored in secondary index entries.
+    #[serde(default = "four")]
+    pub ref_length: f64,
+}
+
+fn innodb_page_bytes() -> f64 {
+    16384.0
+}
+fn four() -> f64 {
+    4.0
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PgIndex {
+    pub pages: f64,
+    /// Btree levels above the leaves (root level); -1 when unknown.
+    pub tree_height: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MysqlIndex {
+    /// Bytes of the user key parts (key_length).
+    pub key_length: f64,
+    pub leaf_pages: f64,
+    /// rec_per_key for each key prefix length, from index statistics.
+    #[serde(default)]
+    pub rec_per_key: Vec<f64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Index {
+    pub name: String,
+    pub columns: Vec<String>,
+    #[serde(default)]
+    pub include: Vec<String>,
+    #[serde(default)]
+    pub unique: bool,
+    #[serde(default)]
+    pub primary: bool,
+    #[serde(default)]
+    pub pg: Option<PgIndex>,
+    #[serde(default)]
+    pub mysql: Option<MysqlIndex>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Table {
+    pub name: String,
+    /// True number of rows (what the data holds; engines see their own estimates).
+    pub rows: f64,
+    pub columns: Vec<Column>,
+    #[serde(default)]
+    pub indexes: Vec<Index>,
+    #[serde(default)]
+    pub pg: Option<PgTable>,
+    #[serde(default)]
+    pub mysql: Option<MysqlTable>,
+}
+
+impl Table {
+    pub fn column(&self, name: &str) -> Result<&Column> {
+        self.columns
+            .iter()
+            .find(|c| c.name.eq_ignore_ascii_case(name))
+            .ok_or_else(|| Error::UnknownColumn {
+                table: self.name.clone(),
+                column: name.to_string(),
+            })
+    }
+
+    pub fn index(&self, name: &str) -> Option<&Index> {
+        self.indexes
+            .iter()
+            .find(|i| i.name.eq_ignore_ascii_case(name))
+    }
+
+    /// Checks every number a cost formula will divide by or take a log of.
+    pub fn validate(&self) -> Result<()> {
+        let t = &self.name;
+        check_range(&format!("{t}.rows"), self.rows, 0.0, 1e15)?;
+        for c in &self.columns {
+            let f = |x: &str| format!("{t}.{}.{x}", c.name);
+            check_range(&f("null_frac"), c.stats.null_frac, 0.0, 1.0)?;
+            check_range(&f("correlation"), c.stats.correlation, -1.0, 1.0)?;
+            check_range(&f("n_distinct"), c.stats.n_distinct, -1.0, 1e15)?;
+            check_range(&f("avg_width"), c.stats.avg_width, 0.0, 1e9)?;
+            let mut total = 0.0;
+            for (_, freq) in &c.stats.mcv {
+                total += check_range(&f("mcv frequency"), *freq, 0.0, 1.0)?;
+            }
+            if total > 1.0 + 1e-6 {
+                return Err(Error::invalid(
+                    f("mcv"),
+                    format!("frequencies add up to {total}"),
+                ));
+            }
+            let nums: Vec<f64> = c.stats.histogram.iter().filter_map(Value::as_f64).collect();
+            if nums.iter().any(|x| !x.is_finite()) || nums.windows(2).any(|w| w[0] > w[1]) {
+                return Err(Error::invalid(
+                    f("histogram"),
+                    "bounds must be finite and ascending",
+                ));
+            }
+        }
+        if let Some(pg) = &self.pg {
+            check_range(&format!("{t}.pg.pages"), pg.pages, 0.0, 1e13)?;
+            check_range(&format!("{t}.pg.reltuples"), pg.reltuples, -1.0, 1e15)?;
+            check_range(&format!("{t}.pg.relpages"), pg.relpages, 0.0, 1e13)?;
+            check_range(
+                &format!("{t}.pg.relallvisible"),
+                pg.relallvisible,
+                0.0,
+                1e13,
+            )?;
+        }
+        if let Some(m) = &self.mysql {
+            check_range(&format!("{t}.mysql.records"), m.records, 0.0, 1e15)?;
+            check_range(
+                &format!("{t}.mysql.clustered_pages"),
+                m.clustered_pages,
+                0.0,
+                1e13,
+            )?;
+            check_range(
+                &format!("{t}.mysql.secondary_pages"),
+                m.secondary_pages,
+                0.0,
+                1e13,
+            )?;
+            check_range(
+                &format!("{t}.mysql.page_bytes"),
+                m.page_bytes,
+                1024.0,
+                65536.0,
+            )?;
+            check_range(&format!("{t}.mysql.ref_length"), m.ref_length, 1.0, 3072.0)?;
+        }
+        for i in &self.indexes {
+            for c in i.columns.iter().chain(&i.include) {
+                self.column(c)?;
+            }
+            if i.columns.is_empty() {
+                return Err(Error::invalid(
+                    format!("index {}", i.name),
+                    "has no key columns",
+                ));
+            }
+            if let Some(p) = &i.pg {
+                check_range(&format!("{}.pg.pages", i.name), p.pages, 0.0, 1e13)?;
+                check_range(
+                    &format!("{}.pg.tree_height", i.name),
+                    p.tree_height,
+                    -1.0,
+                    100.0,
+                )?;
+            }
+            if let Some(m) = &i.mysql {
+                check_range(
+                    &format!("{}.mysql.key_length", i.name),
+                    m.key_length,
+                    1.0,
+                    3072.0,
+                )?;
+                check_range(
+                    &format!("{}.mysql.leaf_pages", i.name),
+                    m.leaf_pages,
+                    0.0,
+                    1e13,
+                )?;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,13 @@
+//! costlab's core: what a query optimizer believes (cost models of PostgreSQL and
+//! MySQL/InnoDB) and what a machine does (hardware simulation), with no I/O at all.
+//!
+//! Everything here builds natively and for `wasm32-unknown-unknown`; the web page, the
+//! command line and the probe are thin shells around it. See ARCHITECTURE.md.
+
+pub mod catalog;
+pub mod error;
+pub mod knobs;
+pub mod plan;
+pub mod query;
+
+pub use error::{Error, Result};
