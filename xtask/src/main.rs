@@ -1,1 +1,337 @@
-fn main() {}
+//! `cargo xtask serve | test | size`: the README's two commands and their helpers.
+//!
+//! Each command first makes sure the tools it needs are installed, installing only what is
+//! missing, so the same two commands work on a fresh machine and stay fast on a warm one.
+
+mod server;
+mod tools;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::time::Instant;
+
+const USAGE: &str = "usage:
+  cargo xtask serve [--addr 127.0.0.1] [--port 8080]   build the release bundle and serve the playground
+  cargo xtask test                                     run every test (fmt, clippy, native, wasm in Chromium, end-to-end)
+  cargo xtask size                                     print the release bundle's sizes (build first with serve or test)
+  cargo xtask screenshot                               refresh docs/screenshot.png from the end-to-end run";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("serve") => serve(&args[1..]),
+        Some("test") => test(),
+        Some("size") => size().map(|_| ()),
+        Some("screenshot") => screenshot(),
+        _ => Err(USAGE.to_string()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives one level below the workspace root")
+        .to_path_buf()
+}
+
+fn serve(args: &[String]) -> Result<(), String> {
+    let mut addr = "127.0.0.1".to_string();
+    let mut port: u16 = 8080;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--addr" => addr = it.next().ok_or("--addr needs a value")?.clone(),
+            "--port" => {
+                port = it
+                    .next()
+                    .ok_or("--port needs a value")?
+                    .parse()
+                    .map_err(|_| "--port takes a number from 1 to 65535")?
+            }
+            other => return Err(format!("unknown option `{other}`\n{USAGE}")),
+        }
+    }
+    tools::ensure(tools::Need::Build)?;
+    build_release()?;
+    let listener = std::net::TcpListener::bind((addr.as_str(), port))
+        .map_err(|e| format!("cannot listen on {addr}:{port}: {e} (try --port)"))?;
+    println!("serving the playground on http://{addr}:{port}/  (Ctrl-C stops)");
+    server::run(listener, root().join("dist"));
+    Ok(())
+}
+
+pub fn build_release() -> Result<(), String> {
+    step("build the release bundle (trunk build --release)");
+    let started = Instant::now();
+    let status = Command::new("trunk")
+        .args(["build", "--release"])
+        .current_dir(root())
+        .status()
+        .map_err(|e| format!("cannot run trunk: {e}"))?;
+    if !status.success() {
+        return Err("trunk build failed".into());
+    }
+    println!("    built in {:.1} s", started.elapsed().as_secs_f64());
+    size()?;
+    Ok(())
+}
+
+/// Prints each bundle file's size raw and gzipped; returns the gzipped total.
+fn size() -> Result<u64, String> {
+    let dist = root().join("dist");
+    let entries = std::fs::read_dir(&dist)
+        .map_err(|e| format!("{}: {e} (build first: cargo xtask serve)", dist.display()))?;
+    let mut total = (0u64, 0u64);
+    let mut rows = Vec::new();
+    for e in entries.flatten() {
+        let path = e.path();
+        let kind = match path.extension().and_then(|x| x.to_str()) {
+            Some("wasm") => "wasm",
+            Some("js") => "js",
+            Some("css") => "css",
+            _ => continue,
+        };
+        let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let gz = gzip_len(&bytes);
+        total.0 += bytes.len() as u64;
+        total.1 += gz;
+        rows.push((
+            kind,
+            path.file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .to_string(),
+            bytes.len() as u64,
+            gz,
+        ));
+    }
+    rows.sort();
+    println!("    bundle      raw KB   gzip KB   file");
+    for (kind, name, raw, gz) in &rows {
+        println!(
+            "    {kind:<8} {:>9.1} {:>9.1}   {name}",
+            *raw as f64 / 1024.0,
+            *gz as f64 / 1024.0
+        );
+    }
+    println!(
+        "    total    {:>9.1} {:>9.1}",
+        total.0 as f64 / 1024.0,
+        total.1 as f64 / 1024.0
+    );
+    Ok(total.1)
+}
+
+fn gzip_len(bytes: &[u8]) -> u64 {
+    use std::io::Write;
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    // Writing to a Vec cannot fail.
+    let _ = enc.write_all(bytes);
+    enc.finish().map(|v| v.len() as u64).unwrap_or(0)
+}
+
+pub fn step(what: &str) {
+    println!("==> {what}");
+}
+
+/// Counts from the test runners' own summary lines.
+#[derive(Default)]
+struct Tally {
+    passed: u64,
+    failed: u64,
+    failures: Vec<String>,
+}
+
+impl Tally {
+    fn check(&mut self, name: &str, ok: bool) {
+        if ok {
+            self.passed += 1;
+        } else {
+            self.failed += 1;
+            self.failures.push(name.to_string());
+        }
+    }
+
+    /// Runs a command, echoing its output, and adds the counts of every cargo
+    /// `test result:` line and node's `# pass` / `# fail` lines.
+    fn run(&mut self, name: &str, cmd: &mut Command) -> Result<(), String> {
+        step(name);
+        let mut child = cmd
+            .current_dir(root())
+            .stdout(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot start {name}: {e}"))?;
+        let out = child.stdout.take().ok_or("no stdout")?;
+        let (mut passed, mut failed) = (0u64, 0u64);
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(out).lines().map_while(Result::ok) {
+            println!("{line}");
+            if let Some(rest) = line.trim().strip_prefix("test result: ") {
+                passed += number_before(rest, " passed");
+                failed += number_before(rest, " failed");
+            } else if let Some(n) = line.trim().strip_prefix("# pass ") {
+                passed += n.trim().parse::<u64>().unwrap_or(0);
+            } else if let Some(n) = line.trim().strip_prefix("# fail ") {
+                failed += n.trim().parse::<u64>().unwrap_or(0);
+            }
+        }
+        let status = child.wait().map_err(|e| e.to_string())?;
+        self.passed += passed;
+        self.failed += failed;
+        if !status.success() && failed == 0 {
+            // A build error or crash before any summary line still counts as a failure.
+            self.failed += 1;
+        }
+        if !status.success() {
+            self.failures.push(name.to_string());
+        }
+        Ok(())
+    }
+}
+
+fn number_before(text: &str, suffix: &str) -> u64 {
+    text.find(suffix)
+        .and_then(|end| text[..end].rsplit(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
+
+fn cargo() -> Command {
+    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+}
+
+fn test() -> Result<(), String> {
+    let started = Instant::now();
+    tools::ensure(tools::Need::Test)?;
+    let mut t = Tally::default();
+
+    step("cargo fmt --check");
+    let fmt = cargo()
+        .args(["fmt", "--all", "--", "--check"])
+        .current_dir(root())
+        .status();
+    t.check(
+        "cargo fmt --check",
+        fmt.map(|s| s.success()).unwrap_or(false),
+    );
+
+    step("cargo clippy (native, warnings denied)");
+    let clippy = cargo()
+        .args([
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ])
+        .current_dir(root())
+        .status();
+    t.check(
+        "clippy native",
+        clippy.map(|s| s.success()).unwrap_or(false),
+    );
+    step("cargo clippy (wasm32 web app, warnings denied)");
+    let clippy_web = cargo()
+        .args([
+            "clippy",
+            "-p",
+            "costlab-web",
+            "--target",
+            "wasm32-unknown-unknown",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ])
+        .current_dir(root())
+        .status();
+    t.check(
+        "clippy wasm32",
+        clippy_web.map(|s| s.success()).unwrap_or(false),
+    );
+
+    t.run(
+        "native unit and integration tests",
+        cargo().args(["test", "--workspace", "--exclude", "costlab-web"]),
+    )?;
+    t.run(
+        "wasm-bindgen tests in headless Chromium",
+        cargo()
+            .args([
+                "test",
+                "-p",
+                "costlab-web",
+                "--target",
+                "wasm32-unknown-unknown",
+            ])
+            .env("CHROMEDRIVER", tools::CHROMEDRIVER)
+            .env("WASM_BINDGEN_TEST_TIMEOUT", "120"),
+    )?;
+
+    match build_release() {
+        Ok(()) => t.check("release build", true),
+        Err(e) => {
+            eprintln!("{e}");
+            t.check("release build", false);
+        }
+    }
+    if t.failures.iter().all(|f| f != "release build") {
+        let listener = std::net::TcpListener::bind(("127.0.0.1", 0)).map_err(|e| e.to_string())?;
+        let base = format!(
+            "http://127.0.0.1:{}/",
+            listener.local_addr().map_err(|e| e.to_string())?.port()
+        );
+        let dist = root().join("dist");
+        std::thread::spawn(move || server::run(listener, dist));
+        let mut files: Vec<String> = std::fs::read_dir(root().join("tests/e2e"))
+            .map_err(|e| e.to_string())?
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().to_string())
+            .filter(|n| n.ends_with(".test.mjs"))
+            .map(|n| format!("tests/e2e/{n}"))
+            .collect();
+        files.sort();
+        t.run(
+            "end-to-end tests in headless Chromium",
+            Command::new("node")
+                .args(["--test", "--test-reporter=tap"])
+                .args(&files)
+                .env("COSTLAB_BASE_URL", &base)
+                .env("CHROMIUM", tools::CHROMIUM),
+        )?;
+    }
+
+    println!();
+    if !t.failures.is_empty() {
+        println!("failed steps: {}", t.failures.join(", "));
+    }
+    println!("test time: {:.0} s", started.elapsed().as_secs_f64());
+    println!("{} passed, {} failed", t.passed, t.failed);
+    if t.failed > 0 || !t.failures.is_empty() {
+        Err("some tests failed".into())
+    } else {
+        Ok(())
+    }
+}
+
+fn screenshot() -> Result<(), String> {
+    let shot = root().join("tests/e2e/screenshots/playground-1280.png");
+    if !shot.exists() {
+        return Err(format!(
+            "{} is missing: run cargo xtask test first",
+            shot.display()
+        ));
+    }
+    std::fs::create_dir_all(root().join("docs")).map_err(|e| e.to_string())?;
+    std::fs::copy(&shot, root().join("docs/screenshot.png")).map_err(|e| e.to_string())?;
+    println!("docs/screenshot.png updated; commit it if the change is deliberate");
+    Ok(())
+}

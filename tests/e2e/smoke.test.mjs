@@ -1,0 +1,48 @@
+// The release build loads, draws its chart, reacts to the slider, and never panics.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { launch, open, SCREENSHOTS } from './browser.mjs';
+
+let browser;
+before(async () => {
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+});
+
+test('page loads, chart changes when the slider moves, no errors', async () => {
+  const { page, problems } = await open(browser);
+  const canvas = page.locator('canvas').first();
+  await canvas.waitFor({ state: 'visible', timeout: 20000 });
+  // Give the first draw a frame to land.
+  await page.waitForTimeout(300);
+  const before = await canvas.screenshot();
+
+  const slider = page.locator('input[type="range"]').first();
+  await slider.focus();
+  for (let i = 0; i < 150; i++) await page.keyboard.press('ArrowLeft');
+  await page.waitForTimeout(300);
+  const after = await canvas.screenshot();
+
+  assert.notDeepEqual(after, before, 'the chart looks the same after moving the slider');
+  assert.equal(await page.locator('#panic').isHidden(), true, 'the panic box is showing');
+  await page.screenshot({ path: join(SCREENSHOTS, 'playground-1280.png') });
+  assert.deepEqual(problems, []);
+});
+
+test('a rejected number shows a message and keeps the last valid value', async () => {
+  const { page, problems } = await open(browser);
+  const number = page.locator('input[type="number"]').first();
+  await number.waitFor();
+  const valid = await number.inputValue();
+  await number.fill('-3');
+  await number.press('Enter');
+  await page.locator('.error').waitFor({ timeout: 5000 });
+  assert.match(await page.locator('.error').innerText(), /outside the allowed range/);
+  await number.fill(valid);
+  await number.press('Enter');
+  await page.locator('.error').waitFor({ state: 'detached', timeout: 5000 });
+  assert.deepEqual(problems, []);
+});
