@@ -1,0 +1,178 @@
+//! The scenario file: a versioned JSON document with tables, their statistics, settings and
+//! an optional query. `costlab import` writes it, the command line and the page read it.
+//!
+//! This is a boundary with compatibility obligations: the domain types may change freely,
+//! but a file written by any released version must keep loading. Bump `VERSION` and add a
+//! migration when the format changes.
+
+use crate::catalog::Table;
+use crate::error::{Error, Result};
+use crate::knobs::{EngineVersion, Knob, KnobValues};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+pub const VERSION: u32 = 1;
+/// Larger files are refused before parsing.
+pub const MAX_BYTES: usize = 16 * 1024 * 1024;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    /// Format version; always first in the file.
+    pub costlab_scenario: u32,
+    /// The engine release the statistics and settings come from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<EngineVersion>,
+    /// Knob values by engine parameter name; knobs not listed keep the release's default.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub settings: BTreeMap<String, f64>,
+    pub tables: Vec<Table>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query: Option<String>,
+    /// Free text: where the statistics came from (server version, time of import).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub source: String,
+}
+
+impl ScenarioFile {
+    pub fn new(engine: EngineVersion, tables: Vec<Table>) -> ScenarioFile {
+        ScenarioFile {
+            costlab_scenario: VERSION,
+            engine: Some(engine),
+            settings: BTreeMap::new(),
+            tables,
+            query: None,
+            source: String::new(),
+        }
+    }
+
+    /// Parses and validates a file; every problem names the field at fault.
+    pub fn from_json(text: &str) -> Result<ScenarioFile> {
+        if text.len() > MAX_BYTES {
+            return Err(Error::invalid(
+                "scenario file",
+                format!("{} bytes is larger than the {MAX_BYTES} allowed", text.len()),
+            ));
+        }
+        let probe: serde_json::Value = serde_json::from_str(text)
+            .map_err(|e| Error::invalid("scenario file", format!("not JSON: {e}")))?;
+        match probe.get("costlab_scenario").and_then(|v| v.as_u64()) {
+            None => {
+                return Err(Error::invalid(
+                    "scenario file",
+                    "missing `costlab_scenario` (the format version); is this a costlab file?",
+                ))
+            }
+            Some(v) if v > VERSION as u64 => {
+                return Err(Error::invalid(
+                    "scenario file",
+                    format!("format version {v} is newer than this costlab reads ({VERSION}); update costlab"),
+                ))
+            }
+            Some(0) => return Err(Error::invalid("scenario file", "format version 0 does not exist")),
+            Some(_) => {}
+        }
+        let file: ScenarioFile = serde_json::from_value(probe)
+            .map_err(|e| Error::invalid("scenario file", e.to_string()))?;
+        file.validate()?;
+        Ok(file)
+    }
+
+    pub fn to_json(&self) -> String {
+        // Serialising plain data with string keys cannot fail.
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    pub fn validate(&self) -> Result<()> {
+        if self.tables.is_empty() {
+            return Err(Error::invalid("scenario file", "has no tables"));
+        }
+        for t in &self.tables {
+            t.validate()?;
+        }
+        self.knobs()?;
+        Ok(())
+    }
+
+    /// The knob values the file describes: the release's defaults overridden by `settings`.
+    pub fn knobs(&self) -> Result<KnobValues> {
+        let pg = match self.engine {
+            Some(v @ (EngineVersion::Pg15 | EngineVersion::Pg16 | EngineVersion::Pg17 | EngineVersion::Pg18)) => v,
+            _ => EngineVersion::Pg18,
+        };
+        let my = match self.engine {
+            Some(v @ (EngineVersion::Mysql57 | EngineVersion::Mysql80 | EngineVersion::Mysql84)) => v,
+            _ => EngineVersion::Mysql84,
+        };
+        let mut values = KnobValues::defaults(pg, my);
+        for (name, value) in &self.settings {
+            values.set(Knob::lookup(name)?, *value)?;
+        }
+        Ok(values)
+    }
+
+    pub fn table(&self, name: &str) -> Result<&Table> {
+        self.tables
+            .iter()
+            .find(|t| t.name.eq_ignore_ascii_case(name))
+            .ok_or_else(|| Error::UnknownTable(name.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{Column, ColumnType, PgTable};
+
+    fn table() -> Table {
+        Table {
+            name: "t".into(),
+            rows: 1000.0,
+            columns: vec![Column { name: "a".into(), ty: ColumnType::Int4, not_null: true, stats: Default::default() }],
+            indexes: vec![],
+            pg: Some(PgTable { pages: 10.0, reltuples: 1000.0, relpages: 10.0, relallvisible: 0.0 }),
+            mysql: None,
+        }
+    }
+
+    #[test]
+    fn round_trips_and_applies_settings() {
+        let mut f = ScenarioFile::new(EngineVersion::Pg15, vec![table()]);
+        f.settings.insert("random_page_cost".into(), 1.1);
+        let back = ScenarioFile::from_json(&f.to_json()).unwrap();
+        assert_eq!(back, f);
+        assert_eq!(back.knobs().unwrap().get(Knob::RandomPageCost), 1.1);
+        assert_eq!(back.knobs().unwrap().get(Knob::SeqPageCost), 1.0);
+    }
+
+    #[test]
+    fn bad_files_name_the_problem() {
+        let mut f = ScenarioFile::new(EngineVersion::Pg15, vec![table()]);
+        let good = f.to_json();
+        for (text, want) in [
+            ("", "not JSON"),
+            ("{\"tables\": []}", "missing `costlab_scenario`"),
+            (&good.replace("\"costlab_scenario\": 1", "\"costlab_scenario\": 7"), "newer"),
+            (&good[..good.len() / 2], "not JSON"),
+            (&good.replace("\"rows\": 1000.0", "\"rows\": -5.0"), "t.rows"),
+        ] {
+            let err = ScenarioFile::from_json(text).unwrap_err().to_string();
+            assert!(err.contains(want), "{err}");
+        }
+        f.settings.insert("random_page_cost".into(), f64::MAX);
+        assert!(f.validate().unwrap_err().to_string().contains("random_page_cost"));
+        f.settings.clear();
+        f.settings.insert("no_such_knob".into(), 1.0);
+        assert!(matches!(f.validate(), Err(Error::UnknownKnob(_))));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn never_panics_on_mangled_files(cut in 0usize..400, junk in "\\PC{0,12}") {
+            let good = ScenarioFile::new(EngineVersion::Pg15, vec![table()]).to_json();
+            let cut = cut.min(good.len());
+            let mangled = format!("{}{}{}", &good[..cut], junk, &good[cut..]);
+            let _ = ScenarioFile::from_json(&mangled);
+        }
+    }
+}
