@@ -72,6 +72,7 @@ pub fn build_release() -> Result<(), String> {
     let started = Instant::now();
     let status = Command::new("trunk")
         .args(["build", "--release"])
+        .env("PATH", tools::build_path())
         .current_dir(root())
         .status()
         .map_err(|e| format!("cannot run trunk: {e}"))?;

@@ -121,12 +121,15 @@ pub fn ensure(need: Need) -> Result<(), String> {
         )?;
     }
 
-    if output("wasm-opt", &["--version"]).is_some() {
-        println!("    wasm-opt (binaryen): present");
+    if output("node", &["--version"]).is_some() && output("npm", &["--version"]).is_some() {
+        println!("    node and npm: present");
     } else {
-        println!("    wasm-opt (binaryen): installing");
-        apt.install(&["binaryen"], "wasm-opt")?;
+        println!("    node and npm: installing");
+        apt.install(&["nodejs", "npm"], "Node.js")?;
     }
+    // binaryen from npm: Debian's wasm-opt 108 cannot parse the table.fill that
+    // wasm-bindgen 0.2.130 emits for rustc 1.95 output.
+    npm_packages("xtask/npm", "binaryen (wasm-opt)")?;
 
     if need < Need::Test {
         return Ok(());
@@ -139,30 +142,7 @@ pub fn ensure(need: Need) -> Result<(), String> {
         apt.install(&["chromium", "chromium-driver"], "Chromium")?;
     }
 
-    if output("node", &["--version"]).is_some() && output("npm", &["--version"]).is_some() {
-        println!("    node and npm: present");
-    } else {
-        println!("    node and npm: installing");
-        apt.install(&["nodejs", "npm"], "Node.js")?;
-    }
-    let e2e = root().join("tests/e2e");
-    let installed = e2e.join("node_modules/.package-lock.json");
-    let fresh = match (
-        std::fs::metadata(&installed),
-        std::fs::metadata(e2e.join("package-lock.json")),
-    ) {
-        (Ok(a), Ok(b)) => a.modified().ok() >= b.modified().ok(),
-        _ => false,
-    };
-    if fresh {
-        println!("    end-to-end node packages: present");
-    } else {
-        println!("    end-to-end node packages: installing (npm ci)");
-        run(
-            "npm",
-            &["ci", "--prefix", "tests/e2e", "--no-audit", "--no-fund"],
-        )?;
-    }
+    npm_packages("tests/e2e", "end-to-end test packages (playwright-core)")?;
 
     if pg_bin_dir().is_some() {
         println!("    PostgreSQL server binaries: present");
@@ -171,6 +151,35 @@ pub fn ensure(need: Need) -> Result<(), String> {
         apt.install(&["postgresql"], "PostgreSQL")?;
     }
     Ok(())
+}
+
+/// Runs `npm ci` in `dir` unless its node_modules already match its package-lock.json.
+fn npm_packages(dir: &str, what: &str) -> Result<(), String> {
+    let path = root().join(dir);
+    let installed = path.join("node_modules/.package-lock.json");
+    let fresh = match (
+        std::fs::metadata(&installed),
+        std::fs::metadata(path.join("package-lock.json")),
+    ) {
+        (Ok(a), Ok(b)) => a.modified().ok() >= b.modified().ok(),
+        _ => false,
+    };
+    if fresh {
+        println!("    {what}: present");
+        Ok(())
+    } else {
+        println!("    {what}: installing (npm ci)");
+        run("npm", &["ci", "--prefix", dir, "--no-audit", "--no-fund"])
+    }
+}
+
+/// PATH with the npm-installed build tools first, for Trunk to find wasm-opt.
+pub fn build_path() -> String {
+    let bin = root().join("xtask/npm/node_modules/.bin");
+    match std::env::var("PATH") {
+        Ok(p) if !p.is_empty() => format!("{}:{p}", bin.display()),
+        _ => bin.display().to_string(),
+    }
 }
 
 /// Where initdb and pg_ctl live (Debian keeps them out of PATH).
