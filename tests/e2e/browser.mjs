@@ -1,8 +1,7 @@
 // Shared set-up for the end-to-end tests: one headless Chromium from Debian's package,
 // a fresh profile per run, and pages that record console errors and uncaught exceptions.
 import { chromium } from 'playwright-core';
-import { mkdtempSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -11,7 +10,8 @@ export const SCREENSHOTS = join(dirname(fileURLToPath(import.meta.url)), 'screen
 mkdirSync(SCREENSHOTS, { recursive: true });
 
 export async function launch() {
-  // The closed network refuses Chromium's background connections; these flags stop it trying.
+  // Playwright gives every launch a fresh temporary profile. The closed network refuses
+  // Chromium's background connections; these flags stop it trying.
   return chromium.launch({
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
     headless: true,
@@ -23,7 +23,6 @@ export async function launch() {
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
-      `--user-data-dir=${mkdtempSync(join(tmpdir(), 'costlab-chromium-'))}`,
     ],
   });
 }

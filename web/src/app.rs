@@ -53,6 +53,10 @@ pub fn app() -> Html {
     let def = KNOB.def();
     let value = state.knobs.get(KNOB);
     let data = use_memo(state.knobs.clone(), crate::model::t1_chart);
+    let chart = match &*data {
+        Ok(d) => html! { <Chart data={d.clone()} /> },
+        Err(e) => html! { <p class="error" role="alert">{ format!("cannot compute the chart: {e}") }</p> },
+    };
 
     let on_slider = {
         let state = state.clone();
@@ -79,7 +83,7 @@ pub fn app() -> Html {
             <div class="knob">
                 <label for="knob-slider">{ def.name }</label>
                 <input id="knob-slider" type="range" min="0" max="1000" step="1"
-                    aria-label={def.name}
+                    aria-label={def.name} aria-valuetext={format!("{value}")}
                     value={((def.to_position(value) * 1000.0).round()).to_string()}
                     oninput={on_slider} />
                 <input id="knob-value" type="number" aria-label={format!("{} value", def.name)}
@@ -90,7 +94,7 @@ pub fn app() -> Html {
             if let Some(err) = &state.error {
                 <p class="error" role="alert">{ err }</p>
             }
-            <Chart data={(*data).clone()} />
+            { chart }
         </main>
     }
 }

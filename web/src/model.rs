@@ -1,36 +1,65 @@
-//! What the page computes from the core.
-use crate::chart::{ChartData, Series};
-use costlab_core::knobs::{Knob, KnobValues};
+//! What the page computes from the core: chart data for the current state.
 
-// TEMPORARY until the MySQL cost model lands in the core: the WL#8737 t1 formulas of
-// mysql-cost-model.md section 7 (everything cached, doubled row estimate).
-pub fn t1_chart(knobs: &KnobValues) -> ChartData {
-    let prc = knobs.get(Knob::MemoryBlockReadCost);
-    let rec = knobs.get(Knob::RowEvaluateCost);
-    let n = 1e7;
-    let p = 177_002.0;
-    let ts = p * prc + n * rec + 2.1;
-    let mut scan = Vec::new();
-    let mut range = Vec::new();
-    for i in 0..=200 {
-        let f = i as f64 / 1000.0;
-        let r = (2.0 * f * n).min(n / 2.0);
-        scan.push((f * 100.0, ts));
-        range.push((f * 100.0, (r + 1.0) * prc + r * rec + 0.01));
+use crate::chart::{ChartData, Series};
+use costlab_core::knobs::KnobValues;
+use costlab_core::sweep::{sweep, Spacing};
+use costlab_core::workload::t1;
+use costlab_core::{mysql, Result};
+use std::collections::BTreeMap;
+
+/// Points per sweep: about one per two CSS pixels of a typical chart.
+const POINTS: usize = 401;
+
+/// MySQL's estimated cost of each access path for the WL#8737 query on t1, from 0 to 20 %
+/// of the rows, everything in the buffer pool; switch points marked where the plan changes.
+pub fn t1_chart(knobs: &KnobValues) -> Result<ChartData> {
+    let table = t1::t1_table();
+    let env = t1::wl8737_in_memory_env();
+    let s = sweep(
+        |f| mysql::plan(&table, &t1::t1_query(f)?, knobs, &env),
+        0.0,
+        0.2,
+        POINTS,
+        Spacing::Linear,
+    )?;
+    let mut by_key: BTreeMap<&str, Vec<(f64, f64)>> = BTreeMap::new();
+    for p in &s.points {
+        for (key, cost) in &p.costs {
+            by_key.entry(key.as_str()).or_default().push((p.x * 100.0, *cost));
+        }
     }
-    ChartData {
+    let series = by_key
+        .into_iter()
+        .map(|(key, points)| Series { label: path_label(key), points })
+        .collect();
+    let markers = s
+        .crossovers
+        .iter()
+        .map(|c| (c.x * 100.0, format!("{} at {:.2}%", path_label(&c.to), c.x * 100.0)))
+        .collect();
+    Ok(ChartData {
         x_label: "rows selected (%)".into(),
-        y_label: "estimated cost".into(),
-        series: vec![
-            Series {
-                label: "table scan".into(),
-                points: scan,
-            },
-            Series {
-                label: "range scan on k7".into(),
-                points: range,
-            },
-        ],
-        markers: vec![],
+        y_label: "estimated cost (MySQL)".into(),
+        series,
+        markers,
+    })
+}
+
+/// "range:k7" → "range scan on k7": legend text for a candidate key.
+pub fn path_label(key: &str) -> String {
+    let (kind, index) = key.split_once(':').unwrap_or((key, ""));
+    let kind = match kind {
+        "table_scan" => "table scan",
+        "range" => "range scan",
+        "dsmrr" => "range scan with DS-MRR",
+        "covering" => "covering range scan",
+        "index_scan" => "full index scan",
+        "ref" => "ref access",
+        other => other,
+    };
+    if index.is_empty() {
+        kind.to_string()
+    } else {
+        format!("{kind} on {index}")
     }
 }

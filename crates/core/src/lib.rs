@@ -7,7 +7,11 @@
 pub mod catalog;
 pub mod error;
 pub mod knobs;
+pub mod mysql;
 pub mod plan;
 pub mod query;
+pub mod scenario_file;
+pub mod sweep;
+pub mod workload;
 
 pub use error::{Error, Result};

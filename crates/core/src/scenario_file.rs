@@ -51,7 +51,10 @@ impl ScenarioFile {
         if text.len() > MAX_BYTES {
             return Err(Error::invalid(
                 "scenario file",
-                format!("{} bytes is larger than the {MAX_BYTES} allowed", text.len()),
+                format!(
+                    "{} bytes is larger than the {MAX_BYTES} allowed",
+                    text.len()
+                ),
             ));
         }
         let probe: serde_json::Value = serde_json::from_str(text)
@@ -97,11 +100,18 @@ impl ScenarioFile {
     /// The knob values the file describes: the release's defaults overridden by `settings`.
     pub fn knobs(&self) -> Result<KnobValues> {
         let pg = match self.engine {
-            Some(v @ (EngineVersion::Pg15 | EngineVersion::Pg16 | EngineVersion::Pg17 | EngineVersion::Pg18)) => v,
+            Some(
+                v @ (EngineVersion::Pg15
+                | EngineVersion::Pg16
+                | EngineVersion::Pg17
+                | EngineVersion::Pg18),
+            ) => v,
             _ => EngineVersion::Pg18,
         };
         let my = match self.engine {
-            Some(v @ (EngineVersion::Mysql57 | EngineVersion::Mysql80 | EngineVersion::Mysql84)) => v,
+            Some(
+                v @ (EngineVersion::Mysql57 | EngineVersion::Mysql80 | EngineVersion::Mysql84),
+            ) => v,
             _ => EngineVersion::Mysql84,
         };
         let mut values = KnobValues::defaults(pg, my);
@@ -128,9 +138,19 @@ mod tests {
         Table {
             name: "t".into(),
             rows: 1000.0,
-            columns: vec![Column { name: "a".into(), ty: ColumnType::Int4, not_null: true, stats: Default::default() }],
+            columns: vec![Column {
+                name: "a".into(),
+                ty: ColumnType::Int4,
+                not_null: true,
+                stats: Default::default(),
+            }],
             indexes: vec![],
-            pg: Some(PgTable { pages: 10.0, reltuples: 1000.0, relpages: 10.0, relallvisible: 0.0 }),
+            pg: Some(PgTable {
+                pages: 10.0,
+                reltuples: 1000.0,
+                relpages: 10.0,
+                relallvisible: 0.0,
+            }),
             mysql: None,
         }
     }
@@ -152,15 +172,25 @@ mod tests {
         for (text, want) in [
             ("", "not JSON"),
             ("{\"tables\": []}", "missing `costlab_scenario`"),
-            (&good.replace("\"costlab_scenario\": 1", "\"costlab_scenario\": 7"), "newer"),
+            (
+                &good.replace("\"costlab_scenario\": 1", "\"costlab_scenario\": 7"),
+                "newer",
+            ),
             (&good[..good.len() / 2], "not JSON"),
-            (&good.replace("\"rows\": 1000.0", "\"rows\": -5.0"), "t.rows"),
+            (
+                &good.replace("\"rows\": 1000.0", "\"rows\": -5.0"),
+                "t.rows",
+            ),
         ] {
             let err = ScenarioFile::from_json(text).unwrap_err().to_string();
             assert!(err.contains(want), "{err}");
         }
         f.settings.insert("random_page_cost".into(), f64::MAX);
-        assert!(f.validate().unwrap_err().to_string().contains("random_page_cost"));
+        assert!(f
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .contains("random_page_cost"));
         f.settings.clear();
         f.settings.insert("no_such_knob".into(), 1.0);
         assert!(matches!(f.validate(), Err(Error::UnknownKnob(_))));

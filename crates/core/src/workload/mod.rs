@@ -1,0 +1,3 @@
+//! Built-in tables and queries the page, the command line and the tests share.
+
+pub mod t1;
