@@ -55,7 +55,9 @@ pub fn app() -> Html {
     let data = use_memo(state.knobs.clone(), crate::model::t1_chart);
     let chart = match &*data {
         Ok(d) => html! { <Chart data={d.clone()} /> },
-        Err(e) => html! { <p class="error" role="alert">{ format!("cannot compute the chart: {e}") }</p> },
+        Err(e) => {
+            html! { <p class="error" role="alert">{ format!("cannot compute the chart: {e}") }</p> }
+        }
     };
 
     let on_slider = {

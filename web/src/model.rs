@@ -25,17 +25,28 @@ pub fn t1_chart(knobs: &KnobValues) -> Result<ChartData> {
     let mut by_key: BTreeMap<&str, Vec<(f64, f64)>> = BTreeMap::new();
     for p in &s.points {
         for (key, cost) in &p.costs {
-            by_key.entry(key.as_str()).or_default().push((p.x * 100.0, *cost));
+            by_key
+                .entry(key.as_str())
+                .or_default()
+                .push((p.x * 100.0, *cost));
         }
     }
     let series = by_key
         .into_iter()
-        .map(|(key, points)| Series { label: path_label(key), points })
+        .map(|(key, points)| Series {
+            label: path_label(key),
+            points,
+        })
         .collect();
     let markers = s
         .crossovers
         .iter()
-        .map(|c| (c.x * 100.0, format!("{} at {:.2}%", path_label(&c.to), c.x * 100.0)))
+        .map(|c| {
+            (
+                c.x * 100.0,
+                format!("{} at {:.2}%", path_label(&c.to), c.x * 100.0),
+            )
+        })
         .collect();
     Ok(ChartData {
         x_label: "rows selected (%)".into(),
