@@ -19,6 +19,7 @@ test('page loads, chart changes when the slider moves, no errors', async () => {
   // Give the first draw a frame to land.
   await page.waitForTimeout(300);
   const before = await canvas.screenshot();
+  await page.screenshot({ path: join(SCREENSHOTS, 'playground-1280.png') });
 
   const slider = page.locator('input[type="range"]').first();
   await slider.focus();
@@ -28,7 +29,6 @@ test('page loads, chart changes when the slider moves, no errors', async () => {
 
   assert.notDeepEqual(after, before, 'the chart looks the same after moving the slider');
   assert.equal(await page.locator('#panic').isHidden(), true, 'the panic box is showing');
-  await page.screenshot({ path: join(SCREENSHOTS, 'playground-1280.png') });
   assert.deepEqual(problems, []);
 });
 

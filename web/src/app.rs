@@ -65,7 +65,7 @@ pub fn app() -> Html {
         Callback::from(move |e: InputEvent| {
             let input: HtmlInputElement = e.target_unchecked_into();
             if let Ok(pos) = input.value().parse::<f64>() {
-                state.dispatch(Action::Set(KNOB, def.from_position(pos / 1000.0)));
+                state.dispatch(Action::Set(KNOB, def.from_slider(pos / 1000.0)));
             }
         })
     };

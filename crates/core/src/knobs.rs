@@ -447,6 +447,16 @@ impl KnobDef {
         }
     }
 
+    /// The value a slider at `pos` sets: `from_position` rounded to three significant digits,
+    /// so dragging lands on values a person would type (1.78, not 1.7782794).
+    pub fn from_slider(&self, pos: f64) -> f64 {
+        let v = self.from_position(pos);
+        match self.scale {
+            Scale::Switch | Scale::Integer => v,
+            _ => round_significant(v, 3).clamp(self.min, self.max),
+        }
+    }
+
     pub fn from_position(&self, pos: f64) -> f64 {
         let p = if pos.is_finite() {
             pos.clamp(0.0, 1.0)
@@ -464,6 +474,15 @@ impl KnobDef {
             _ => v.clamp(self.min, self.max),
         }
     }
+}
+
+/// `x` rounded to `digits` significant decimal digits (0 and non-finite values unchanged).
+pub fn round_significant(x: f64, digits: i32) -> f64 {
+    if x == 0.0 || !x.is_finite() {
+        return x;
+    }
+    let scale = 10f64.powi(digits - 1 - x.abs().log10().floor() as i32);
+    (x * scale).round() / scale
 }
 
 /// One value per knob of both engines. Knobs of the other engine are carried along
@@ -743,6 +762,20 @@ mod tests {
         let p10 = d.to_position(10.0);
         let p100 = d.to_position(100.0);
         assert!(((p10 - p1) - (p100 - p10)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn sliders_land_on_round_values_inside_the_range() {
+        let d = Knob::RandomPageCost.def();
+        assert_eq!(round_significant(1.7782794, 3), 1.78);
+        assert_eq!(round_significant(0.00123456, 3), 0.00123);
+        assert_eq!(round_significant(176543.0, 3), 177000.0);
+        for i in 0..=1000 {
+            let v = d.from_slider(i as f64 / 1000.0);
+            assert!(d.validate(v).is_ok(), "{v}");
+            assert_eq!(v, round_significant(v, 3));
+        }
+        assert_eq!(Knob::MaxParallelWorkersPerGather.def().from_slider(0.5), 32.0);
     }
 
     #[test]
