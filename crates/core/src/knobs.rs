@@ -775,7 +775,10 @@ mod tests {
             assert!(d.validate(v).is_ok(), "{v}");
             assert_eq!(v, round_significant(v, 3));
         }
-        assert_eq!(Knob::MaxParallelWorkersPerGather.def().from_slider(0.5), 32.0);
+        assert_eq!(
+            Knob::MaxParallelWorkersPerGather.def().from_slider(0.5),
+            32.0
+        );
     }
 
     #[test]

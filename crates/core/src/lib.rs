@@ -4,12 +4,15 @@
 //! Everything here builds natively and for `wasm32-unknown-unknown`; the web page, the
 //! command line and the probe are thin shells around it. See ARCHITECTURE.md.
 
+pub mod analysis;
 pub mod catalog;
 pub mod error;
 pub mod knobs;
 pub mod mysql;
+pub mod pg;
 pub mod plan;
 pub mod query;
+pub mod scenario;
 pub mod scenario_file;
 pub mod sweep;
 pub mod workload;

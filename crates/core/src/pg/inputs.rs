@@ -1,0 +1,580 @@
+//! What the cost functions consume (spec section 2): heap and index sizes, the
+//! restriction clauses with their evaluation cost, row estimate and width.
+//!
+//! Everything is gathered once per `plan()` call into a [`Rel`], the counterpart of
+//! PostgreSQL's `RelOptInfo` for a single base table.
+
+use crate::catalog::{Column, ColumnStats, ColumnType, Index, Table, Value};
+use crate::error::{Error, Result};
+use crate::knobs::{Knob, KnobValues};
+use crate::query::{CmpOp, Predicate, Query};
+
+use super::selfuncs;
+
+/// 8 kB heap and index blocks.
+pub(crate) const BLCKSZ: f64 = 8192.0;
+/// BLCKSZ minus the 24-byte page header (spec 2.1 step 4).
+const USABLE_BYTES_PER_PAGE: f64 = 8168.0;
+/// MAXALIGN(23-byte tuple header) + 4-byte line pointer (spec 2.1 step 4).
+const OVERHEAD_BYTES_PER_TUPLE: f64 = 28.0;
+/// `x IN (...)` with at least this many constants is evaluated through a hash table,
+/// decided at plan time before costing (clauses.c, MIN_ARRAY_SIZE_FOR_HASHED_SAOP).
+const MIN_ARRAY_SIZE_FOR_HASHED_SAOP: usize = 9;
+
+/// The cost constants, read from the knob table (spec section 1).
+#[derive(Clone, Debug)]
+pub(crate) struct Consts {
+    pub seq_page_cost: f64,
+    pub random_page_cost: f64,
+    pub cpu_tuple_cost: f64,
+    pub cpu_index_tuple_cost: f64,
+    pub cpu_operator_cost: f64,
+    pub parallel_tuple_cost: f64,
+    pub parallel_setup_cost: f64,
+    /// effective_cache_size in 8 kB pages (the knob is in MB: 128 pages per MB, floored
+    /// to a whole page count because the GUC is an integer number of blocks).
+    pub effective_cache_pages: f64,
+    /// work_mem in kB, floored to an integer as the GUC is.
+    pub work_mem_kb: f64,
+    pub max_parallel_workers_per_gather: u32,
+}
+
+impl Consts {
+    pub fn from_knobs(knobs: &KnobValues) -> Result<Consts> {
+        let get = |k: Knob| k.def().validate(knobs.get(k));
+        Ok(Consts {
+            seq_page_cost: get(Knob::SeqPageCost)?,
+            random_page_cost: get(Knob::RandomPageCost)?,
+            cpu_tuple_cost: get(Knob::CpuTupleCost)?,
+            cpu_index_tuple_cost: get(Knob::CpuIndexTupleCost)?,
+            cpu_operator_cost: get(Knob::CpuOperatorCost)?,
+            parallel_tuple_cost: get(Knob::ParallelTupleCost)?,
+            parallel_setup_cost: get(Knob::ParallelSetupCost)?,
+            effective_cache_pages: (get(Knob::EffectiveCacheSize)? * 128.0).floor().max(1.0),
+            work_mem_kb: get(Knob::WorkMem)?.floor(),
+            max_parallel_workers_per_gather: get(Knob::MaxParallelWorkersPerGather)? as u32,
+        })
+    }
+
+    /// work_mem in bytes, as tuplesort and tidbitmap see it.
+    pub fn work_mem_bytes(&self) -> f64 {
+        self.work_mem_kb * 1024.0
+    }
+}
+
+/// Cost of evaluating some quals, counted in operator calls (multiply by
+/// cpu_operator_cost for cost units). Counting calls keeps the physical work free of
+/// constants (spec 2.5).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct QualOps {
+    pub startup: f64,
+    pub per_tuple: f64,
+}
+
+impl QualOps {
+    pub fn add(self, o: QualOps) -> QualOps {
+        QualOps {
+            startup: self.startup + o.startup,
+            per_tuple: self.per_tuple + o.per_tuple,
+        }
+    }
+}
+
+/// One restriction clause (PostgreSQL's RestrictInfo) on a column of the table.
+#[derive(Clone, Debug)]
+pub(crate) enum ClauseKind {
+    /// `col op const`; BETWEEN becomes two of these (`>=` and `<=`), as PostgreSQL's
+    /// parser expands it.
+    Op { op: CmpOp, value: Value },
+    /// `col = ANY('{...}')`, what `col IN (v1, v2, ...)` with two or more values becomes.
+    AnyEq { values: Vec<Value> },
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Clause {
+    /// Position of the column in `Rel::cols`.
+    pub col: usize,
+    pub kind: ClauseKind,
+    /// clause_selectivity, cached like RestrictInfo.norm_selec.
+    pub selec: f64,
+    pub ops: QualOps,
+}
+
+impl Clause {
+    /// Is this an equality (usable as an `=` btree boundary, spec 4.1)?
+    pub fn is_eq(&self) -> bool {
+        matches!(
+            self.kind,
+            ClauseKind::Op { op: CmpOp::Eq, .. } | ClauseKind::AnyEq { .. }
+        )
+    }
+
+    pub fn array_len(&self) -> Option<f64> {
+        match &self.kind {
+            ClauseKind::AnyEq { values } => Some(values.len() as f64),
+            _ => None,
+        }
+    }
+}
+
+/// Per-column facts the selectivity functions use.
+#[derive(Clone, Debug)]
+pub(crate) struct ColInfo {
+    pub name: String,
+    pub ty: ColumnType,
+    /// Statistics with the float4 catalog columns rounded to float4 (spec 11).
+    pub stats: ColumnStats,
+    /// Whether pg_statistic has a row for the column (see [`has_stats`]).
+    pub has_stats: bool,
+    /// A unique single-column index makes the column unique (examine_variable).
+    pub is_unique: bool,
+    /// get_actual_variable_range can read the true min/max: the column leads a btree.
+    pub has_actual_range: bool,
+    /// Width used for the target list (avg_width, else the type's typical width).
+    pub width: f64,
+}
+
+/// One btree index as the planner sees it (IndexOptInfo, spec 2.2).
+#[derive(Clone, Debug)]
+pub(crate) struct IndexInfo {
+    pub name: String,
+    pub pages: f64,
+    pub tuples: f64,
+    pub tree_height: f64,
+    pub unique: bool,
+    /// Key columns, positions in `Rel::cols`.
+    pub keys: Vec<usize>,
+    /// Key plus INCLUDE columns (what an index-only scan can return).
+    pub covers: Vec<usize>,
+}
+
+/// The base relation with everything the path builders need.
+#[derive(Clone, Debug)]
+pub(crate) struct Rel {
+    pub name: String,
+    /// Current number of heap blocks (spec 2.1 steps 1-3).
+    pub pages: f64,
+    /// rint(density x pages) (spec 2.1 step 5).
+    pub tuples: f64,
+    pub allvisfrac: f64,
+    /// Sum of pages of all base relations of the query (spec 2.3).
+    pub total_table_pages: f64,
+    pub cols: Vec<ColInfo>,
+    pub clauses: Vec<Clause>,
+    /// clamp_row_est(tuples x clauselist_selectivity(all clauses)) (spec 2.4).
+    pub rows: f64,
+    /// Sum of the widths of the columns the query outputs (spec 2.4).
+    pub width: f64,
+    /// baserestrictcost, in operator calls.
+    pub restrict_ops: QualOps,
+    /// Columns the scan must produce (target list, ORDER BY, quals) for index-only scans.
+    pub needed: Vec<usize>,
+    /// ORDER BY keys that remain after dropping columns equated to a constant
+    /// (equivalence classes, spec 11): (column, descending).
+    pub pathkeys: Vec<(usize, bool)>,
+    pub limit: Option<f64>,
+    pub indexes: Vec<IndexInfo>,
+}
+
+/// clamp_row_est (spec 2.4): at least one row, integral, NaN/huge mapped to 1e100.
+pub(crate) fn clamp_row_est(n: f64) -> f64 {
+    if n.is_nan() || n > 1e100 {
+        1e100
+    } else if n <= 1.0 {
+        1.0
+    } else {
+        n.round_ties_even()
+    }
+}
+
+/// Widens a value through float4, as pg_class / pg_statistic store it (spec 11).
+/// Idempotent on values that already are float4.
+pub(crate) fn float4(x: f64) -> f64 {
+    (x as f32) as f64
+}
+
+/// ColumnStats carries no "analyzed" flag; a column counts as analyzed when any
+/// statistic differs from the all-zero default (ANALYZE always stores a non-zero
+/// n_distinct or a width for a non-empty column).
+pub(crate) fn has_stats(s: &ColumnStats) -> bool {
+    s.n_distinct != 0.0
+        || !s.mcv.is_empty()
+        || !s.histogram.is_empty()
+        || s.null_frac != 0.0
+        || s.avg_width != 0.0
+        || s.correlation != 0.0
+}
+
+/// get_typavgwidth (spec 2.4) for the types costlab knows; text is unbounded (32),
+/// CHAR(n) assumes a UTF8 database (4 bytes per character plus the varlena header).
+pub(crate) fn type_width(ty: &ColumnType) -> f64 {
+    match ty {
+        ColumnType::Int4 | ColumnType::Date => 4.0,
+        ColumnType::Int8 | ColumnType::Float8 => 8.0,
+        ColumnType::Bool => 1.0,
+        ColumnType::Numeric | ColumnType::Text => 32.0,
+        ColumnType::Char(n) => *n as f64 * 4.0 + 4.0,
+    }
+}
+
+fn is_numeric_type(ty: &ColumnType) -> bool {
+    !matches!(ty, ColumnType::Text | ColumnType::Char(_))
+}
+
+/// Brings a constant to the column's type the way PostgreSQL's parser would accept it:
+/// numbers for numeric columns (a quoted number or date literal is coerced), text for
+/// text columns (a bare number against text is a type error in PostgreSQL).
+fn coerce_value(col: &Column, v: &Value) -> Result<Value> {
+    match (is_numeric_type(&col.ty), v) {
+        (true, Value::Num(_)) | (false, Value::Text(_)) => Ok(v.clone()),
+        (true, Value::Text(s)) => {
+            let parsed = match col.ty {
+                ColumnType::Date => crate::query::parse_date(s),
+                ColumnType::Bool => match s.trim().to_ascii_lowercase().as_str() {
+                    "t" | "true" | "yes" | "on" | "1" => Some(1.0),
+                    "f" | "false" | "no" | "off" | "0" => Some(0.0),
+                    _ => None,
+                },
+                _ => s.trim().parse::<f64>().ok().filter(|x| x.is_finite()),
+            };
+            parsed.map(Value::Num).ok_or_else(|| {
+                Error::invalid(
+                    "predicate",
+                    format!("'{s}' is not a valid value for column {}", col.name),
+                )
+            })
+        }
+        (false, Value::Num(x)) => Err(Error::invalid(
+            "predicate",
+            format!(
+                "column {} is text; compare it with a quoted string, not {x}",
+                col.name
+            ),
+        )),
+    }
+}
+
+/// Rounds the float4 catalog columns of pg_statistic (spec 11).
+fn stats_as_stored(s: &ColumnStats) -> ColumnStats {
+    ColumnStats {
+        null_frac: float4(s.null_frac),
+        n_distinct: float4(s.n_distinct),
+        mcv: s.mcv.iter().map(|(v, f)| (v.clone(), float4(*f))).collect(),
+        histogram: s.histogram.clone(),
+        correlation: float4(s.correlation),
+        // stawidth is an int4.
+        avg_width: s.avg_width.round(),
+    }
+}
+
+/// cost_qual_eval for one clause (spec 2.5), in operator calls. An IN list of n < 9
+/// constants is a linear ScalarArrayOp charged for half the elements per row; with
+/// n >= 9 the planner has already made it a hashed ScalarArrayOp: n hash calls at
+/// startup to build the table, then one hash and one comparison per row.
+fn clause_ops(kind: &ClauseKind) -> QualOps {
+    match kind {
+        ClauseKind::Op { .. } => QualOps {
+            startup: 0.0,
+            per_tuple: 1.0,
+        },
+        ClauseKind::AnyEq { values } => {
+            let n = values.len() as f64;
+            if values.len() >= MIN_ARRAY_SIZE_FOR_HASHED_SAOP {
+                QualOps {
+                    startup: n,
+                    per_tuple: 2.0,
+                }
+            } else {
+                QualOps {
+                    startup: 0.0,
+                    per_tuple: n * 0.5,
+                }
+            }
+        }
+    }
+}
+
+/// Physical heap size when the table carries no PostgreSQL facts: a freshly loaded,
+/// analyzed heap with the default density.
+fn synthesize_pg_table(table: &Table, data_width: f64) -> crate::catalog::PgTable {
+    let density = default_density(data_width);
+    let pages = (table.rows / density).ceil();
+    crate::catalog::PgTable {
+        pages,
+        reltuples: table.rows,
+        relpages: pages,
+        relallvisible: 0.0,
+    }
+}
+
+/// Tuples per page without statistics (spec 2.1 step 4), fillfactor 100, integer division.
+fn default_density(data_width: f64) -> f64 {
+    let tuple_width = data_width.floor() + OVERHEAD_BYTES_PER_TUPLE;
+    clamp_row_est((USABLE_BYTES_PER_PAGE / tuple_width).floor())
+}
+
+/// Index size when the index carries no PostgreSQL facts: a fresh btree with 90%-full
+/// leaves of (8-byte header + MAXALIGN(keys) + 4-byte line pointer) entries, its
+/// internal levels and the metapage.
+fn synthesize_pg_index(tuples: f64, key_width: f64) -> crate::catalog::PgIndex {
+    let entry = 8.0 + (key_width / 8.0).ceil() * 8.0 + 4.0;
+    let per_leaf = ((8192.0 - 24.0 - 16.0) * 0.9 / entry).floor().max(2.0);
+    let per_internal = ((8192.0 - 24.0 - 16.0) * 0.7 / entry).floor().max(2.0);
+    let leaves = (tuples / per_leaf).ceil().max(1.0);
+    let mut pages = leaves + 1.0;
+    let mut level = leaves;
+    let mut height = 0.0;
+    while level > 1.0 {
+        level = (level / per_internal).ceil();
+        pages += level;
+        height += 1.0;
+    }
+    crate::catalog::PgIndex {
+        pages,
+        tree_height: height,
+    }
+}
+
+impl Rel {
+    /// Gathers the inputs of spec section 2 and estimates rows (set_baserel_size_estimates).
+    pub fn build(table: &Table, query: &Query) -> Result<Rel> {
+        let col_pos = |name: &str| -> Result<usize> {
+            table
+                .columns
+                .iter()
+                .position(|c| c.name.eq_ignore_ascii_case(name))
+                .ok_or_else(|| Error::UnknownColumn {
+                    table: table.name.clone(),
+                    column: name.to_string(),
+                })
+        };
+
+        let mut cols: Vec<ColInfo> = table
+            .columns
+            .iter()
+            .map(|c| {
+                let stats = stats_as_stored(&c.stats);
+                let has = has_stats(&stats);
+                let width = if stats.avg_width > 0.0 {
+                    stats.avg_width
+                } else {
+                    type_width(&c.ty)
+                };
+                ColInfo {
+                    name: c.name.clone(),
+                    ty: c.ty.clone(),
+                    stats,
+                    has_stats: has,
+                    is_unique: false,
+                    has_actual_range: false,
+                    width,
+                }
+            })
+            .collect();
+
+        // Heap size (spec 2.1).
+        let data_width: f64 = cols.iter().map(|c| c.width).sum();
+        let pg = table
+            .pg
+            .clone()
+            .unwrap_or_else(|| synthesize_pg_table(table, data_width));
+        let reltuples = float4(pg.reltuples);
+        let mut curpages = pg.pages.floor();
+        if curpages < 10.0 && reltuples < 0.0 {
+            curpages = 10.0;
+        }
+        let (tuples, allvisfrac) = if curpages <= 0.0 {
+            (0.0, 0.0)
+        } else {
+            let density = if reltuples >= 0.0 && pg.relpages > 0.0 {
+                reltuples / pg.relpages.floor().max(1.0)
+            } else {
+                default_density(data_width)
+            };
+            let allvis = pg.relallvisible.floor();
+            let frac = if allvis <= 0.0 {
+                0.0
+            } else if allvis >= curpages {
+                1.0
+            } else {
+                allvis / curpages
+            };
+            ((density * curpages).round_ties_even(), frac)
+        };
+
+        // Indexes (spec 2.2): pages physical, tuples = heap estimate.
+        let mut indexes = Vec::new();
+        for ix in &table.indexes {
+            indexes.push(Self::index_info(ix, tuples, &cols, &col_pos)?);
+        }
+        for ix in &indexes {
+            if let Some(&lead) = ix.keys.first() {
+                cols[lead].has_actual_range = true;
+                if ix.unique && ix.keys.len() == 1 {
+                    cols[lead].is_unique = true;
+                }
+            }
+        }
+
+        // Restriction clauses, in query order (BETWEEN expands to two).
+        let mut raw = Vec::new();
+        for p in &query.predicates {
+            let c = col_pos(p.column())?;
+            let column = &table.columns[c];
+            match p {
+                Predicate::Cmp { op, value, .. } => raw.push((
+                    c,
+                    ClauseKind::Op {
+                        op: *op,
+                        value: coerce_value(column, value)?,
+                    },
+                )),
+                Predicate::Between { lo, hi, .. } => {
+                    raw.push((
+                        c,
+                        ClauseKind::Op {
+                            op: CmpOp::Ge,
+                            value: coerce_value(column, lo)?,
+                        },
+                    ));
+                    raw.push((
+                        c,
+                        ClauseKind::Op {
+                            op: CmpOp::Le,
+                            value: coerce_value(column, hi)?,
+                        },
+                    ));
+                }
+                Predicate::In { values, .. } => {
+                    if values.is_empty() {
+                        return Err(Error::Unsupported("an empty IN list".into()));
+                    }
+                    let vals = values
+                        .iter()
+                        .map(|v| coerce_value(column, v))
+                        .collect::<Result<Vec<_>>>()?;
+                    // A one-element IN list is parsed as a plain `=`.
+                    if vals.len() == 1 {
+                        raw.push((
+                            c,
+                            ClauseKind::Op {
+                                op: CmpOp::Eq,
+                                value: vals[0].clone(),
+                            },
+                        ));
+                    } else {
+                        raw.push((c, ClauseKind::AnyEq { values: vals }));
+                    }
+                }
+            }
+        }
+
+        let mut rel = Rel {
+            name: table.name.clone(),
+            pages: curpages.max(0.0),
+            tuples,
+            allvisfrac,
+            total_table_pages: curpages.max(0.0),
+            cols,
+            clauses: Vec::new(),
+            rows: 0.0,
+            width: 0.0,
+            restrict_ops: QualOps::default(),
+            needed: Vec::new(),
+            pathkeys: Vec::new(),
+            limit: query.limit,
+            indexes,
+        };
+        for (col, kind) in raw {
+            let ops = clause_ops(&kind);
+            let mut clause = Clause {
+                col,
+                kind,
+                selec: 0.0,
+                ops,
+            };
+            clause.selec = selfuncs::clause_selectivity(&rel, &clause);
+            rel.restrict_ops = rel.restrict_ops.add(ops);
+            rel.clauses.push(clause);
+        }
+        let all: Vec<usize> = (0..rel.clauses.len()).collect();
+        rel.rows = clamp_row_est(rel.tuples * selfuncs::clauselist_selectivity(&rel, &all));
+
+        // Output width: target list plus ORDER BY columns (resjunk), not quals.
+        let mut out: Vec<usize> = if query.select.is_empty() {
+            (0..rel.cols.len()).collect()
+        } else {
+            query
+                .select
+                .iter()
+                .map(|s| col_pos(s))
+                .collect::<Result<_>>()?
+        };
+        for k in &query.order_by {
+            out.push(col_pos(&k.column)?);
+        }
+        out.sort_unstable();
+        out.dedup();
+        rel.width = out.iter().map(|&c| rel.cols[c].width).sum::<f64>();
+        let mut needed = out;
+        needed.extend(rel.clauses.iter().map(|c| c.col));
+        needed.sort_unstable();
+        needed.dedup();
+        rel.needed = needed;
+
+        // Query pathkeys: a column equated to a constant sorts trivially (spec 11).
+        let equated: Vec<usize> = rel
+            .clauses
+            .iter()
+            .filter(|c| matches!(c.kind, ClauseKind::Op { op: CmpOp::Eq, .. }))
+            .map(|c| c.col)
+            .collect();
+        for k in &query.order_by {
+            let c = col_pos(&k.column)?;
+            if !equated.contains(&c) && !rel.pathkeys.iter().any(|(pc, _)| *pc == c) {
+                rel.pathkeys.push((c, k.descending));
+            }
+        }
+        Ok(rel)
+    }
+
+    fn index_info(
+        ix: &Index,
+        heap_tuples: f64,
+        cols: &[ColInfo],
+        col_pos: &impl Fn(&str) -> Result<usize>,
+    ) -> Result<IndexInfo> {
+        let keys = ix
+            .columns
+            .iter()
+            .map(|c| col_pos(c))
+            .collect::<Result<Vec<_>>>()?;
+        let mut covers = keys.clone();
+        for c in &ix.include {
+            covers.push(col_pos(c)?);
+        }
+        let key_width: f64 = keys.iter().map(|&k| cols[k].width).sum();
+        let pg = ix
+            .pg
+            .clone()
+            .unwrap_or_else(|| synthesize_pg_index(heap_tuples, key_width));
+        Ok(IndexInfo {
+            name: ix.name.clone(),
+            pages: pg.pages.floor(),
+            tuples: heap_tuples,
+            tree_height: pg.tree_height.floor(),
+            unique: ix.unique || ix.primary,
+            keys,
+            covers,
+        })
+    }
+
+    pub fn clause_ids(&self) -> Vec<usize> {
+        (0..self.clauses.len()).collect()
+    }
+
+    pub fn qual_ops(&self, ids: &[usize]) -> QualOps {
+        ids.iter()
+            .fold(QualOps::default(), |a, &i| a.add(self.clauses[i].ops))
+    }
+}

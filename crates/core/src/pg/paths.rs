@@ -1,0 +1,786 @@
+//! Access paths with their plan nodes and physical work: what set_plain_rel_pathlist,
+//! create_index_paths, create_bitmap_heap_path and the Gather/Sort/Limit builders make.
+
+use crate::plan::{AccessPattern, Cost, PageReads, PlanNode, Work};
+
+use super::costsize::{self, BtreeCost, BtreeInput, NodeCost, ParallelParams, QualCost, RelSize};
+use super::explain::{cond_text, sort_key_text};
+use super::inputs::{clamp_row_est, ClauseKind, Consts, QualOps, Rel, BLCKSZ};
+use super::PgOptions;
+use crate::knobs::EngineVersion;
+use crate::query::CmpOp;
+
+/// A path: its plan (costs as EXPLAIN prints them, disable_cost included before 18)
+/// and what add_path compares.
+#[derive(Clone, Debug)]
+pub(crate) struct Path {
+    pub key: String,
+    pub node: PlanNode,
+    /// Rows of the path (per process for partial paths).
+    pub rows: f64,
+    /// Provides the query's ORDER BY.
+    pub sorted: bool,
+    /// Disabled nodes (PostgreSQL 18; always 0 before, where disable_cost is in the cost).
+    pub disabled: u32,
+    pub parallel_safe: bool,
+    /// Planned workers of a partial path (0 for a complete path).
+    pub workers: u32,
+}
+
+impl Path {
+    pub fn startup(&self) -> f64 {
+        self.node.cost.startup
+    }
+    pub fn total(&self) -> f64 {
+        self.node.cost.total
+    }
+    fn cost(&self) -> NodeCost {
+        NodeCost {
+            startup: self.startup(),
+            total: self.total(),
+        }
+    }
+}
+
+/// Shared inputs of the builders.
+pub(crate) struct Ctx<'a> {
+    pub rel: &'a Rel,
+    pub c: &'a Consts,
+    pub version: EngineVersion,
+    pub opts: &'a PgOptions,
+    pub par: ParallelParams,
+}
+
+/// An index scan as build_index_paths sets it up, with its btcostestimate result.
+#[derive(Clone, Debug)]
+pub(crate) struct IndexScan {
+    pub idx: usize,
+    /// Index quals in index-column order.
+    pub quals: Vec<usize>,
+    /// The other restriction clauses, checked on each fetched row.
+    pub qpquals: Vec<usize>,
+    pub bt: BtreeCost,
+    pub sorted: bool,
+    pub backward: bool,
+    pub indexonly: bool,
+    pub correlation: f64,
+}
+
+fn node(op: &str, cost: NodeCost, rows: f64, width: f64, work: Work) -> PlanNode {
+    let mut n = PlanNode::leaf(op, Cost::new(cost.startup, cost.total), rows, work);
+    n.width = width;
+    n
+}
+
+fn reads(
+    object: &str,
+    object_pages: f64,
+    pattern: AccessPattern,
+    requests: f64,
+    distinct: f64,
+) -> PageReads {
+    PageReads {
+        object: object.to_string(),
+        object_pages,
+        page_bytes: BLCKSZ,
+        pattern,
+        requests,
+        distinct,
+    }
+}
+
+/// Expected distinct pages among `n` uniformly random page requests on `t` pages.
+fn expected_distinct(t: f64, n: f64) -> f64 {
+    if t <= 1.0 {
+        return t.min(n).max(0.0);
+    }
+    (t * (1.0 - (1.0 - 1.0 / t).powf(n))).min(n)
+}
+
+impl Ctx<'_> {
+    fn rel_size(&self) -> RelSize {
+        RelSize {
+            pages: self.rel.pages,
+            tuples: self.rel.tuples,
+            rows: self.rel.rows,
+            total_table_pages: self.rel.total_table_pages,
+        }
+    }
+
+    fn qual_cost(&self, ops: QualOps) -> QualCost {
+        QualCost {
+            startup: ops.startup * self.c.cpu_operator_cost,
+            per_tuple: ops.per_tuple * self.c.cpu_operator_cost,
+        }
+    }
+
+    /// disable_cost before 18, a disabled-node count from 18 on (spec 10).
+    fn disable(&self, enabled: bool) -> (f64, u32) {
+        match (enabled, costsize::uses_disabled_nodes(self.version)) {
+            (true, _) => (0.0, 0),
+            (false, false) => (costsize::DISABLE_COST, 0),
+            (false, true) => (0.0, 1),
+        }
+    }
+
+    fn disabled_detail(&self, node: &mut PlanNode, disabled: u32) {
+        if disabled > 0 {
+            node.details.push("Disabled: true".into());
+        }
+    }
+
+    fn relation_node(&self, node: &mut PlanNode) {
+        node.relation = Some(self.rel.name.clone());
+    }
+
+    /// Seq Scan, or Parallel Seq Scan with `workers` (spec 3).
+    pub fn seq_path(&self, workers: u32) -> Path {
+        let rel = self.rel;
+        let (dc, disabled) = self.disable(self.opts.enable_seqscan);
+        let q = self.qual_cost(rel.restrict_ops);
+        let divisor = (workers > 0).then(|| self.par.divisor(workers));
+        let mut cost = costsize::cost_seqscan(
+            self.c,
+            rel.pages,
+            rel.tuples,
+            q.startup,
+            q.per_tuple,
+            divisor,
+        );
+        cost.startup += dc;
+        cost.total += dc;
+        let rows = match divisor {
+            Some(d) => clamp_row_est(rel.rows / d),
+            None => rel.rows,
+        };
+        let work = Work {
+            page_reads: vec![reads(
+                &rel.name,
+                rel.pages,
+                AccessPattern::Sequential,
+                rel.pages,
+                rel.pages,
+            )],
+            rows_examined: rel.tuples,
+            operator_evals: rel.tuples * rel.restrict_ops.per_tuple + rel.restrict_ops.startup,
+            rows_out: rel.rows,
+            workers: workers as f64,
+            ..Work::default()
+        };
+        let op = if workers > 0 {
+            "Parallel Seq Scan"
+        } else {
+            "Seq Scan"
+        };
+        let mut n = node(op, cost, rows, rel.width, work);
+        self.relation_node(&mut n);
+        if !rel.clauses.is_empty() {
+            n.details
+                .push(format!("Filter: {}", cond_text(rel, &rel.clause_ids())));
+        }
+        self.disabled_detail(&mut n, disabled);
+        Path {
+            key: "seq".into(),
+            node: n,
+            rows,
+            sorted: rel.pathkeys.is_empty(),
+            disabled,
+            parallel_safe: true,
+            workers,
+        }
+    }
+
+    /// build_index_paths for one btree (spec 4.1, 15 step 4): which clauses become
+    /// index quals, whether the order is useful, whether it can be index-only.
+    /// None when PostgreSQL would not build a path.
+    pub fn index_scan(&self, idx: usize) -> Option<IndexScan> {
+        let rel = self.rel;
+        let ix = &rel.indexes[idx];
+        // match_clauses_to_index: clauses on any key column, grouped by column.
+        let mut per_col: Vec<Vec<usize>> = vec![Vec::new(); ix.keys.len()];
+        for (i, cl) in rel.clauses.iter().enumerate() {
+            if let Some(k) = ix.keys.iter().position(|&c| c == cl.col) {
+                per_col[k].push(i);
+            }
+        }
+        let quals: Vec<usize> = per_col.iter().flatten().copied().collect();
+        let qpquals: Vec<usize> = rel
+            .clause_ids()
+            .into_iter()
+            .filter(|i| !quals.contains(i))
+            .collect();
+
+        // Boundary quals: `=` columns from the front, then the first non-`=` column.
+        let mut boundary = Vec::new();
+        let mut last_col = None;
+        let mut eq_here = false;
+        let mut found_saop = false;
+        for (k, list) in per_col.iter().enumerate() {
+            if list.is_empty() {
+                break;
+            }
+            eq_here = false;
+            for &i in list {
+                let cl = &rel.clauses[i];
+                if cl.is_eq() {
+                    eq_here = true;
+                }
+                if cl.array_len().is_some() {
+                    found_saop = true;
+                }
+                boundary.push(i);
+            }
+            last_col = Some(k);
+            if !eq_here {
+                break;
+            }
+        }
+        let unique_all_eq =
+            ix.unique && last_col == Some(ix.keys.len() - 1) && eq_here && !found_saop;
+        let sa = |ids: &[usize]| -> f64 {
+            ids.iter()
+                .filter_map(|&i| rel.clauses[i].array_len())
+                .filter(|&n| n > 1.0)
+                .product::<f64>()
+        };
+
+        // Useful ordering: index keys minus columns equated to constants must start
+        // with the query's ORDER BY, all ascending (forward) or all descending (backward).
+        let equated: Vec<usize> = rel
+            .clauses
+            .iter()
+            .filter(|c| matches!(c.kind, ClauseKind::Op { op: CmpOp::Eq, .. }))
+            .map(|c| c.col)
+            .collect();
+        let index_keys: Vec<usize> = ix
+            .keys
+            .iter()
+            .copied()
+            .filter(|c| !equated.contains(c))
+            .collect();
+        let pk = &rel.pathkeys;
+        let mut sorted = false;
+        let mut backward = false;
+        if !pk.is_empty()
+            && pk.len() <= index_keys.len()
+            && pk.iter().zip(&index_keys).all(|((c, _), k)| c == k)
+        {
+            let all_desc = pk.iter().all(|(_, d)| *d);
+            let all_asc = pk.iter().all(|(_, d)| !*d);
+            sorted = all_asc || all_desc;
+            backward = all_desc;
+        }
+        // Before 17 an IN list on a later index column loses the index order.
+        if self.version < EngineVersion::Pg17
+            && per_col
+                .iter()
+                .skip(1)
+                .flatten()
+                .any(|&i| rel.clauses[i].array_len().is_some())
+        {
+            sorted = false;
+            backward = false;
+        }
+        let indexonly =
+            self.opts.enable_indexonlyscan && rel.needed.iter().all(|c| ix.covers.contains(c));
+        if quals.is_empty() && !sorted && !indexonly {
+            return None;
+        }
+
+        let input = BtreeInput {
+            index_pages: ix.pages,
+            index_tuples: ix.tuples,
+            tree_height: ix.tree_height,
+            rel_tuples: rel.tuples,
+            total_table_pages: rel.total_table_pages,
+            n_index_quals: quals.len() as f64,
+            boundary_sa_scans: sa(&boundary),
+            all_sa_scans: sa(&quals),
+            unique_all_eq,
+            btree_selectivity: super::selfuncs::clauselist_selectivity(rel, &boundary),
+            index_selectivity: super::selfuncs::clauselist_selectivity(rel, &quals),
+        };
+        let bt = costsize::btcostestimate(self.c, self.version, &input);
+        // btcost_correlation: leading column, x0.75 for multi-column indexes.
+        let lead = &rel.cols[ix.keys[0]];
+        let mut correlation = if lead.has_stats {
+            lead.stats.correlation
+        } else {
+            0.0
+        };
+        if ix.keys.len() > 1 {
+            correlation *= 0.75;
+        }
+        Some(IndexScan {
+            idx,
+            quals,
+            qpquals,
+            bt,
+            sorted,
+            backward,
+            indexonly,
+            correlation,
+        })
+    }
+
+    /// Index page reads of one index scan: root-to-leaf descents (random) and the
+    /// leaf pages walked in key order (taken as sequential: a btree built in one go
+    /// lays its leaves out in key order).
+    fn index_reads(&self, s: &IndexScan) -> Vec<PageReads> {
+        let ix = &self.rel.indexes[s.idx];
+        let levels = (ix.tree_height + 1.0).max(1.0);
+        let sa = s.bt.num_sa_scans;
+        vec![
+            reads(
+                &ix.name,
+                ix.pages,
+                AccessPattern::Random,
+                levels * sa,
+                (levels - 1.0 + sa).min(ix.pages.max(1.0)),
+            ),
+            reads(
+                &ix.name,
+                ix.pages,
+                AccessPattern::Sequential,
+                s.bt.num_index_pages * sa,
+                (s.bt.num_index_pages * sa).min(ix.pages.max(1.0)),
+            ),
+        ]
+    }
+
+    /// Index entries read and operator calls on them (quals plus descent comparisons).
+    fn index_cpu(&self, s: &IndexScan) -> (f64, f64) {
+        let entries = s.bt.num_index_tuples * s.bt.num_sa_scans;
+        let evals = entries * s.quals.len() as f64 + s.bt.descent_comparisons * s.bt.num_sa_scans;
+        (entries, evals)
+    }
+
+    /// Index Scan / Index Only Scan, optionally partial (spec 5).
+    pub fn index_path(&self, s: &IndexScan, partial: bool) -> Option<Path> {
+        let rel = self.rel;
+        let ix = &rel.indexes[s.idx];
+        // Index-only scans are disabled by not building them; enable_indexscan covers both.
+        let (dc, disabled) = self.disable(self.opts.enable_indexscan);
+        let visible = s.indexonly.then_some(rel.allvisfrac);
+        let cost = costsize::cost_index(
+            self.c,
+            &s.bt,
+            self.rel_size(),
+            ix.pages,
+            s.correlation,
+            visible,
+            self.qual_cost(rel.qual_ops(&s.qpquals)),
+            dc,
+            partial.then_some(&self.par),
+        )?;
+
+        // Heap page requests: one per fetched tuple when uncorrelated, one per page
+        // when correlated; interpolated with correlation squared like the cost.
+        let t = rel.pages;
+        let heap_share = 1.0 - visible.unwrap_or(0.0);
+        let random_requests = cost.tuples_fetched * heap_share * (1.0 - cost.csquared);
+        let seq_requests = cost.min_pages * cost.csquared;
+        let mut page_reads = self.index_reads(s);
+        if random_requests > 0.0 {
+            page_reads.push(reads(
+                &rel.name,
+                t,
+                AccessPattern::Random,
+                random_requests,
+                expected_distinct(t, random_requests).min(cost.max_pages.max(1.0)),
+            ));
+        }
+        if seq_requests > 0.0 {
+            page_reads.push(reads(
+                &rel.name,
+                t,
+                AccessPattern::Sequential,
+                seq_requests,
+                seq_requests.min(t),
+            ));
+        }
+        let (entries, evals) = self.index_cpu(s);
+        let qp = rel.qual_ops(&s.qpquals);
+        let work = Work {
+            page_reads,
+            rows_examined: cost.tuples_fetched,
+            index_entries: entries,
+            operator_evals: evals + cost.tuples_fetched * qp.per_tuple + qp.startup,
+            rows_out: rel.rows,
+            workers: cost.workers as f64,
+            ..Work::default()
+        };
+        let mut op = String::new();
+        if partial {
+            op.push_str("Parallel ");
+        }
+        op.push_str(if s.indexonly {
+            "Index Only Scan"
+        } else {
+            "Index Scan"
+        });
+        if s.backward {
+            op.push_str(" Backward");
+        }
+        let mut n = node(&op, cost.cost, cost.rows, rel.width, work);
+        self.relation_node(&mut n);
+        n.index = Some(ix.name.clone());
+        if !s.quals.is_empty() {
+            n.details
+                .push(format!("Index Cond: {}", cond_text(rel, &s.quals)));
+        }
+        if !s.qpquals.is_empty() {
+            n.details
+                .push(format!("Filter: {}", cond_text(rel, &s.qpquals)));
+        }
+        self.disabled_detail(&mut n, disabled);
+        let kind = if s.indexonly { "indexonly" } else { "index" };
+        Some(Path {
+            key: format!("{kind}:{}", ix.name),
+            node: n,
+            rows: cost.rows,
+            sorted: s.sorted || rel.pathkeys.is_empty(),
+            disabled,
+            parallel_safe: true,
+            workers: cost.workers,
+        })
+    }
+
+    /// Whether an index path may feed a bitmap (get_index_paths): unordered, or
+    /// selective.
+    pub fn bitmap_eligible(&self, s: &IndexScan) -> bool {
+        !s.sorted || s.bt.selectivity < 1.0
+    }
+
+    /// cost_bitmap_tree_node / cost_bitmap_and_node over the chosen index scans
+    /// (spec 6.1, 6.2): (cost, selectivity).
+    pub fn bitmap_tree_cost(&self, scans: &[&IndexScan]) -> (f64, f64) {
+        if scans.len() == 1 {
+            let s = scans[0];
+            return (
+                costsize::cost_bitmap_tree_node(self.c, s.bt.total, self.rel.rows),
+                s.bt.selectivity,
+            );
+        }
+        let mut total = 0.0;
+        let mut selec = 1.0;
+        for (k, s) in scans.iter().enumerate() {
+            selec *= s.bt.selectivity;
+            total += costsize::cost_bitmap_tree_node(self.c, s.bt.total, self.rel.rows);
+            if k > 0 {
+                total += 100.0 * self.c.cpu_operator_cost;
+            }
+        }
+        (total, selec)
+    }
+
+    /// Estimated total of a (non-parallel) bitmap heap scan over `scans`, the measure
+    /// choose_bitmap_and minimizes (bitmap_scan_cost_est / bitmap_and_cost_est).
+    pub fn bitmap_cost_est(&self, scans: &[&IndexScan]) -> f64 {
+        let (tree, sel) = self.bitmap_tree_cost(scans);
+        let bp = costsize::compute_bitmap_pages(self.c, sel, self.rel_size());
+        let (dc, _) = self.disable(self.opts.enable_bitmapscan);
+        costsize::cost_bitmap_heap_scan(
+            self.c,
+            tree,
+            &bp,
+            self.rel_size(),
+            self.qual_cost(self.rel.restrict_ops),
+            dc,
+            None,
+        )
+        .0
+        .total
+    }
+
+    /// The Bitmap Index Scan node under a bitmap heap scan (spec 6.5): its cost is the
+    /// index's total only, its rows come from the index quals.
+    fn bitmap_index_node(&self, s: &IndexScan) -> PlanNode {
+        let ix = &self.rel.indexes[s.idx];
+        let rows = clamp_row_est(s.bt.selectivity * self.rel.tuples);
+        let (entries, evals) = self.index_cpu(s);
+        let work = Work {
+            page_reads: self.index_reads(s),
+            index_entries: entries,
+            operator_evals: evals,
+            rows_out: rows,
+            ..Work::default()
+        };
+        let mut n = node(
+            "Bitmap Index Scan",
+            NodeCost {
+                startup: 0.0,
+                total: s.bt.total,
+            },
+            rows,
+            0.0,
+            work,
+        );
+        n.index = Some(ix.name.clone());
+        if !s.quals.is_empty() {
+            n.details
+                .push(format!("Index Cond: {}", cond_text(self.rel, &s.quals)));
+        }
+        n
+    }
+
+    /// Bitmap Heap Scan over one index or a BitmapAnd, optionally partial (spec 6).
+    pub fn bitmap_path(&self, scans: &[&IndexScan], partial: bool) -> Option<Path> {
+        let rel = self.rel;
+        let (tree, sel) = self.bitmap_tree_cost(scans);
+        let bp = costsize::compute_bitmap_pages(self.c, sel, self.rel_size());
+        let mut workers = 0;
+        if partial {
+            workers = costsize::compute_parallel_worker(
+                bp.pages_fetched,
+                -1.0,
+                self.par.max_workers,
+                self.par.min_table_pages,
+                self.par.min_index_pages,
+            );
+            if workers == 0 {
+                return None;
+            }
+        }
+        let (dc, disabled) = self.disable(self.opts.enable_bitmapscan);
+        let (cost, rows) = costsize::cost_bitmap_heap_scan(
+            self.c,
+            tree,
+            &bp,
+            self.rel_size(),
+            self.qual_cost(rel.restrict_ops),
+            dc,
+            partial.then(|| self.par.divisor(workers)),
+        );
+        let child = if scans.len() == 1 {
+            self.bitmap_index_node(scans[0])
+        } else {
+            let mut and = node(
+                "BitmapAnd",
+                NodeCost {
+                    startup: tree,
+                    total: tree,
+                },
+                clamp_row_est(sel * rel.tuples),
+                0.0,
+                Work {
+                    rows_out: clamp_row_est(sel * rel.tuples),
+                    ..Work::default()
+                },
+            );
+            and.children = scans.iter().map(|s| self.bitmap_index_node(s)).collect();
+            and
+        };
+        let mut recheck: Vec<usize> = scans.iter().flat_map(|s| s.quals.clone()).collect();
+        recheck.sort_unstable();
+        let filter: Vec<usize> = rel
+            .clause_ids()
+            .into_iter()
+            .filter(|i| !recheck.contains(i))
+            .collect();
+        let work = Work {
+            page_reads: vec![reads(
+                &rel.name,
+                rel.pages,
+                AccessPattern::Sorted,
+                bp.pages_fetched,
+                bp.pages_fetched,
+            )],
+            rows_examined: bp.tuples_fetched,
+            operator_evals: bp.tuples_fetched * rel.restrict_ops.per_tuple
+                + rel.restrict_ops.startup,
+            rows_out: rel.rows,
+            workers: workers as f64,
+            ..Work::default()
+        };
+        let op = if partial {
+            "Parallel Bitmap Heap Scan"
+        } else {
+            "Bitmap Heap Scan"
+        };
+        let mut n = node(op, cost, rows, rel.width, work);
+        self.relation_node(&mut n);
+        if !recheck.is_empty() {
+            n.details
+                .push(format!("Recheck Cond: {}", cond_text(rel, &recheck)));
+        }
+        if !filter.is_empty() {
+            n.details
+                .push(format!("Filter: {}", cond_text(rel, &filter)));
+        }
+        self.disabled_detail(&mut n, disabled);
+        n.children.push(child);
+        let names: Vec<&str> = scans
+            .iter()
+            .map(|s| rel.indexes[s.idx].name.as_str())
+            .collect();
+        Some(Path {
+            key: format!("bitmap:{}", names.join("+")),
+            node: n,
+            rows,
+            sorted: rel.pathkeys.is_empty(),
+            disabled,
+            parallel_safe: true,
+            workers,
+        })
+    }
+
+    /// Gather over a partial path (spec 3.2).
+    pub fn gather(&self, sub: &Path) -> Path {
+        let d = self.par.divisor(sub.workers);
+        let rows = costsize::gather_rows(self.version, self.rel.rows, sub.rows, d);
+        let cost = costsize::cost_gather(self.c, sub.cost(), rows);
+        let work = Work {
+            rows_out: rows,
+            rows_transferred: rows,
+            workers: sub.workers as f64,
+            ..Work::default()
+        };
+        let mut n = node("Gather", cost, rows, sub.node.width, work);
+        n.details.push(format!("Workers Planned: {}", sub.workers));
+        n.children.push(sub.node.clone());
+        Path {
+            key: format!("gather-{}", sub.key),
+            node: n,
+            rows,
+            sorted: self.rel.pathkeys.is_empty(),
+            disabled: sub.disabled,
+            parallel_safe: false,
+            workers: 0,
+        }
+    }
+
+    /// Gather Merge over a sorted partial path (spec 3.2).
+    pub fn gather_merge(&self, sub: &Path, workers: u32, inner_key: &str) -> Path {
+        let d = self.par.divisor(workers);
+        let rows = costsize::gather_rows(self.version, self.rel.rows, sub.rows, d);
+        let cost = costsize::cost_gather_merge(self.c, sub.cost(), rows, workers);
+        let work = Work {
+            rows_out: rows,
+            rows_transferred: rows,
+            workers: workers as f64,
+            comparisons: rows * costsize::log2_sort(workers as f64 + 1.0),
+            ..Work::default()
+        };
+        let mut n = node("Gather Merge", cost, rows, sub.node.width, work);
+        n.details.push(format!("Workers Planned: {workers}"));
+        n.children.push(sub.node.clone());
+        Path {
+            key: format!("gather-merge-{inner_key}"),
+            node: n,
+            rows,
+            sorted: true,
+            disabled: sub.disabled,
+            parallel_safe: false,
+            workers: 0,
+        }
+    }
+
+    /// Sort on the query's ORDER BY (spec 8.1); `limit_tuples` <= 0 for none.
+    pub fn sort(&self, sub: &Path, limit_tuples: f64) -> Path {
+        let s = costsize::cost_tuplesort(self.c, sub.rows, sub.node.width, limit_tuples);
+        let (dc, disabled) = self.disable(self.opts.enable_sort);
+        let cost = costsize::cost_sort(sub.total(), &s, dc);
+        let work = Work {
+            rows_out: sub.rows,
+            comparisons: s.comparisons,
+            spill_bytes: s.spill_bytes,
+            workers: sub.workers as f64,
+            ..Work::default()
+        };
+        let mut n = node("Sort", cost, sub.rows, sub.node.width, work);
+        n.details
+            .push(format!("Sort Key: {}", sort_key_text(self.rel)));
+        self.disabled_detail(&mut n, disabled);
+        n.children.push(sub.node.clone());
+        Path {
+            key: format!("sort({})", sub.key),
+            node: n,
+            rows: sub.rows,
+            sorted: true,
+            disabled: sub.disabled + disabled,
+            parallel_safe: sub.parallel_safe,
+            workers: sub.workers,
+        }
+    }
+
+    /// Limit (spec 8.3). The input stops early: its streaming work is scaled by the
+    /// fraction of rows taken.
+    pub fn limit(&self, sub: &Path, count: f64) -> Path {
+        let (cost, rows) = costsize::cost_limit(sub.cost(), sub.rows, count);
+        let mut child = sub.node.clone();
+        if sub.rows > 0.0 {
+            scale_streaming_work(&mut child, (rows / sub.rows).min(1.0));
+        }
+        let work = Work {
+            rows_out: rows,
+            ..Work::default()
+        };
+        let mut n = node("Limit", cost, rows, sub.node.width, work);
+        n.children.push(child);
+        Path {
+            key: format!("limit({})", sub.key),
+            node: n,
+            rows,
+            sorted: sub.sorted,
+            disabled: sub.disabled,
+            parallel_safe: sub.parallel_safe,
+            workers: 0,
+        }
+    }
+}
+
+/// Scales the work a node does while streaming rows to a Limit. Blocking work stays
+/// whole: a Sort reads all its input, a bitmap is built completely, an index scan
+/// always descends once.
+fn scale_streaming_work(n: &mut PlanNode, f: f64) {
+    match n.op.as_str() {
+        "Sort" => {
+            n.work.rows_out *= f;
+        }
+        "Bitmap Heap Scan" | "Parallel Bitmap Heap Scan" => {
+            scale_work(&mut n.work, f);
+        }
+        op => {
+            let is_index = op.contains("Index Scan") || op.contains("Index Only Scan");
+            let descents: Vec<PageReads> = if is_index {
+                n.work
+                    .page_reads
+                    .iter()
+                    .filter(|r| {
+                        Some(&r.object) == n.index.as_ref() && r.pattern == AccessPattern::Random
+                    })
+                    .cloned()
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            scale_work(&mut n.work, f);
+            for d in descents {
+                if let Some(r) = n
+                    .work
+                    .page_reads
+                    .iter_mut()
+                    .find(|r| r.object == d.object && r.pattern == d.pattern)
+                {
+                    *r = d;
+                }
+            }
+            for c in &mut n.children {
+                scale_streaming_work(c, f);
+            }
+        }
+    }
+}
+
+fn scale_work(w: &mut Work, f: f64) {
+    for r in &mut w.page_reads {
+        r.requests *= f;
+        r.distinct *= f;
+    }
+    w.rows_examined *= f;
+    w.index_entries *= f;
+    w.operator_evals *= f;
+    w.rows_out *= f;
+    w.rows_transferred *= f;
+}

@@ -1,0 +1,161 @@
+//! The scenario: everything one view of the playground depends on. The page holds one, the
+//! URL carries one, the command line reads one, and tests state them.
+//!
+//! This is the domain type; it may change freely. Serialised forms (the URL codec, the
+//! scenario file) convert to and from it and carry their own version.
+
+use crate::error::{check_range, Error, Result};
+use crate::knobs::{Engine, EngineVersion, Knob, KnobValues};
+
+/// Which engines the page compares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engines {
+    One(Engine),
+    /// Both engines side by side on the same machine.
+    Both,
+}
+
+impl Engines {
+    pub fn list(self) -> Vec<Engine> {
+        match self {
+            Engines::One(e) => vec![e],
+            Engines::Both => Engine::ALL.to_vec(),
+        }
+    }
+}
+
+/// What the engines are asked to plan.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Workload {
+    /// The WL#8737 query on t1, swept over the fraction of rows its range selects.
+    T1Sweep { from: f64, to: f64 },
+}
+
+impl Workload {
+    pub const T1_DEFAULT: Workload = Workload::T1Sweep { from: 0.0, to: 0.2 };
+
+    pub fn validate(&self) -> Result<()> {
+        match *self {
+            Workload::T1Sweep { from, to } => {
+                check_range("sweep start", from, 0.0, 1.0)?;
+                check_range("sweep end", to, 0.0, 1.0)?;
+                if from >= to {
+                    return Err(Error::invalid(
+                        "sweep range",
+                        format!("start {from} must be below end {to}"),
+                    ));
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CacheState {
+    /// Buffers hold what a long run of this workload leaves in them.
+    Warm,
+    /// Nothing is cached when the query starts.
+    Cold,
+}
+
+/// The chart the page shows first (and the only one in an embed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum View {
+    Cost,
+    Time,
+    FlipMap,
+}
+
+impl View {
+    pub const ALL: [View; 3] = [View::Cost, View::Time, View::FlipMap];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            View::Cost => "cost",
+            View::Time => "time",
+            View::FlipMap => "flip",
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            View::Cost => "Estimated cost",
+            View::Time => "Simulated time",
+            View::FlipMap => "Plan flip map",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    pub engines: Engines,
+    pub pg_version: EngineVersion,
+    pub mysql_version: EngineVersion,
+    pub knobs: KnobValues,
+    /// Id of a built-in machine profile.
+    pub machine: String,
+    pub cache: CacheState,
+    pub workload: Workload,
+    pub view: View,
+    /// The constant on the flip map's vertical axis.
+    pub flip_knob: Knob,
+    /// Log scale for the cost and time axes.
+    pub log_y: bool,
+}
+
+impl Default for Scenario {
+    /// The seed's first experiment: MySQL with the constants WL#8737 started from (5.7),
+    /// t1 from 0 to 20 % of rows, on the server that holds everything in memory.
+    fn default() -> Scenario {
+        Scenario {
+            engines: Engines::One(Engine::Mysql),
+            pg_version: EngineVersion::Pg18,
+            mysql_version: EngineVersion::Mysql57,
+            knobs: KnobValues::defaults(EngineVersion::Pg18, EngineVersion::Mysql57),
+            machine: "wl8737-memory".into(),
+            cache: CacheState::Warm,
+            workload: Workload::T1_DEFAULT,
+            view: View::Cost,
+            flip_knob: Knob::MemoryBlockReadCost,
+            log_y: false,
+        }
+    }
+}
+
+impl Scenario {
+    /// The engine release whose defaults a knob is reset to.
+    pub fn version_of(&self, engine: Engine) -> EngineVersion {
+        match engine {
+            Engine::Postgres => self.pg_version,
+            Engine::Mysql => self.mysql_version,
+        }
+    }
+
+    pub fn default_of(&self, knob: Knob) -> f64 {
+        knob.def().default_for(self.version_of(knob.def().engine))
+    }
+
+    /// Knobs whose value differs from their release's default, in table order.
+    pub fn changed_knobs(&self) -> Vec<Knob> {
+        Knob::all()
+            .filter(|k| self.knobs.get(*k) != self.default_of(*k))
+            .collect()
+    }
+
+    pub fn validate(&self) -> Result<()> {
+        self.workload.validate()?;
+        for k in Knob::all() {
+            k.def().validate(self.knobs.get(k))?;
+        }
+        if self.pg_version.engine() != Engine::Postgres
+            || self.mysql_version.engine() != Engine::Mysql
+        {
+            return Err(Error::invalid(
+                "engine versions",
+                "a release of the wrong engine",
+            ));
+        }
+        Ok(())
+    }
+}
