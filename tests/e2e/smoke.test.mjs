@@ -21,7 +21,7 @@ test('page loads, chart changes when the slider moves, no errors', async () => {
   const before = await canvas.screenshot();
   await page.screenshot({ path: join(SCREENSHOTS, 'playground-1280.png') });
 
-  const slider = page.locator('input[type="range"]').first();
+  const slider = page.locator('[data-knob="memory_block_read_cost"] input[type="range"]');
   await slider.focus();
   for (let i = 0; i < 150; i++) await page.keyboard.press('ArrowLeft');
   await page.waitForTimeout(300);
@@ -34,16 +34,17 @@ test('page loads, chart changes when the slider moves, no errors', async () => {
 
 test('a rejected number shows a message and keeps the last valid value', async () => {
   const { page, problems } = await open(browser);
-  const number = page.locator('input[type="number"]').first();
+  const row = page.locator('[data-knob="memory_block_read_cost"]');
+  const number = row.locator('input[type="number"]');
   await number.waitFor();
   await number.fill('-3');
   await number.press('Enter');
-  await page.locator('.error').waitFor({ timeout: 5000 });
-  assert.match(await page.locator('.error').innerText(), /outside the allowed range/);
-  assert.equal(await page.locator('input[type="range"]').first().getAttribute('aria-valuetext'), '1');
+  await row.locator('.error').waitFor({ timeout: 5000 });
+  assert.match(await row.locator('.error').innerText(), /outside the allowed range/);
+  assert.equal(await row.locator('input[type="range"]').getAttribute('aria-valuetext'), '1');
   await number.fill('0.5');
   await number.press('Enter');
-  await page.locator('.error').waitFor({ state: 'detached', timeout: 5000 });
-  assert.equal(await page.locator('input[type="range"]').first().getAttribute('aria-valuetext'), '0.5');
+  await row.locator('.error').waitFor({ state: 'detached', timeout: 5000 });
+  assert.equal(await row.locator('input[type="range"]').getAttribute('aria-valuetext'), '0.5');
   assert.deepEqual(problems, []);
 });

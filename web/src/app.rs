@@ -1,139 +1,173 @@
-//! The page: knobs on one side, the chart they drive on the other.
+//! The page: controls on one side, the views they drive on the other.
 
-use crate::chart::{self, ChartData, Series, Theme};
+use crate::components::chart_view::ChartView;
+use crate::components::knobs::{KnobRow, PresetPicker};
 use crate::infra;
-use costlab_core::knobs::{EngineVersion, Knob, KnobValues};
-use plotters_canvas::CanvasBackend;
-use std::rc::Rc;
-use web_sys::{HtmlCanvasElement, HtmlInputElement};
+use crate::model::{self, switch_pct};
+use crate::state::{Action, State};
+use costlab_core::analysis::path_label;
+use costlab_core::knobs::{Engine, EngineVersion, Knob};
+use costlab_core::scenario::{Engines, Workload};
 use yew::prelude::*;
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct State {
-    pub knobs: KnobValues,
-    /// The message of the last rejected entry, shown beside the knob.
-    pub error: Option<String>,
-}
-
-impl Default for State {
-    fn default() -> State {
-        State {
-            knobs: KnobValues::defaults(EngineVersion::Pg18, EngineVersion::Mysql57),
-            error: None,
-        }
-    }
-}
-
-pub enum Action {
-    Set(Knob, f64),
-}
-
-impl Reducible for State {
-    type Action = Action;
-
-    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
-        match action {
-            Action::Set(knob, value) => {
-                let mut next = (*self).clone();
-                match next.knobs.set(knob, value) {
-                    Ok(()) => next.error = None,
-                    Err(e) => next.error = Some(e.to_string()),
-                }
-                Rc::new(next)
-            }
-        }
-    }
-}
-
-const KNOB: Knob = Knob::MemoryBlockReadCost;
 
 #[function_component(App)]
 pub fn app() -> Html {
     let state = use_reducer(State::default);
-    let def = KNOB.def();
-    let value = state.knobs.get(KNOB);
-    let data = use_memo(state.knobs.clone(), crate::model::t1_chart);
-    let chart = match &*data {
-        Ok(d) => html! { <Chart data={d.clone()} /> },
-        Err(e) => {
-            html! { <p class="error" role="alert">{ format!("cannot compute the chart: {e}") }</p> }
-        }
+    let dispatch: Callback<Action> = {
+        let state = state.clone();
+        Callback::from(move |a| state.dispatch(a))
+    };
+    let resize = infra::use_resize_tick();
+    let dark = infra::prefers_dark();
+    let s = &state.scenario;
+    let views = use_memo(s.clone(), |s| {
+        s.engines
+            .list()
+            .into_iter()
+            .map(|e| model::engine_view(s, e))
+            .collect::<Vec<_>>()
+    });
+
+    let engine_select = {
+        let dispatch = dispatch.clone();
+        Callback::from(move |e: Event| {
+            let select: web_sys::HtmlSelectElement = e.target_unchecked_into();
+            let engines = match select.value().as_str() {
+                "postgres" => Engines::One(Engine::Postgres),
+                "both" => Engines::Both,
+                _ => Engines::One(Engine::Mysql),
+            };
+            dispatch.emit(Action::SetEngines(engines));
+        })
+    };
+    let engines_value = match s.engines {
+        Engines::One(Engine::Postgres) => "postgres",
+        Engines::One(Engine::Mysql) => "mysql",
+        Engines::Both => "both",
     };
 
-    let on_slider = {
-        let state = state.clone();
-        Callback::from(move |e: InputEvent| {
-            let input: HtmlInputElement = e.target_unchecked_into();
-            if let Ok(pos) = input.value().parse::<f64>() {
-                state.dispatch(Action::Set(KNOB, def.from_slider(pos / 1000.0)));
-            }
+    let Workload::T1Sweep { from, to } = s.workload;
+    let sweep_input = |is_from: bool| {
+        let dispatch = dispatch.clone();
+        Callback::from(move |e: Event| {
+            let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+            let v = input.value().trim().parse::<f64>().unwrap_or(f64::NAN) / 100.0;
+            let (f, t) = if is_from { (v, to) } else { (from, v) };
+            dispatch.emit(Action::SetSweep { from: f, to: t });
         })
     };
-    let on_number = {
-        let state = state.clone();
-        Callback::from(move |e: Event| {
-            let input: HtmlInputElement = e.target_unchecked_into();
-            let v = input.value().trim().parse::<f64>().unwrap_or(f64::NAN);
-            state.dispatch(Action::Set(KNOB, v));
-        })
+
+    let knob_panel = |engine: Engine| {
+        let versions: Vec<EngineVersion> = EngineVersion::ALL
+            .iter()
+            .copied()
+            .filter(|v| v.engine() == engine)
+            .collect();
+        let current = s.version_of(engine);
+        let on_version = {
+            let dispatch = dispatch.clone();
+            Callback::from(move |e: Event| {
+                let select: web_sys::HtmlSelectElement = e.target_unchecked_into();
+                if let Some(v) = EngineVersion::ALL
+                    .iter()
+                    .find(|v| v.label() == select.value())
+                {
+                    dispatch.emit(Action::SetVersion(*v));
+                }
+            })
+        };
+        let reset_all = {
+            let dispatch = dispatch.clone();
+            Callback::from(move |_| dispatch.emit(Action::ResetEngine(engine)))
+        };
+        let id = if engine == Engine::Postgres {
+            "pg"
+        } else {
+            "mysql"
+        };
+        html! {
+            <section class="panel knobs" aria-labelledby={format!("{id}-knobs-title")}>
+                <h2 id={format!("{id}-knobs-title")}>{ format!("{} constants", engine.name()) }</h2>
+                <div class="panel-row">
+                    <label for={format!("{id}-version")}>{ "Defaults of" }</label>
+                    <select id={format!("{id}-version")} onchange={on_version}>
+                        { for versions.iter().map(|v| html! {
+                            <option value={v.label()} selected={*v == current}>{ v.label() }</option>
+                        }) }
+                    </select>
+                    <button type="button" class="reset-all" onclick={reset_all}>{ "Reset all" }</button>
+                </div>
+                <PresetPicker {engine} dispatch={dispatch.clone()} />
+                { for Knob::for_engine(engine).map(|k| html! {
+                    <KnobRow knob={k} value={s.knobs.get(k)} default={s.default_of(k)}
+                        error={state.knob_errors.get(&k).cloned()} dispatch={dispatch.clone()} />
+                }) }
+            </section>
+        }
     };
 
     html! {
         <main>
-            <h1>{ "costlab" }</h1>
-            <p class="lead">{ "Move an optimizer cost constant and watch the plan choice move." }</p>
-            <div class="knob">
-                <label for="knob-slider">{ def.name }</label>
-                <input id="knob-slider" type="range" min="0" max="1000" step="1"
-                    aria-label={def.name} aria-valuetext={format!("{value}")}
-                    value={((def.to_position(value) * 1000.0).round()).to_string()}
-                    oninput={on_slider} />
-                <input id="knob-value" type="number" aria-label={format!("{} value", def.name)}
-                    step="any" min={def.min.to_string()} max={def.max.to_string()}
-                    value={format!("{value}")} onchange={on_number} />
-                <div class="help">{ def.help }</div>
-            </div>
+            <header class="top">
+                <div>
+                    <h1>{ "costlab" }</h1>
+                    <p class="lead">{ "Move an optimizer cost constant and watch where the plan choice flips." }</p>
+                </div>
+                <div class="panel-row">
+                    <label for="engines">{ "Engine" }</label>
+                    <select id="engines" onchange={engine_select}>
+                        <option value="mysql" selected={engines_value == "mysql"}>{ "MySQL 8 / InnoDB" }</option>
+                        <option value="postgres" selected={engines_value == "postgres"}>{ "PostgreSQL" }</option>
+                        <option value="both" selected={engines_value == "both"}>{ "Both, side by side" }</option>
+                    </select>
+                </div>
+            </header>
             if let Some(err) = &state.error {
-                <p class="error" role="alert">{ err }</p>
+                <p class="error banner" role="alert">{ err }</p>
             }
-            { chart }
+            <div class="layout">
+                <aside class="controls">
+                    <section class="panel" aria-labelledby="workload-title">
+                        <h2 id="workload-title">{ "Workload" }</h2>
+                        <p class="note">{ "WL#8737's t1: 10M rows, SELECT * FROM t1 WHERE i7 > L AND i7 < U AND i8 = 2, swept over the rows the range selects." }</p>
+                        <div class="panel-row">
+                            <label for="sweep-from">{ "from %" }</label>
+                            <input id="sweep-from" type="number" min="0" max="100" step="any"
+                                value={format!("{}", from * 100.0)} onchange={sweep_input(true)} />
+                            <label for="sweep-to">{ "to %" }</label>
+                            <input id="sweep-to" type="number" min="0" max="100" step="any"
+                                value={format!("{}", to * 100.0)} onchange={sweep_input(false)} />
+                        </div>
+                    </section>
+                    { for s.engines.list().into_iter().map(knob_panel) }
+                </aside>
+                <div class="views">
+                    { for views.iter().enumerate().map(|(i, v)| match v {
+                        Ok(v) => {
+                            let id = if v.engine == Engine::Postgres { "pg" } else { "mysql" };
+                            html! {
+                                <div class="engine-views" key={i}>
+                                    <ChartView id={format!("cost-{id}")} title={format!("{}: estimated cost of each access path", v.engine.name())}
+                                        data={v.cost.clone()} {dark} {resize} />
+                                    <ul class="switches" aria-label={format!("{} switch points", v.engine.name())}>
+                                        { for v.curves.crossovers.iter().map(|c| html! {
+                                            <li class="switch-point" data-to={c.to.clone()}>
+                                                { format!("{} → {} at ", path_label(&c.from), path_label(&c.to)) }
+                                                <strong>{ format!("{}%", switch_pct(c.x)) }</strong>{ " of rows" }
+                                            </li>
+                                        }) }
+                                        if v.curves.crossovers.is_empty() {
+                                            <li>{ format!("{} keeps {} over the whole sweep.", v.engine.name(),
+                                                v.curves.chosen.first().map(|&c| v.curves.paths[c].label.clone()).unwrap_or_default()) }</li>
+                                        }
+                                    </ul>
+                                </div>
+                            }
+                        }
+                        Err(e) => html! { <p class="error" role="alert" key={i}>{ format!("Cannot compute this view: {e}") }</p> },
+                    }) }
+                </div>
+            </div>
         </main>
-    }
-}
-
-#[derive(Properties, PartialEq)]
-pub struct ChartProps {
-    pub data: ChartData,
-}
-
-#[function_component(Chart)]
-pub fn chart_view(props: &ChartProps) -> Html {
-    let canvas = use_node_ref();
-    {
-        let canvas = canvas.clone();
-        use_effect_with(props.data.clone(), move |data| {
-            if let Some(el) = canvas.cast::<HtmlCanvasElement>() {
-                let scale = infra::fit_canvas(&el);
-                if let Some(backend) = CanvasBackend::with_canvas_object(el) {
-                    let root = plotters::prelude::IntoDrawingArea::into_drawing_area(backend);
-                    if let Err(e) =
-                        chart::draw(&root, data, Theme::new(infra::prefers_dark()), scale)
-                    {
-                        web_sys::console::error_1(&e.into());
-                    }
-                }
-            }
-        });
-    }
-    let legend: Vec<String> = props
-        .data
-        .series
-        .iter()
-        .map(|s: &Series| s.label.clone())
-        .collect();
-    html! {
-        <div class="chart">
-            <canvas ref={canvas} id="cost-chart" role="img" aria-label={format!("Chart of {}", legend.join(", "))}></canvas>
-        </div>
     }
 }

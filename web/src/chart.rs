@@ -1,5 +1,5 @@
-//! Line charts drawn with plotters, generic over the backend so the same code draws the
-//! canvas on screen and the SVG a user exports.
+//! Charts drawn with plotters, generic over the backend so the same code draws the canvas
+//! on screen and the SVG a user exports.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -15,19 +15,58 @@ pub const PALETTE: [RGBColor; 7] = [
     RGBColor(240, 228, 66),
 ];
 
+/// Dash patterns paired with the colours, so lines differ by more than hue.
+const DASHES: [Option<(u32, u32)>; 4] = [None, Some((8, 4)), Some((2, 3)), Some((12, 3))];
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Series {
     pub label: String,
+    /// Index into [`PALETTE`]; stable per path so colours do not jump between views.
+    pub color: usize,
     pub points: Vec<(f64, f64)>,
 }
 
+/// A band between two curves (regret: chosen time above the fastest time).
 #[derive(Clone, Debug, PartialEq)]
-pub struct ChartData {
+pub struct Band {
+    pub label: String,
+    /// (x, low, high)
+    pub points: Vec<(f64, f64, f64)>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct LineChart {
     pub x_label: String,
     pub y_label: String,
     pub series: Vec<Series>,
+    /// Drawn thick underneath the series: the chosen plan's cost, or the fastest time.
+    pub envelope: Option<Series>,
+    pub band: Option<Band>,
     /// Vertical markers (switch points) with their labels.
     pub markers: Vec<(f64, String)>,
+    pub log_y: bool,
+}
+
+/// The plan chosen over a grid of (x, knob value), one colour per plan.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HeatMap {
+    pub x_label: String,
+    pub y_label: String,
+    pub xs: Vec<f64>,
+    pub ys: Vec<f64>,
+    /// `cells[j][i]`: index into `plans` chosen at (xs[i], ys[j]); `None` where planning failed.
+    pub cells: Vec<Vec<Option<usize>>>,
+    /// Plan labels with their palette colour.
+    pub plans: Vec<(String, usize)>,
+    pub log_y: bool,
+    /// Horizontal lines: the current constant, the fitted one.
+    pub lines: Vec<(f64, String)>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ChartData {
+    Lines(LineChart),
+    Heat(HeatMap),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -55,104 +94,81 @@ impl Theme {
     }
 }
 
-fn bounds(data: &ChartData) -> ((f64, f64), (f64, f64)) {
-    let mut x = (f64::INFINITY, f64::NEG_INFINITY);
-    let mut y = (0.0f64, f64::NEG_INFINITY);
-    for s in &data.series {
-        for &(px, py) in &s.points {
-            if px.is_finite() && py.is_finite() {
-                x = (x.0.min(px), x.1.max(px));
-                y = (y.0.min(py), y.1.max(py));
-            }
-        }
-    }
-    // Also catches NaN and empty series (the bounds stay infinite).
-    if x.0.partial_cmp(&x.1) != Some(std::cmp::Ordering::Less) {
-        x = (0.0, 1.0);
-    }
-    if y.0.partial_cmp(&y.1) != Some(std::cmp::Ordering::Less) {
-        y = (0.0, 1.0);
-    }
-    (x, (y.0, y.1 * 1.05))
+/// Where the plotting area landed, to map a pointer position back to data.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Geometry {
+    pub px_x: (i32, i32),
+    pub px_y: (i32, i32),
+    pub x: (f64, f64),
+    pub y: (f64, f64),
+    pub log_y: bool,
 }
 
-/// Draws `data` filling `root`; `scale` multiplies text and line sizes (the pixel ratio).
-pub fn draw<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    data: &ChartData,
-    theme: Theme,
-    scale: f64,
-) -> Result<(), String> {
-    let px = |v: f64| (v * scale).round().max(1.0) as u32;
-    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-    root.fill(&theme.background).map_err(err)?;
-    let ((x0, x1), (y0, y1)) = bounds(data);
-    let font = ("sans-serif", px(13.0))
-        .into_font()
-        .color(&theme.foreground);
-    let mut chart = ChartBuilder::on(root)
-        .margin(px(10.0))
-        .x_label_area_size(px(38.0))
-        .y_label_area_size(px(70.0))
-        .build_cartesian_2d(x0..x1, y0..y1)
-        .map_err(err)?;
-    chart
-        .configure_mesh()
-        .light_line_style(theme.grid.mix(0.5))
-        .bold_line_style(theme.grid)
-        .axis_style(theme.foreground)
-        .label_style(font.clone())
-        .axis_desc_style(font.clone())
-        .x_desc(&data.x_label)
-        .y_desc(&data.y_label)
-        .y_label_formatter(&|v| short_number(*v))
-        .draw()
-        .map_err(err)?;
-    for (i, s) in data.series.iter().enumerate() {
-        let color = PALETTE[i % PALETTE.len()];
-        chart
-            .draw_series(LineSeries::new(
-                s.points
-                    .iter()
-                    .copied()
-                    .filter(|(x, y)| x.is_finite() && y.is_finite()),
-                color.stroke_width(px(2.0)),
-            ))
-            .map_err(err)?
-            .label(s.label.clone())
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(3))
-            });
+impl Geometry {
+    /// Data x at backend pixel `px`, if inside the plotting area.
+    pub fn x_at(&self, px: f64) -> Option<f64> {
+        let (a, b) = (self.px_x.0 as f64, self.px_x.1 as f64);
+        (b > a && px >= a && px <= b).then(|| self.x.0 + (px - a) / (b - a) * (self.x.1 - self.x.0))
     }
-    for (x, label) in &data.markers {
-        if *x >= x0 && *x <= x1 {
-            chart
-                .draw_series(std::iter::once(PathElement::new(
-                    vec![(*x, y0), (*x, y1)],
-                    theme.foreground.stroke_width(px(1.0)),
-                )))
-                .map_err(err)?;
-            chart
-                .draw_series(std::iter::once(Text::new(
-                    label.clone(),
-                    (*x, y1 * 0.97),
-                    font.clone(),
-                )))
-                .map_err(err)?;
+
+    /// Data y at backend pixel `py` (top is high), undoing the log transform.
+    pub fn y_at(&self, py: f64) -> Option<f64> {
+        let (top, bottom) = (self.px_y.0 as f64, self.px_y.1 as f64);
+        if bottom <= top || py < top || py > bottom {
+            return None;
         }
+        let v = self.y.1 - (py - top) / (bottom - top) * (self.y.1 - self.y.0);
+        Some(if self.log_y { 10f64.powf(v) } else { v })
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(theme.background.mix(0.85))
-        .border_style(theme.grid)
-        .label_font(font)
-        .draw()
-        .map_err(err)?;
-    root.present().map_err(err)
 }
 
-/// 1234567 → "1.23M": axis labels stay short at any scale.
+fn to_y(v: f64, log: bool) -> f64 {
+    if log {
+        if v > 0.0 {
+            v.log10()
+        } else {
+            f64::NAN
+        }
+    } else {
+        v
+    }
+}
+
+fn finite_range(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
+    let mut r: Option<(f64, f64)> = None;
+    for v in values.filter(|v| v.is_finite()) {
+        r = Some(match r {
+            None => (v, v),
+            Some((a, b)) => (a.min(v), b.max(v)),
+        });
+    }
+    r
+}
+
+fn pad(r: Option<(f64, f64)>, from_zero: bool) -> (f64, f64) {
+    match r {
+        Some((a, b)) if b > a => {
+            let lo = if from_zero {
+                a.min(0.0)
+            } else {
+                a - (b - a) * 0.03
+            };
+            (lo, b + (b - a) * 0.05)
+        }
+        Some((a, _)) => (a - 0.5, a + 0.5),
+        None => (0.0, 1.0),
+    }
+}
+
+fn style(i: usize, width: u32) -> ShapeStyle {
+    PALETTE[i % PALETTE.len()].stroke_width(width)
+}
+
+/// Axis label text: 1234567 → "1.23M", with powers of ten undone on log axes.
+pub fn axis_number(v: f64, log: bool) -> String {
+    short_number(if log { 10f64.powf(v) } else { v })
+}
+
 pub fn short_number(v: f64) -> String {
     let a = v.abs();
     if a >= 1e9 {
@@ -161,9 +177,359 @@ pub fn short_number(v: f64) -> String {
         format!("{:.3}M", v / 1e6)
     } else if a >= 1e4 {
         format!("{:.1}k", v / 1e3)
-    } else if a >= 1.0 || a == 0.0 {
+    } else if a >= 100.0 || a == 0.0 {
         format!("{v:.0}")
+    } else if a >= 1.0 {
+        format!("{v:.2}")
+    } else if a >= 1e-3 {
+        format!("{v:.4}")
     } else {
-        format!("{v:.3}")
+        format!("{v:.1e}")
     }
+}
+
+/// Draws a chart filling `root`; `scale` multiplies text and line sizes (the pixel ratio).
+pub fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    data: &ChartData,
+    theme: Theme,
+    scale: f64,
+) -> Result<Geometry, String> {
+    match data {
+        ChartData::Lines(c) => draw_lines(root, c, theme, scale),
+        ChartData::Heat(h) => draw_heat(root, h, theme, scale),
+    }
+}
+
+fn draw_lines<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    data: &LineChart,
+    theme: Theme,
+    scale: f64,
+) -> Result<Geometry, String> {
+    let px = |v: f64| (v * scale).round().max(1.0) as u32;
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let log = data.log_y;
+    root.fill(&theme.background).map_err(err)?;
+    let (x0, x1) = finite_range(
+        data.series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.0)),
+    )
+    .unwrap_or((0.0, 1.0));
+    let ys = data
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| to_y(p.1, log)))
+        .chain(
+            data.band
+                .iter()
+                .flat_map(|b| b.points.iter().map(|p| to_y(p.2, log))),
+        );
+    let (y0, y1) = pad(finite_range(ys), !log);
+    let font = ("sans-serif", px(13.0))
+        .into_font()
+        .color(&theme.foreground);
+    let mut chart = ChartBuilder::on(root)
+        .margin(px(10.0))
+        .margin_right(px(28.0))
+        .x_label_area_size(px(40.0))
+        .y_label_area_size(px(72.0))
+        .build_cartesian_2d(x0..x1.max(x0 + f64::EPSILON), y0..y1)
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .light_line_style(theme.grid.mix(0.4))
+        .bold_line_style(theme.grid)
+        .axis_style(theme.foreground)
+        .label_style(font.clone())
+        .axis_desc_style(font.clone())
+        .x_desc(&data.x_label)
+        .y_desc(&data.y_label)
+        .x_label_formatter(&|v| short_number(*v))
+        .y_label_formatter(&|v| axis_number(*v, log))
+        .draw()
+        .map_err(err)?;
+    if let Some(band) = &data.band {
+        let color = PALETTE[1].mix(0.25);
+        let mut poly: Vec<(f64, f64)> = band.points.iter().map(|p| (p.0, to_y(p.2, log))).collect();
+        poly.extend(band.points.iter().rev().map(|p| (p.0, to_y(p.1, log))));
+        poly.retain(|p| p.1.is_finite());
+        if poly.len() > 2 {
+            chart
+                .draw_series(std::iter::once(Polygon::new(poly, color.filled())))
+                .map_err(err)?
+                .label(band.label.clone())
+                .legend(move |(x, y)| {
+                    Rectangle::new([(x, y - 5), (x + 20, y + 5)], color.filled())
+                });
+        }
+    }
+    if let Some(env) = &data.envelope {
+        let color = theme.foreground.mix(0.18);
+        chart
+            .draw_series(LineSeries::new(
+                env.points
+                    .iter()
+                    .map(|p| (p.0, to_y(p.1, log)))
+                    .filter(|p| p.1.is_finite()),
+                color.stroke_width(px(9.0)),
+            ))
+            .map_err(err)?
+            .label(env.label.clone())
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(8))
+            });
+    }
+    for s in &data.series {
+        let st = style(s.color, px(2.0));
+        let dash = DASHES[s.color % DASHES.len()];
+        // Split at gaps (NaN) so a path missing in part of the sweep is not bridged.
+        let mut runs: Vec<Vec<(f64, f64)>> = vec![Vec::new()];
+        for p in &s.points {
+            let y = to_y(p.1, log);
+            if y.is_finite() {
+                runs.last_mut().map(|r| r.push((p.0, y)));
+            } else if runs.last().is_some_and(|r| !r.is_empty()) {
+                runs.push(Vec::new());
+            }
+        }
+        let mut first = true;
+        for run in runs.into_iter().filter(|r| !r.is_empty()) {
+            let drawn = match dash {
+                None => chart.draw_series(LineSeries::new(run, st)).map_err(err)?,
+                Some((d, g)) => chart
+                    .draw_series(DashedLineSeries::new(run, px(d as f64), px(g as f64), st))
+                    .map_err(err)?,
+            };
+            if first {
+                let c = s.color;
+                drawn
+                    .label(s.label.clone())
+                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style(c, 3)));
+                first = false;
+            }
+        }
+    }
+    for (x, label) in &data.markers {
+        if *x >= x0 && *x <= x1 {
+            chart
+                .draw_series(DashedLineSeries::new(
+                    vec![(*x, y0), (*x, y1)],
+                    px(4.0),
+                    px(3.0),
+                    theme.foreground.stroke_width(px(1.0)),
+                ))
+                .map_err(err)?;
+            let y_text = y1 - (y1 - y0) * 0.04;
+            chart
+                .draw_series(std::iter::once(Text::new(
+                    format!(" {label}"),
+                    (*x, y_text),
+                    font.clone(),
+                )))
+                .map_err(err)?;
+        }
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .background_style(theme.background.mix(0.85))
+        .border_style(theme.grid)
+        .label_font(font)
+        .draw()
+        .map_err(err)?;
+    let (px_x, px_y) = chart.plotting_area().get_pixel_range();
+    root.present().map_err(err)?;
+    Ok(Geometry {
+        px_x: (px_x.start, px_x.end),
+        px_y: (px_y.start, px_y.end),
+        x: (x0, x1),
+        y: (y0, y1),
+        log_y: log,
+    })
+}
+
+fn draw_heat<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    data: &HeatMap,
+    theme: Theme,
+    scale: f64,
+) -> Result<Geometry, String> {
+    let px = |v: f64| (v * scale).round().max(1.0) as u32;
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let log = data.log_y;
+    root.fill(&theme.background).map_err(err)?;
+    let ys: Vec<f64> = data.ys.iter().map(|y| to_y(*y, log)).collect();
+    let (x0, x1) = finite_range(data.xs.iter().copied()).unwrap_or((0.0, 1.0));
+    let (y0, y1) = finite_range(ys.iter().copied()).unwrap_or((0.0, 1.0));
+    let half = |v: &[f64], i: usize| -> (f64, f64) {
+        let lo = if i == 0 {
+            v[0]
+        } else {
+            (v[i - 1] + v[i]) / 2.0
+        };
+        let hi = if i + 1 == v.len() {
+            v[i]
+        } else {
+            (v[i] + v[i + 1]) / 2.0
+        };
+        (lo, hi)
+    };
+    let font = ("sans-serif", px(13.0))
+        .into_font()
+        .color(&theme.foreground);
+    let mut chart = ChartBuilder::on(root)
+        .margin(px(10.0))
+        .margin_right(px(28.0))
+        .x_label_area_size(px(40.0))
+        .y_label_area_size(px(72.0))
+        .build_cartesian_2d(x0..x1.max(x0 + f64::EPSILON), y0..y1.max(y0 + f64::EPSILON))
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .disable_mesh()
+        .axis_style(theme.foreground)
+        .label_style(font.clone())
+        .axis_desc_style(font.clone())
+        .x_desc(&data.x_label)
+        .y_desc(&data.y_label)
+        .x_label_formatter(&|v| short_number(*v))
+        .y_label_formatter(&|v| axis_number(*v, log))
+        .draw()
+        .map_err(err)?;
+    let mut rects = Vec::new();
+    for (j, row) in data.cells.iter().enumerate().take(ys.len()) {
+        let (ya, yb) = half(&ys, j);
+        for (i, cell) in row.iter().enumerate().take(data.xs.len()) {
+            if let Some(p) = cell {
+                let (xa, xb) = half(&data.xs, i);
+                let color = PALETTE[data.plans.get(*p).map_or(0, |p| p.1) % PALETTE.len()];
+                rects.push(Rectangle::new(
+                    [(xa, ya), (xb, yb)],
+                    color.mix(0.75).filled(),
+                ));
+            }
+        }
+    }
+    chart.draw_series(rects).map_err(err)?;
+    for (plan, color) in &data.plans {
+        let c = PALETTE[color % PALETTE.len()];
+        chart
+            .draw_series(std::iter::empty::<Rectangle<(f64, f64)>>())
+            .map_err(err)?
+            .label(plan.clone())
+            .legend(move |(x, y)| {
+                Rectangle::new([(x, y - 5), (x + 14, y + 5)], c.mix(0.75).filled())
+            });
+    }
+    for (k, (value, label)) in data.lines.iter().enumerate() {
+        let y = to_y(*value, log);
+        if y.is_finite() && y >= y0 && y <= y1 {
+            let st = theme
+                .foreground
+                .stroke_width(px(if k == 0 { 2.0 } else { 1.0 }));
+            if k == 0 {
+                chart
+                    .draw_series(LineSeries::new(vec![(x0, y), (x1, y)], st))
+                    .map_err(err)?;
+            } else {
+                chart
+                    .draw_series(DashedLineSeries::new(
+                        vec![(x0, y), (x1, y)],
+                        px(6.0),
+                        px(4.0),
+                        st,
+                    ))
+                    .map_err(err)?;
+            }
+            chart
+                .draw_series(std::iter::once(Text::new(
+                    format!(" {label}"),
+                    (x0, y),
+                    font.clone(),
+                )))
+                .map_err(err)?;
+        }
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .background_style(theme.background.mix(0.85))
+        .border_style(theme.grid)
+        .label_font(font)
+        .draw()
+        .map_err(err)?;
+    let (px_x, px_y) = chart.plotting_area().get_pixel_range();
+    root.present().map_err(err)?;
+    Ok(Geometry {
+        px_x: (px_x.start, px_x.end),
+        px_y: (px_y.start, px_y.end),
+        x: (x0, x1),
+        y: (y0, y1),
+        log_y: log,
+    })
+}
+
+/// The same chart as an SVG document, for export.
+pub fn to_svg(data: &ChartData, theme: Theme, size: (u32, u32)) -> Result<String, String> {
+    let mut out = String::new();
+    {
+        let root = SVGBackend::with_string(&mut out, size).into_drawing_area();
+        draw(&root, data, theme, 1.0)?;
+    }
+    Ok(out)
+}
+
+/// The data behind a chart as CSV: one row per x, one column per series.
+pub fn to_csv(data: &ChartData) -> String {
+    let esc = |s: &str| {
+        if s.contains([',', '"', '\n']) {
+            format!("\"{}\"", s.replace('"', "\"\""))
+        } else {
+            s.to_string()
+        }
+    };
+    let mut out = String::new();
+    match data {
+        ChartData::Lines(c) => {
+            let mut cols: Vec<&Series> = c.series.iter().collect();
+            if let Some(e) = &c.envelope {
+                cols.push(e);
+            }
+            out.push_str(&esc(&c.x_label));
+            for s in &cols {
+                out.push(',');
+                out.push_str(&esc(&s.label));
+            }
+            out.push('\n');
+            let n = cols.iter().map(|s| s.points.len()).max().unwrap_or(0);
+            for i in 0..n {
+                let x = cols
+                    .iter()
+                    .find_map(|s| s.points.get(i))
+                    .map_or(f64::NAN, |p| p.0);
+                out.push_str(&format!("{x}"));
+                for s in &cols {
+                    out.push(',');
+                    if let Some(p) = s.points.get(i).filter(|p| p.1.is_finite()) {
+                        out.push_str(&format!("{}", p.1));
+                    }
+                }
+                out.push('\n');
+            }
+        }
+        ChartData::Heat(h) => {
+            out.push_str(&format!("{},{},plan\n", esc(&h.x_label), esc(&h.y_label)));
+            for (j, row) in h.cells.iter().enumerate() {
+                for (i, cell) in row.iter().enumerate() {
+                    let plan = cell
+                        .and_then(|p| h.plans.get(p))
+                        .map_or("", |p| p.0.as_str());
+                    out.push_str(&format!("{},{},{}\n", h.xs[i], h.ys[j], esc(plan)));
+                }
+            }
+        }
+    }
+    out
 }

@@ -48,3 +48,63 @@ pub fn prefers_dark() -> bool {
         .map(|m| m.matches())
         .unwrap_or(false)
 }
+
+/// Offers `content` to the user as a file download.
+pub fn download_text(filename: &str, mime: &str, content: &str) -> Result<(), String> {
+    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(content));
+    let opts = web_sys::BlobPropertyBag::new();
+    opts.set_type(mime);
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts)
+        .map_err(|_| "the browser refused to make a file".to_string())?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob)
+        .map_err(|_| "the browser refused to make a download link".to_string())?;
+    let result = click_download(filename, &url);
+    let _ = web_sys::Url::revoke_object_url(&url);
+    result
+}
+
+/// Downloads a data: URL (a PNG from `canvas.toDataURL`).
+pub fn download_url(filename: &str, url: &str) -> Result<(), String> {
+    click_download(filename, url)
+}
+
+fn click_download(filename: &str, url: &str) -> Result<(), String> {
+    let document = web_sys::window()
+        .and_then(|w| w.document())
+        .ok_or("no document")?;
+    let a: web_sys::HtmlAnchorElement = document
+        .create_element("a")
+        .map_err(|_| "cannot create a link")?
+        .unchecked_into();
+    a.set_href(url);
+    a.set_download(filename);
+    a.click();
+    Ok(())
+}
+
+/// A counter that goes up whenever the window is resized, so charts redraw at the new size.
+#[yew::hook]
+pub fn use_resize_tick() -> u32 {
+    use wasm_bindgen::closure::Closure;
+    let tick = yew::use_state(|| 0u32);
+    {
+        let tick = tick.clone();
+        yew::use_effect_with((), move |_| {
+            let handler = Closure::<dyn Fn()>::new(move || tick.set(tick.wrapping_add(1)));
+            let window = web_sys::window();
+            if let Some(w) = &window {
+                let _ =
+                    w.add_event_listener_with_callback("resize", handler.as_ref().unchecked_ref());
+            }
+            move || {
+                if let Some(w) = &window {
+                    let _ = w.remove_event_listener_with_callback(
+                        "resize",
+                        handler.as_ref().unchecked_ref(),
+                    );
+                }
+            }
+        });
+    }
+    *tick
+}

@@ -1,12 +1,15 @@
 //! The costlab playground: a Yew app that is a view of `costlab-core`.
 //!
-//! Only `infra` touches the browser beyond rendering; everything the page shows is computed
-//! by the core from the state held in one reducer.
+//! The state is one scenario in one reducer (`state`); `model` turns it into chart data by
+//! calling the core; `components` render controls and charts; only `infra` reaches into the
+//! browser beyond rendering (downloads, pixel ratio, resize, colour scheme, panics).
 
 pub mod app;
 pub mod chart;
+pub mod components;
 mod infra;
 pub mod model;
+pub mod state;
 
 /// Mounts the playground on the page's body.
 pub fn start() {

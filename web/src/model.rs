@@ -1,76 +1,99 @@
-//! What the page computes from the core: chart data for the current state.
+//! What the page computes from the core: chart data for the current scenario.
 
-use crate::chart::{ChartData, Series};
-use costlab_core::knobs::KnobValues;
-use costlab_core::sweep::{sweep, Spacing};
-use costlab_core::workload::t1;
-use costlab_core::{mysql, Result};
-use std::collections::BTreeMap;
+use crate::chart::{ChartData, LineChart, Series};
+use costlab_core::analysis::{engine_curves, EngineCurves};
+use costlab_core::knobs::Engine;
+use costlab_core::scenario::Scenario;
+use costlab_core::Result;
 
-/// Points per sweep: about one per two CSS pixels of a typical chart.
-const POINTS: usize = 401;
-
-/// MySQL's estimated cost of each access path for the WL#8737 query on t1, from 0 to 20 %
-/// of the rows, everything in the buffer pool; switch points marked where the plan changes.
-pub fn t1_chart(knobs: &KnobValues) -> Result<ChartData> {
-    let table = t1::t1_table();
-    let env = t1::wl8737_in_memory_env();
-    let s = sweep(
-        |f| mysql::plan(&table, &t1::t1_query(f)?, knobs, &env),
-        0.0,
-        0.2,
-        POINTS,
-        Spacing::Linear,
-    )?;
-    let mut by_key: BTreeMap<&str, Vec<(f64, f64)>> = BTreeMap::new();
-    for p in &s.points {
-        for (key, cost) in &p.costs {
-            by_key
-                .entry(key.as_str())
-                .or_default()
-                .push((p.x * 100.0, *cost));
-        }
+/// A colour per kind of path, the same in every chart and engine: scans that read the
+/// whole table in one colour, index paths in another, and so on.
+pub fn color_of(key: &str) -> usize {
+    let kind = key.split(':').next().unwrap_or(key);
+    match kind {
+        "seq" | "table_scan" => 1,
+        "index" | "range" | "ref" | "const" => 0,
+        "bitmap" | "dsmrr" => 2,
+        "indexonly" | "covering" | "index_scan" => 3,
+        "gather-seq" => 4,
+        "gather-bitmap" => 5,
+        _ => 6,
     }
-    let series = by_key
-        .into_iter()
-        .map(|(key, points)| Series {
-            label: path_label(key),
-            points,
+}
+
+/// Everything the page shows for one engine.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EngineView {
+    pub engine: Engine,
+    pub curves: EngineCurves,
+    pub cost: ChartData,
+}
+
+pub fn engine_view(scenario: &Scenario, engine: Engine) -> Result<EngineView> {
+    let curves = engine_curves(scenario, engine)?;
+    let pct = |x: f64| x * 100.0;
+    let series = curves
+        .paths
+        .iter()
+        .map(|p| Series {
+            label: p.label.clone(),
+            color: color_of(&p.key),
+            points: curves
+                .xs
+                .iter()
+                .zip(&p.cost)
+                .map(|(x, c)| (pct(*x), *c))
+                .collect(),
         })
         .collect();
-    let markers = s
+    let envelope = Series {
+        label: "chosen plan".into(),
+        color: 0,
+        points: curves
+            .xs
+            .iter()
+            .enumerate()
+            .map(|(i, x)| (pct(*x), curves.paths[curves.chosen[i]].cost[i]))
+            .collect(),
+    };
+    let markers = curves
         .crossovers
         .iter()
         .map(|c| {
             (
-                c.x * 100.0,
-                format!("{} at {:.2}%", path_label(&c.to), c.x * 100.0),
+                pct(c.x),
+                format!(
+                    "→ {} at {}%",
+                    costlab_core::analysis::path_label(&c.to),
+                    switch_pct(c.x)
+                ),
             )
         })
         .collect();
-    Ok(ChartData {
+    let cost = ChartData::Lines(LineChart {
         x_label: "rows selected (%)".into(),
-        y_label: "estimated cost (MySQL)".into(),
+        y_label: format!("estimated cost ({})", engine.name()),
         series,
+        envelope: Some(envelope),
+        band: None,
         markers,
+        log_y: scenario.log_y,
+    });
+    Ok(EngineView {
+        engine,
+        curves,
+        cost,
     })
 }
 
-/// "range:k7" → "range scan on k7": legend text for a candidate key.
-pub fn path_label(key: &str) -> String {
-    let (kind, index) = key.split_once(':').unwrap_or((key, ""));
-    let kind = match kind {
-        "table_scan" => "table scan",
-        "range" => "range scan",
-        "dsmrr" => "range scan with DS-MRR",
-        "covering" => "covering range scan",
-        "index_scan" => "full index scan",
-        "ref" => "ref access",
-        other => other,
-    };
-    if index.is_empty() {
-        kind.to_string()
+/// A switch point as the page prints it: 9.0708 (four significant digits of the percent).
+pub fn switch_pct(x: f64) -> String {
+    let p = x * 100.0;
+    if p >= 10.0 {
+        format!("{p:.2}")
+    } else if p >= 1.0 {
+        format!("{p:.3}")
     } else {
-        format!("{kind} on {index}")
+        format!("{p:.4}")
     }
 }

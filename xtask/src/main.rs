@@ -13,6 +13,7 @@ use std::time::Instant;
 const USAGE: &str = "usage:
   cargo xtask serve [--addr 127.0.0.1] [--port 8080]   build the release bundle and serve the playground
   cargo xtask test                                     run every test (fmt, clippy, native, wasm in Chromium, end-to-end)
+  cargo xtask e2e                                      build the release bundle and run only the end-to-end tests
   cargo xtask size                                     print the release bundle's sizes (build first with serve or test)
   cargo xtask screenshot                               refresh docs/screenshot.png from the end-to-end run";
 
@@ -21,6 +22,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("serve") => serve(&args[1..]),
         Some("test") => test(),
+        Some("e2e") => e2e_only(),
         Some("size") => size().map(|_| ()),
         Some("screenshot") => screenshot(),
         _ => Err(USAGE.to_string()),
@@ -285,29 +287,7 @@ fn test() -> Result<(), String> {
         }
     }
     if t.failures.iter().all(|f| f != "release build") {
-        let listener = std::net::TcpListener::bind(("127.0.0.1", 0)).map_err(|e| e.to_string())?;
-        let base = format!(
-            "http://127.0.0.1:{}/",
-            listener.local_addr().map_err(|e| e.to_string())?.port()
-        );
-        let dist = root().join("dist");
-        std::thread::spawn(move || server::run(listener, dist));
-        let mut files: Vec<String> = std::fs::read_dir(root().join("tests/e2e"))
-            .map_err(|e| e.to_string())?
-            .flatten()
-            .map(|e| e.file_name().to_string_lossy().to_string())
-            .filter(|n| n.ends_with(".test.mjs"))
-            .map(|n| format!("tests/e2e/{n}"))
-            .collect();
-        files.sort();
-        t.run(
-            "end-to-end tests in headless Chromium",
-            Command::new("node")
-                .args(["--test", "--test-reporter=tap"])
-                .args(&files)
-                .env("COSTLAB_BASE_URL", &base)
-                .env("CHROMIUM", tools::CHROMIUM),
-        )?;
+        run_e2e(&mut t)?;
     }
 
     println!();
@@ -317,6 +297,44 @@ fn test() -> Result<(), String> {
     println!("test time: {:.0} s", started.elapsed().as_secs_f64());
     println!("{} passed, {} failed", t.passed, t.failed);
     if t.failed > 0 || !t.failures.is_empty() {
+        Err("some tests failed".into())
+    } else {
+        Ok(())
+    }
+}
+
+/// Serves `dist/` on a free loopback port and runs every `tests/e2e/*.test.mjs` against it.
+fn run_e2e(t: &mut Tally) -> Result<(), String> {
+    let listener = std::net::TcpListener::bind(("127.0.0.1", 0)).map_err(|e| e.to_string())?;
+    let port = listener.local_addr().map_err(|e| e.to_string())?.port();
+    let base = format!("http://127.0.0.1:{port}/");
+    let dist = root().join("dist");
+    std::thread::spawn(move || server::run(listener, dist));
+    let mut files: Vec<String> = std::fs::read_dir(root().join("tests/e2e"))
+        .map_err(|e| e.to_string())?
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .filter(|n| n.ends_with(".test.mjs"))
+        .map(|n| format!("tests/e2e/{n}"))
+        .collect();
+    files.sort();
+    t.run(
+        "end-to-end tests in headless Chromium",
+        Command::new("node")
+            .args(["--test", "--test-reporter=tap", "--test-concurrency=1"])
+            .args(&files)
+            .env("COSTLAB_BASE_URL", &base)
+            .env("CHROMIUM", tools::CHROMIUM),
+    )
+}
+
+fn e2e_only() -> Result<(), String> {
+    tools::ensure(tools::Need::Test)?;
+    build_release()?;
+    let mut t = Tally::default();
+    run_e2e(&mut t)?;
+    println!("{} passed, {} failed", t.passed, t.failed);
+    if t.failed > 0 {
         Err("some tests failed".into())
     } else {
         Ok(())

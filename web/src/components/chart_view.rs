@@ -1,0 +1,178 @@
+//! A chart on a canvas: crisp at any pixel ratio, redrawn on resize, with a readout under
+//! the pointer and export to PNG, SVG and CSV.
+
+use crate::chart::{self, ChartData, Geometry, Theme};
+use crate::infra;
+use plotters_canvas::CanvasBackend;
+use web_sys::HtmlCanvasElement;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct ChartViewProps {
+    /// Stable id: the canvas id and the export file names.
+    pub id: AttrValue,
+    pub title: AttrValue,
+    pub data: ChartData,
+    pub dark: bool,
+    /// Changes whenever the window is resized.
+    #[prop_or_default]
+    pub resize: u32,
+    #[prop_or(true)]
+    pub exports: bool,
+}
+
+#[function_component(ChartView)]
+pub fn chart_view(props: &ChartViewProps) -> Html {
+    let canvas = use_node_ref();
+    let geometry = use_mut_ref(Geometry::default);
+    let readout = use_state(String::new);
+    let export_error = use_state(|| None::<String>);
+    {
+        let canvas = canvas.clone();
+        let geometry = geometry.clone();
+        use_effect_with(
+            (props.data.clone(), props.dark, props.resize),
+            move |(data, dark, _)| {
+                if let Some(el) = canvas.cast::<HtmlCanvasElement>() {
+                    let scale = infra::fit_canvas(&el);
+                    if let Some(backend) = CanvasBackend::with_canvas_object(el) {
+                        let root = plotters::prelude::IntoDrawingArea::into_drawing_area(backend);
+                        match chart::draw(&root, data, Theme::new(*dark), scale) {
+                            Ok(g) => *geometry.borrow_mut() = g,
+                            Err(e) => web_sys::console::error_1(&e.into()),
+                        }
+                    }
+                }
+            },
+        );
+    }
+    let on_move = {
+        let geometry = geometry.clone();
+        let readout = readout.clone();
+        let data = props.data.clone();
+        Callback::from(move |e: MouseEvent| {
+            let scale = infra::device_pixel_ratio();
+            let g = *geometry.borrow();
+            let (px, py) = (e.offset_x() as f64 * scale, e.offset_y() as f64 * scale);
+            readout.set(describe_point(&data, &g, px, py));
+        })
+    };
+    let on_leave = {
+        let readout = readout.clone();
+        Callback::from(move |_: MouseEvent| readout.set(String::new()))
+    };
+    let export = |kind: &'static str| {
+        let canvas = canvas.clone();
+        let data = props.data.clone();
+        let id = props.id.clone();
+        let dark = props.dark;
+        let export_error = export_error.clone();
+        Callback::from(move |_: MouseEvent| {
+            let result = match kind {
+                "png" => canvas
+                    .cast::<HtmlCanvasElement>()
+                    .ok_or_else(|| "the chart is not on the page".to_string())
+                    .and_then(|c| {
+                        c.to_data_url()
+                            .map_err(|_| "the browser refused to export the canvas".to_string())
+                    })
+                    .and_then(|url| infra::download_url(&format!("costlab-{id}.png"), &url)),
+                "svg" => chart::to_svg(&data, Theme::new(dark), (1200, 675)).and_then(|svg| {
+                    infra::download_text(&format!("costlab-{id}.svg"), "image/svg+xml", &svg)
+                }),
+                _ => infra::download_text(
+                    &format!("costlab-{id}.csv"),
+                    "text/csv",
+                    &chart::to_csv(&data),
+                ),
+            };
+            export_error.set(result.err());
+        })
+    };
+    html! {
+        <figure class="chart-view" id={format!("{}-view", props.id)}>
+            <figcaption>{ props.title.clone() }</figcaption>
+            <div class="chart">
+                <canvas ref={canvas.clone()} id={props.id.clone()} role="img" aria-label={props.title.clone()}
+                    onmousemove={on_move} onmouseleave={on_leave}></canvas>
+            </div>
+            <div class="chart-footer">
+                <output class="readout" aria-live="polite">{ (*readout).clone() }</output>
+                if props.exports {
+                    <span class="exports">
+                        <button type="button" onclick={export("png")} aria-label={format!("Download {} as PNG", props.title)}>{ "PNG" }</button>
+                        <button type="button" onclick={export("svg")} aria-label={format!("Download {} as SVG", props.title)}>{ "SVG" }</button>
+                        <button type="button" class="export-csv" onclick={export("csv")} aria-label={format!("Download the data of {} as CSV", props.title)}>{ "CSV" }</button>
+                    </span>
+                }
+            </div>
+            if let Some(e) = &*export_error {
+                <p class="error" role="alert">{ e }</p>
+            }
+        </figure>
+    }
+}
+
+/// The readout text for the pointer at backend pixel (px, py).
+pub fn describe_point(data: &ChartData, g: &Geometry, px: f64, py: f64) -> String {
+    let Some(x) = g.x_at(px) else {
+        return String::new();
+    };
+    match data {
+        ChartData::Lines(c) => {
+            let mut parts = Vec::new();
+            let mut at = x;
+            for s in &c.series {
+                if let Some(p) = s
+                    .points
+                    .iter()
+                    .min_by(|a, b| (a.0 - x).abs().total_cmp(&(b.0 - x).abs()))
+                    .filter(|p| p.1.is_finite())
+                {
+                    at = p.0;
+                    parts.push(format!("{} {}", s.label, chart::short_number(p.1)));
+                }
+            }
+            format!(
+                "{} = {}: {}",
+                c.x_label,
+                chart::short_number(at),
+                parts.join(" · ")
+            )
+        }
+        ChartData::Heat(h) => {
+            let Some(y) = g.y_at(py) else {
+                return String::new();
+            };
+            let nearest = |v: &[f64], t: f64| {
+                v.iter()
+                    .enumerate()
+                    .min_by(|a, b| (a.1 - t).abs().total_cmp(&(b.1 - t).abs()))
+                    .map(|(i, _)| i)
+            };
+            let yl = |v: f64| {
+                if h.log_y {
+                    v.max(f64::MIN_POSITIVE).log10()
+                } else {
+                    v
+                }
+            };
+            let ys: Vec<f64> = h.ys.iter().map(|v| yl(*v)).collect();
+            match (nearest(&h.xs, x), nearest(&ys, yl(y))) {
+                (Some(i), Some(j)) => {
+                    let plan = h.cells.get(j).and_then(|r| r.get(i)).copied().flatten();
+                    format!(
+                        "{} = {}, {} = {}: {}",
+                        h.x_label,
+                        chart::short_number(h.xs[i]),
+                        h.y_label,
+                        chart::short_number(h.ys[j]),
+                        plan.and_then(|p| h.plans.get(p))
+                            .map_or("no plan", |p| p.0.as_str())
+                    )
+                }
+                _ => String::new(),
+            }
+        }
+    }
+}

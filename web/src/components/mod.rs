@@ -1,0 +1,4 @@
+//! The page's controls and views; each is a function component over props and callbacks.
+
+pub mod chart_view;
+pub mod knobs;
