@@ -289,7 +289,9 @@ fn draw_lines<DB: DrawingBackend>(
         for p in &s.points {
             let y = to_y(p.1, log);
             if y.is_finite() {
-                runs.last_mut().map(|r| r.push((p.0, y)));
+                if let Some(r) = runs.last_mut() {
+                    r.push((p.0, y));
+                }
             } else if runs.last().is_some_and(|r| !r.is_empty()) {
                 runs.push(Vec::new());
             }

@@ -1,0 +1,158 @@
+//! One entry point over both engines' models for `explain` and `sweep`.
+
+use costlab_core::catalog::Table;
+use costlab_core::knobs::{Engine, EngineVersion, Knob, KnobValues};
+use costlab_core::plan::Planned;
+use costlab_core::query::Query;
+use costlab_core::scenario_file::ScenarioFile;
+use costlab_core::{mysql, pg, Error, Result};
+
+/// PostgreSQL's enable_* switches a user can turn off with `--disable`.
+pub const PG_SWITCHES: [&str; 5] = [
+    "seqscan",
+    "indexscan",
+    "indexonlyscan",
+    "bitmapscan",
+    "sort",
+];
+
+/// Everything besides the table, query and constants that decides a plan.
+#[derive(Clone, Debug)]
+pub enum Setup {
+    Postgres {
+        version: EngineVersion,
+        options: pg::PgOptions,
+    },
+    Mysql {
+        env: mysql::MysqlEnv,
+    },
+}
+
+impl Setup {
+    pub fn engine(&self) -> Engine {
+        match self {
+            Setup::Postgres { .. } => Engine::Postgres,
+            Setup::Mysql { .. } => Engine::Mysql,
+        }
+    }
+}
+
+/// PgOptions with the named switches off (`seqscan`, `enable_seqscan`, ...).
+pub fn pg_options(disable: &[String]) -> Result<pg::PgOptions> {
+    let mut o = pg::PgOptions::default();
+    for name in disable {
+        let n = name.trim().to_ascii_lowercase();
+        let n = n.strip_prefix("enable_").unwrap_or(&n);
+        match n {
+            "seqscan" => o.enable_seqscan = false,
+            "indexscan" => o.enable_indexscan = false,
+            "indexonlyscan" => o.enable_indexonlyscan = false,
+            "bitmapscan" => o.enable_bitmapscan = false,
+            "sort" => o.enable_sort = false,
+            "" => {}
+            _ => {
+                return Err(Error::invalid(
+                    "--disable",
+                    format!("`{name}` is not one of {}", PG_SWITCHES.join(", ")),
+                ))
+            }
+        }
+    }
+    Ok(o)
+}
+
+/// The release to model: the one named, else the scenario's if it is of this engine, else
+/// the engine's latest.
+pub fn version_for(
+    engine: Engine,
+    scenario: &ScenarioFile,
+    named: Option<EngineVersion>,
+) -> Result<EngineVersion> {
+    if let Some(v) = named {
+        if v.engine() != engine {
+            return Err(Error::invalid(
+                "--engine-version",
+                format!("{} is not a release of {}", v.label(), engine.name()),
+            ));
+        }
+        return Ok(v);
+    }
+    Ok(match scenario.engine {
+        Some(v) if v.engine() == engine => v,
+        _ => EngineVersion::latest(engine),
+    })
+}
+
+/// Parses a release name: `15`, `pg15`, `postgres18`, `8.0`, `mysql80`, `5.7`.
+pub fn parse_version(s: &str) -> Result<EngineVersion> {
+    let t: String = s
+        .to_ascii_lowercase()
+        .chars()
+        .filter(|c| c.is_ascii_digit())
+        .collect();
+    let v = match t.as_str() {
+        "15" => EngineVersion::Pg15,
+        "16" => EngineVersion::Pg16,
+        "17" => EngineVersion::Pg17,
+        "18" => EngineVersion::Pg18,
+        "57" => EngineVersion::Mysql57,
+        "80" => EngineVersion::Mysql80,
+        "84" => EngineVersion::Mysql84,
+        _ => {
+            return Err(Error::invalid(
+                "--engine-version",
+                format!("`{s}` is not a modelled release (PostgreSQL 15-18, MySQL 5.7, 8.0, 8.4)"),
+            ))
+        }
+    };
+    Ok(v)
+}
+
+/// The scenario's constants for a release: that release's defaults (the file's release for
+/// the other engine), then the file's settings.
+pub fn knobs_for(scenario: &ScenarioFile, version: EngineVersion) -> Result<KnobValues> {
+    let other = |engine: Engine| match scenario.engine {
+        Some(v) if v.engine() == engine => v,
+        _ => EngineVersion::latest(engine),
+    };
+    let (pg, my) = match version.engine() {
+        Engine::Postgres => (version, other(Engine::Mysql)),
+        Engine::Mysql => (other(Engine::Postgres), version),
+    };
+    let mut k = KnobValues::defaults(pg, my);
+    for (name, value) in &scenario.settings {
+        k.set(Knob::lookup(name)?, *value)?;
+    }
+    Ok(k)
+}
+
+pub fn plan(setup: &Setup, table: &Table, query: &Query, knobs: &KnobValues) -> Result<Planned> {
+    match setup {
+        Setup::Postgres { version, options } => pg::plan(table, query, knobs, *version, options),
+        Setup::Mysql { env } => mysql::plan(table, query, knobs, env),
+    }
+}
+
+pub fn explain_text(setup: &Setup, planned: &Planned) -> String {
+    match setup {
+        Setup::Postgres { .. } => pg::explain_text(planned),
+        Setup::Mysql { .. } => mysql::explain_text(planned),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_and_switches_parse() {
+        assert_eq!(parse_version("pg15").unwrap(), EngineVersion::Pg15);
+        assert_eq!(parse_version("18").unwrap(), EngineVersion::Pg18);
+        assert_eq!(parse_version("8.0").unwrap(), EngineVersion::Mysql80);
+        assert!(parse_version("9.6").is_err());
+        let o = pg_options(&["seqscan".into(), "enable_bitmapscan".into()]).unwrap();
+        assert!(!o.enable_seqscan && !o.enable_bitmapscan && o.enable_indexscan);
+        let e = pg_options(&["hashjoin".into()]).unwrap_err().to_string();
+        assert!(e.contains("hashjoin"), "{e}");
+    }
+}

@@ -1,0 +1,753 @@
+//! `costlab import postgres`: reads what PostgreSQL's planner reads about a table (spec
+//! sections 2 and 11 of postgresql-cost-model.md) and turns it into a scenario file.
+//!
+//! * heap pages: the physical size (`pg_relation_size / 8192`), not pg_class.relpages,
+//!   because the planner measures the file (spec 2.1);
+//! * reltuples, relpages, relallvisible from pg_class; float4 catalog values (reltuples,
+//!   null_frac, n_distinct, correlation, MCV frequencies) are read as `real` and widened, so the
+//!   model sees the same double the planner does (spec 11);
+//! * pg_stats per column, the arrays read through `::text` and parsed;
+//! * btree indexes with their physical pages and the metapage's fast-root level (pageinspect),
+//!   the value `_bt_getrootheight` returns;
+//! * the cost settings in force for the connecting session, and the server's major version.
+
+use crate::pgarray;
+use costlab_core::catalog::{
+    Column, ColumnStats, ColumnType, Index, PgIndex, PgTable, Table, Value,
+};
+use costlab_core::knobs::{EngineVersion, Knob};
+use costlab_core::query::parse_date;
+use costlab_core::scenario_file::ScenarioFile;
+use postgres::{Client, NoTls};
+use std::str::FromStr;
+use std::time::Duration;
+
+/// A failure, already phrased as the one line the command line prints.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImportError(pub String);
+
+impl std::fmt::Display for ImportError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ImportError {}
+
+/// What an import produced: the scenario and the caveats worth telling the user.
+#[derive(Debug, Clone)]
+pub struct Imported {
+    pub scenario: ScenarioFile,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ImportOptions {
+    /// Count the rows (`SELECT count(*)`) for `Table::rows` instead of using the planner's
+    /// estimate; exact but reads the whole table.
+    pub count_rows: bool,
+    /// Keep pg_stats' histogram ends as they are instead of replacing them with the
+    /// column's actual minimum and maximum (see [`actual_endpoints`]).
+    pub raw_histograms: bool,
+}
+
+/// Collapses a (possibly multi-line) message into one line.
+pub fn one_line(s: &str) -> String {
+    s.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+fn db_err(context: &str, e: postgres::Error) -> ImportError {
+    let mut msg = e.to_string();
+    if let Some(db) = e.as_db_error() {
+        msg = db.message().to_string();
+        if let Some(d) = db.detail() {
+            msg.push_str(&format!(" ({d})"));
+        }
+    }
+    ImportError(one_line(&format!("{context}: {msg}")))
+}
+
+/// Connects with a DSN (`host=... port=... user=... dbname=...` or a `postgresql://` URL).
+/// Without a `connect_timeout` in the DSN, gives up after 10 seconds.
+pub fn connect(dsn: &str) -> Result<Client, ImportError> {
+    let mut config = postgres::Config::from_str(dsn)
+        .map_err(|e| ImportError(one_line(&format!("invalid --dsn: {e}"))))?;
+    if config.get_connect_timeout().is_none() {
+        config.connect_timeout(Duration::from_secs(10));
+    }
+    let mut client = config
+        .connect(NoTls)
+        .map_err(|e| db_err("cannot connect to PostgreSQL", e))?;
+    // Array and date literals are parsed below: fix their text forms.
+    client
+        .batch_execute(
+            "SET DateStyle = ISO; SET extra_float_digits = 3; SET IntervalStyle = postgres",
+        )
+        .map_err(|e| db_err("cannot set up the session", e))?;
+    Ok(client)
+}
+
+/// Connects and imports the named tables (`name` or `schema.name`).
+pub fn import_postgres(
+    dsn: &str,
+    tables: &[String],
+    options: &ImportOptions,
+) -> Result<Imported, ImportError> {
+    let mut client = connect(dsn)?;
+    import_with_client(&mut client, tables, options)
+}
+
+pub fn import_with_client(
+    client: &mut Client,
+    tables: &[String],
+    options: &ImportOptions,
+) -> Result<Imported, ImportError> {
+    if tables.is_empty() {
+        return Err(ImportError("no --table given".into()));
+    }
+    let mut warnings = Vec::new();
+    let (version, version_text) = server_version(client, &mut warnings)?;
+    let mut out = Vec::new();
+    for name in tables {
+        out.push(import_table(client, name, options, &mut warnings)?);
+    }
+    let mut file = ScenarioFile::new(version, out);
+    file.settings = settings(client)?;
+    let when: String = client
+        .query_one("SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') || ' UTC', current_database()::text", &[])
+        .and_then(|r| Ok(format!("database {} at {}", r.try_get::<_, String>(1)?, r.try_get::<_, String>(0)?)))
+        .map_err(|e| db_err("cannot read the time", e))?;
+    file.source = format!(
+        "costlab import postgres: {version_text}, {when}{}",
+        if options.raw_histograms {
+            ""
+        } else {
+            "; histogram ends of index-leading columns are the actual min/max"
+        }
+    );
+    file.validate().map_err(|e| {
+        ImportError(one_line(&format!(
+            "the imported statistics do not make a valid scenario: {e}"
+        )))
+    })?;
+    Ok(Imported {
+        scenario: file,
+        warnings,
+    })
+}
+
+fn server_version(
+    client: &mut Client,
+    warnings: &mut Vec<String>,
+) -> Result<(EngineVersion, String), ImportError> {
+    let row = client
+        .query_one(
+            "SELECT current_setting('server_version_num')::int4, current_setting('server_version')",
+            &[],
+        )
+        .map_err(|e| db_err("cannot read the server version", e))?;
+    let num: i32 = row
+        .try_get(0)
+        .map_err(|e| db_err("cannot read the server version", e))?;
+    let text: String = row
+        .try_get(1)
+        .map_err(|e| db_err("cannot read the server version", e))?;
+    let major = num / 10000;
+    let v = match major {
+        15 => EngineVersion::Pg15,
+        16 => EngineVersion::Pg16,
+        17 => EngineVersion::Pg17,
+        18 => EngineVersion::Pg18,
+        m if m < 15 => {
+            warnings.push(format!(
+                "PostgreSQL {text} is older than the releases costlab models (15 to 18); using 15"
+            ));
+            EngineVersion::Pg15
+        }
+        _ => {
+            warnings.push(format!(
+                "PostgreSQL {text} is newer than the releases costlab models (15 to 18); using 18"
+            ));
+            EngineVersion::Pg18
+        }
+    };
+    Ok((v, format!("PostgreSQL {text}")))
+}
+
+/// The knobs' settings for this session, in the knob table's units.
+fn settings(client: &mut Client) -> Result<std::collections::BTreeMap<String, f64>, ImportError> {
+    let mut out = std::collections::BTreeMap::new();
+    for knob in Knob::for_engine(costlab_core::knobs::Engine::Postgres) {
+        let def = knob.def();
+        let row = client
+            .query_opt(
+                "SELECT setting, coalesce(unit, '') FROM pg_settings WHERE name = $1",
+                &[&def.name],
+            )
+            .map_err(|e| db_err(&format!("cannot read setting {}", def.name), e))?;
+        let Some(row) = row else { continue };
+        let setting: String = row
+            .try_get(0)
+            .map_err(|e| db_err(&format!("cannot read setting {}", def.name), e))?;
+        let unit: String = row
+            .try_get(1)
+            .map_err(|e| db_err(&format!("cannot read setting {}", def.name), e))?;
+        let raw: f64 = setting.trim().parse().map_err(|_| {
+            ImportError(format!(
+                "setting {} = `{setting}` is not a number",
+                def.name
+            ))
+        })?;
+        let value = match knob {
+            Knob::EffectiveCacheSize => kb(raw, &unit, def.name)? / 1024.0,
+            Knob::WorkMem => kb(raw, &unit, def.name)?,
+            _ => raw,
+        };
+        out.insert(def.name.to_string(), value);
+    }
+    Ok(out)
+}
+
+/// A memory setting in kB from pg_settings' value and unit ("8kB", "kB", "MB", ...).
+fn kb(value: f64, unit: &str, name: &str) -> Result<f64, ImportError> {
+    let factor = match unit {
+        "B" => 1.0 / 1024.0,
+        "kB" => 1.0,
+        "8kB" => 8.0,
+        "16kB" => 16.0,
+        "32kB" => 32.0,
+        "MB" => 1024.0,
+        "GB" => 1024.0 * 1024.0,
+        _ => {
+            return Err(ImportError(format!(
+                "setting {name} has an unknown unit `{unit}`"
+            )))
+        }
+    };
+    Ok(value * factor)
+}
+
+struct RelInfo {
+    oid: u32,
+    schema: String,
+    name: String,
+    kind: String,
+    heap_bytes: i64,
+    reltuples: f32,
+    relpages: i32,
+    relallvisible: i32,
+    spcoptions: Option<String>,
+}
+
+fn find_relation(client: &mut Client, name: &str) -> Result<RelInfo, ImportError> {
+    let ctx = format!("cannot read table {name}");
+    let row = client
+        .query_opt(
+            "SELECT c.oid, n.nspname::text, c.relname::text, c.relkind::text, \
+                    pg_relation_size(c.oid), c.reltuples, c.relpages, c.relallvisible, \
+                    (SELECT s.spcoptions::text FROM pg_tablespace s \
+                      WHERE s.oid = CASE WHEN c.reltablespace = 0 \
+                        THEN (SELECT dattablespace FROM pg_database WHERE datname = current_database()) \
+                        ELSE c.reltablespace END) \
+             FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
+             WHERE c.oid = to_regclass($1::text)",
+            &[&name],
+        )
+        .map_err(|e| db_err(&ctx, e))?;
+    let Some(row) = row else {
+        return Err(ImportError(format!(
+            "table {name} does not exist (or is not visible on the search_path)"
+        )));
+    };
+    let get = |e| db_err(&ctx, e);
+    Ok(RelInfo {
+        oid: row.try_get(0).map_err(get)?,
+        schema: row.try_get(1).map_err(get)?,
+        name: row.try_get(2).map_err(get)?,
+        kind: row.try_get(3).map_err(get)?,
+        heap_bytes: row.try_get(4).map_err(get)?,
+        reltuples: row.try_get(5).map_err(get)?,
+        relpages: row.try_get(6).map_err(get)?,
+        relallvisible: row.try_get(7).map_err(get)?,
+        spcoptions: row.try_get(8).map_err(get)?,
+    })
+}
+
+fn import_table(
+    client: &mut Client,
+    name: &str,
+    options: &ImportOptions,
+    warnings: &mut Vec<String>,
+) -> Result<Table, ImportError> {
+    let rel = find_relation(client, name)?;
+    if rel.kind != "r" && rel.kind != "m" {
+        return Err(ImportError(format!(
+            "{name} is not a plain table (relkind {}); costlab models single heap tables",
+            rel.kind
+        )));
+    }
+    if let Some(opts) = &rel.spcoptions {
+        warnings.push(format!(
+            "{}: its tablespace overrides settings ({opts}); costlab uses the session's values",
+            rel.name
+        ));
+    }
+    let pages = (rel.heap_bytes / 8192) as f64;
+    let reltuples = rel.reltuples as f64;
+    let relpages = rel.relpages as f64;
+    if reltuples < 0.0 {
+        warnings.push(format!(
+            "{}: never vacuumed or analyzed (reltuples = -1); run VACUUM ANALYZE for real statistics",
+            rel.name
+        ));
+    }
+    let rows = if options.count_rows {
+        let q = format!(
+            "SELECT count(*) FROM {}.{}",
+            quote_ident(&rel.schema),
+            quote_ident(&rel.name)
+        );
+        let n: i64 = client
+            .query_one(&q, &[])
+            .and_then(|r| r.try_get(0))
+            .map_err(|e| db_err(&format!("cannot count the rows of {name}"), e))?;
+        n as f64
+    } else if reltuples >= 0.0 && relpages > 0.0 {
+        // What the planner estimates (spec 2.1 step 5).
+        (reltuples / relpages * pages).round_ties_even()
+    } else {
+        reltuples.max(0.0)
+    };
+
+    let (mut columns, attnums) = read_columns(client, &rel, warnings)?;
+    let indexes = read_indexes(client, &rel, &columns, &attnums, warnings)?;
+    if !options.raw_histograms {
+        actual_endpoints(client, &rel, &mut columns, &indexes)?;
+    }
+    Ok(Table {
+        name: rel.name.clone(),
+        rows,
+        columns,
+        indexes,
+        pg: Some(PgTable {
+            pages,
+            reltuples,
+            relpages,
+            relallvisible: rel.relallvisible.max(0) as f64,
+        }),
+        mysql: None,
+    })
+}
+
+fn quote_ident(s: &str) -> String {
+    format!("\"{}\"", s.replace('"', "\"\""))
+}
+
+/// How a column's statistic values are read.
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Number,
+    Date,
+    Text,
+    Bool,
+    /// A type costlab has no ordering for: statistics values are dropped.
+    Opaque,
+}
+
+fn column_type(typname: &str, typmod: i32) -> (ColumnType, Kind) {
+    match typname {
+        "int2" | "int4" => (ColumnType::Int4, Kind::Number),
+        "int8" => (ColumnType::Int8, Kind::Number),
+        "float4" | "float8" => (ColumnType::Float8, Kind::Number),
+        "numeric" => (ColumnType::Numeric, Kind::Number),
+        "date" => (ColumnType::Date, Kind::Date),
+        "text" | "varchar" | "name" => (ColumnType::Text, Kind::Text),
+        "bpchar" => (
+            ColumnType::Char(if typmod > 4 { (typmod - 4) as u32 } else { 1 }),
+            Kind::Text,
+        ),
+        "bool" => (ColumnType::Bool, Kind::Bool),
+        _ => (ColumnType::Text, Kind::Opaque),
+    }
+}
+
+fn to_value(kind: Kind, s: &str) -> Option<Value> {
+    match kind {
+        Kind::Number => s
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|x| x.is_finite())
+            .map(Value::Num),
+        Kind::Date => parse_date(s).map(Value::Num),
+        Kind::Text => Some(Value::Text(s.to_string())),
+        Kind::Bool => match s {
+            "t" | "true" => Some(Value::Num(1.0)),
+            "f" | "false" => Some(Value::Num(0.0)),
+            _ => None,
+        },
+        Kind::Opaque => None,
+    }
+}
+
+/// Parses a pg_stats array; `None` (with a warning) when a value cannot be represented.
+fn stat_values(
+    kind: Kind,
+    text: &str,
+    what: &str,
+    warnings: &mut Vec<String>,
+) -> Option<Vec<Value>> {
+    let items = match pgarray::parse(text) {
+        Ok(items) => items,
+        Err(e) => {
+            warnings.push(format!("{what}: dropped, {e}"));
+            return None;
+        }
+    };
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        match item.as_deref().and_then(|s| to_value(kind, s)) {
+            Some(v) => out.push(v),
+            None => {
+                warnings.push(format!(
+                    "{what}: dropped, the value `{}` cannot be represented (infinite, NULL or out of range)",
+                    item.as_deref().unwrap_or("NULL")
+                ));
+                return None;
+            }
+        }
+    }
+    Some(out)
+}
+
+fn read_columns(
+    client: &mut Client,
+    rel: &RelInfo,
+    warnings: &mut Vec<String>,
+) -> Result<(Vec<Column>, Vec<i16>), ImportError> {
+    let ctx = format!("cannot read the columns of {}", rel.name);
+    let rows = client
+        .query(
+            "SELECT a.attname::text, a.attnum, \
+                    (SELECT b.typname::text FROM pg_type b \
+                      WHERE b.oid = CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END), \
+                    a.atttypmod, a.attnotnull, \
+                    s.null_frac, s.n_distinct, s.most_common_vals::text, s.most_common_freqs, \
+                    s.histogram_bounds::text, s.correlation, s.avg_width, s.attname IS NOT NULL \
+             FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid \
+             LEFT JOIN pg_stats s ON s.schemaname = $2 AND s.tablename = $3 \
+                                 AND s.attname = a.attname AND NOT s.inherited \
+             WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped \
+             ORDER BY a.attnum",
+            &[&rel.oid, &rel.schema, &rel.name],
+        )
+        .map_err(|e| db_err(&ctx, e))?;
+    let mut columns = Vec::new();
+    let mut attnums = Vec::new();
+    let mut unanalyzed = Vec::new();
+    for row in rows {
+        let get = |e| db_err(&ctx, e);
+        let name: String = row.try_get(0).map_err(get)?;
+        let attnum: i16 = row.try_get(1).map_err(get)?;
+        let typname: String = row.try_get(2).map_err(get)?;
+        let typmod: i32 = row.try_get(3).map_err(get)?;
+        let not_null: bool = row.try_get(4).map_err(get)?;
+        let has_stats: bool = row.try_get(12).map_err(get)?;
+        let (ty, kind) = column_type(&typname, typmod);
+        if kind == Kind::Opaque {
+            warnings.push(format!(
+                "{}.{name}: type {typname} is imported as text without its value statistics",
+                rel.name
+            ));
+        }
+        let mut stats = ColumnStats::default();
+        if has_stats {
+            let null_frac: Option<f32> = row.try_get(5).map_err(get)?;
+            let n_distinct: Option<f32> = row.try_get(6).map_err(get)?;
+            let mcv_text: Option<String> = row.try_get(7).map_err(get)?;
+            let mcv_freqs: Option<Vec<f32>> = row.try_get(8).map_err(get)?;
+            let hist_text: Option<String> = row.try_get(9).map_err(get)?;
+            let correlation: Option<f32> = row.try_get(10).map_err(get)?;
+            let avg_width: Option<i32> = row.try_get(11).map_err(get)?;
+            stats.null_frac = null_frac.unwrap_or(0.0) as f64;
+            stats.n_distinct = n_distinct.unwrap_or(0.0) as f64;
+            stats.correlation = correlation.unwrap_or(0.0) as f64;
+            stats.avg_width = avg_width.unwrap_or(0) as f64;
+            let col = format!("{}.{name}", rel.name);
+            if let (Some(text), Some(freqs)) = (mcv_text, mcv_freqs) {
+                if let Some(vals) =
+                    stat_values(kind, &text, &format!("{col} most_common_vals"), warnings)
+                {
+                    if vals.len() == freqs.len() {
+                        stats.mcv = vals
+                            .into_iter()
+                            .zip(freqs.into_iter().map(|f| f as f64))
+                            .collect();
+                    } else {
+                        warnings.push(format!(
+                            "{col}: {} most common values but {} frequencies; dropped",
+                            vals.len(),
+                            freqs.len()
+                        ));
+                    }
+                }
+            }
+            if let Some(text) = hist_text {
+                if let Some(vals) =
+                    stat_values(kind, &text, &format!("{col} histogram_bounds"), warnings)
+                {
+                    stats.histogram = vals;
+                }
+            }
+        } else {
+            unanalyzed.push(name.clone());
+        }
+        attnums.push(attnum);
+        columns.push(Column {
+            name,
+            ty,
+            not_null,
+            stats,
+        });
+    }
+    if !unanalyzed.is_empty() {
+        warnings.push(format!(
+            "{}: no statistics for {} (run ANALYZE)",
+            rel.name,
+            unanalyzed.join(", ")
+        ));
+    }
+    Ok((columns, attnums))
+}
+
+fn read_indexes(
+    client: &mut Client,
+    rel: &RelInfo,
+    columns: &[Column],
+    attnum_list: &[i16],
+    warnings: &mut Vec<String>,
+) -> Result<Vec<Index>, ImportError> {
+    let ctx = format!("cannot read the indexes of {}", rel.name);
+    let rows = client
+        .query(
+            "SELECT c.relname::text, i.indexrelid, i.indnkeyatts, i.indkey::int2[], i.indisunique, \
+                    i.indisprimary, i.indexprs IS NOT NULL, i.indpred IS NOT NULL, am.amname::text, \
+                    pg_relation_size(i.indexrelid), i.indisvalid \
+             FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid \
+             JOIN pg_am am ON am.oid = c.relam \
+             WHERE i.indrelid = $1 ORDER BY c.relname",
+            &[&rel.oid],
+        )
+        .map_err(|e| db_err(&ctx, e))?;
+    let mut indexes = Vec::new();
+    let mut pageinspect: Option<Result<(), String>> = None;
+    for row in rows {
+        let get = |e| db_err(&ctx, e);
+        let name: String = row.try_get(0).map_err(get)?;
+        let oid: u32 = row.try_get(1).map_err(get)?;
+        let nkey: i16 = row.try_get(2).map_err(get)?;
+        let attnums: Vec<i16> = row.try_get(3).map_err(get)?;
+        let unique: bool = row.try_get(4).map_err(get)?;
+        let primary: bool = row.try_get(5).map_err(get)?;
+        let has_exprs: bool = row.try_get(6).map_err(get)?;
+        let partial: bool = row.try_get(7).map_err(get)?;
+        let am: String = row.try_get(8).map_err(get)?;
+        let bytes: i64 = row.try_get(9).map_err(get)?;
+        let valid: bool = row.try_get(10).map_err(get)?;
+        let skip = if am != "btree" {
+            Some(format!("a {am} index"))
+        } else if has_exprs {
+            Some("an expression index".to_string())
+        } else if partial {
+            Some("a partial index".to_string())
+        } else if !valid {
+            Some("not valid (being built?)".to_string())
+        } else {
+            None
+        };
+        if let Some(why) = skip {
+            warnings.push(format!(
+                "{}: index {name} is skipped: {why}, which costlab does not model",
+                rel.name
+            ));
+            continue;
+        }
+        let mut names = Vec::new();
+        for &a in &attnums {
+            match attnum_list.iter().position(|&n| n == a) {
+                Some(i) => names.push(columns[i].name.clone()),
+                None => {
+                    return Err(ImportError(format!(
+                        "index {name} refers to column number {a} of {}, which was not read",
+                        rel.name
+                    )))
+                }
+            }
+        }
+        let nkey = (nkey.max(0) as usize).min(names.len());
+        let include = names.split_off(nkey);
+        let tree_height = tree_height(client, oid, &name, &mut pageinspect, warnings);
+        indexes.push(Index {
+            name,
+            columns: names,
+            include,
+            unique,
+            primary,
+            pg: Some(PgIndex {
+                pages: (bytes / 8192) as f64,
+                tree_height,
+            }),
+            mysql: None,
+        });
+    }
+    Ok(indexes)
+}
+
+/// For a numeric or date column that leads a btree index, PostgreSQL's
+/// ineq_histogram_selectivity does not trust the histogram's end bounds: when its binary
+/// search touches the first or last bound, `get_actual_variable_range` (selfuncs.c) reads the
+/// column's current minimum or maximum from the index and uses that instead (spec 7.4).
+/// costlab's model takes the histogram's ends to be what that lookup returns, so the import
+/// writes the actual minimum and maximum there (ANALYZE's sample rarely contains the true
+/// extremes: for 1M uniform values in 0..1e6 the first bound is typically near 100, and
+/// `a < 100` is then estimated at 12 rows instead of PostgreSQL's 94).
+fn actual_endpoints(
+    client: &mut Client,
+    rel: &RelInfo,
+    columns: &mut [Column],
+    indexes: &[Index],
+) -> Result<(), ImportError> {
+    for col in columns.iter_mut() {
+        let leads = indexes
+            .iter()
+            .any(|i| i.columns.first().is_some_and(|c| *c == col.name));
+        let kind = match col.ty {
+            ColumnType::Int4 | ColumnType::Int8 | ColumnType::Float8 | ColumnType::Numeric => {
+                Kind::Number
+            }
+            ColumnType::Date => Kind::Date,
+            _ => continue,
+        };
+        let n = col.stats.histogram.len();
+        if !leads || n < 2 {
+            continue;
+        }
+        let q = format!(
+            "SELECT min({c})::text, max({c})::text FROM {}.{}",
+            quote_ident(&rel.schema),
+            quote_ident(&rel.name),
+            c = quote_ident(&col.name)
+        );
+        let row = client.query_one(&q, &[]).map_err(|e| {
+            db_err(
+                &format!("cannot read the range of {}.{}", rel.name, col.name),
+                e,
+            )
+        })?;
+        let get = |i: usize| -> Option<Value> {
+            row.try_get::<_, Option<String>>(i)
+                .ok()
+                .flatten()
+                .and_then(|s| to_value(kind, &s))
+        };
+        let h = &mut col.stats.histogram;
+        if let (Some(Value::Num(lo)), Some(first)) = (get(0), h[0].as_f64()) {
+            if lo < first {
+                h[0] = Value::Num(lo);
+            }
+        }
+        if let (Some(Value::Num(hi)), Some(last)) = (get(1), h[n - 1].as_f64()) {
+            if hi > last {
+                h[n - 1] = Value::Num(hi);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The btree's fast-root level from its metapage (what `_bt_getrootheight` returns), or -1
+/// when pageinspect is unavailable (not installed, or not allowed for this user).
+fn tree_height(
+    client: &mut Client,
+    index: u32,
+    name: &str,
+    pageinspect: &mut Option<Result<(), String>>,
+    warnings: &mut Vec<String>,
+) -> f64 {
+    if pageinspect.is_none() {
+        let r = client
+            .batch_execute("CREATE EXTENSION IF NOT EXISTS pageinspect")
+            .map_err(|e| {
+                one_line(
+                    &e.as_db_error()
+                        .map(|d| d.message().to_string())
+                        .unwrap_or_else(|| e.to_string()),
+                )
+            });
+        *pageinspect = Some(r);
+    }
+    if let Some(Err(why)) = pageinspect {
+        warnings.push(format!(
+            "index {name}: tree height unknown (-1), pageinspect is not available: {why}"
+        ));
+        return -1.0;
+    }
+    match client
+        .query_one(
+            "SELECT fastlevel::int8 FROM bt_metap($1::oid::regclass::text)",
+            &[&index],
+        )
+        .and_then(|r| r.try_get::<_, i64>(0))
+    {
+        Ok(level) => level as f64,
+        Err(e) => {
+            let why = e
+                .as_db_error()
+                .map(|d| d.message().to_string())
+                .unwrap_or_else(|| e.to_string());
+            warnings.push(one_line(&format!(
+                "index {name}: tree height unknown (-1), bt_metap failed: {why}"
+            )));
+            -1.0
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_units_convert_to_kb() {
+        assert_eq!(kb(524288.0, "8kB", "x").unwrap() / 1024.0, 4096.0);
+        assert_eq!(kb(4096.0, "kB", "x").unwrap(), 4096.0);
+        assert_eq!(kb(2.0, "MB", "x").unwrap(), 2048.0);
+        assert!(kb(1.0, "furlongs", "x").is_err());
+    }
+
+    #[test]
+    fn values_by_type() {
+        assert_eq!(to_value(Kind::Number, "42"), Some(Value::Num(42.0)));
+        assert_eq!(to_value(Kind::Number, "Infinity"), None);
+        assert_eq!(to_value(Kind::Date, "1970-01-02"), Some(Value::Num(1.0)));
+        assert_eq!(to_value(Kind::Bool, "t"), Some(Value::Num(1.0)));
+        assert_eq!(to_value(Kind::Text, "a b"), Some(Value::Text("a b".into())));
+        let mut w = Vec::new();
+        assert_eq!(
+            stat_values(Kind::Number, "{1,2.5}", "x", &mut w),
+            Some(vec![Value::Num(1.0), Value::Num(2.5)])
+        );
+        assert!(stat_values(Kind::Date, "{infinity}", "x", &mut w).is_none());
+        assert_eq!(w.len(), 1);
+        assert_eq!(column_type("bpchar", 14).0, ColumnType::Char(10));
+    }
+
+    #[test]
+    fn messages_are_one_line() {
+        assert_eq!(one_line("a\n  b\n\nc"), "a; b; c");
+    }
+}

@@ -1,0 +1,475 @@
+//! The `costlab` binary without a database: exit codes, one-line errors, explain and sweep
+//! over a scenario built from the WL#8737 table t1 (which has facts for both engines).
+
+use costlab_core::knobs::EngineVersion;
+use costlab_core::scenario_file::ScenarioFile;
+use costlab_core::workload::t1::t1_table;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_costlab"))
+        .args(args)
+        .output()
+        .expect("run the costlab binary")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Fails unless the command exited with `code` and printed exactly one line on stderr that
+/// contains `want`.
+#[track_caller]
+fn assert_fails(o: &Output, code: i32, want: &str) {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(code), "stderr: {err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "not one line: {err:?}");
+    assert!(err.contains(want), "{err:?} lacks {want:?}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+fn scenario(dir: &Path) -> PathBuf {
+    let mut f = ScenarioFile::new(EngineVersion::Pg15, vec![t1_table()]);
+    f.settings.insert("random_page_cost".into(), 4.0);
+    let path = dir.join("t1.json");
+    std::fs::write(&path, f.to_json()).expect("write scenario");
+    path
+}
+
+const Q: &str = "SELECT * FROM t1 WHERE i7 > -1 AND i7 < 100000 AND i8 = 2";
+
+#[test]
+fn usage_errors_exit_2_with_one_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let s = scenario(dir.path());
+    let s = s.to_str().expect("utf-8");
+    assert_fails(&run(&[]), 2, "a command is required");
+    assert_fails(&run(&["explain", "--bogus"]), 2, "--bogus");
+    assert_fails(&run(&["explain", "--engine", "postgres"]), 2, "--scenario");
+    assert_fails(
+        &run(&[
+            "explain",
+            "--engine",
+            "oracle",
+            "--scenario",
+            s,
+            "--query",
+            Q,
+        ]),
+        2,
+        "oracle",
+    );
+    assert_fails(
+        &run(&[
+            "explain",
+            "--engine",
+            "postgres",
+            "--scenario",
+            s,
+            "--query",
+            Q,
+            "--set",
+            "random_page_cost=abc",
+        ]),
+        2,
+        "random_page_cost",
+    );
+    assert_fails(
+        &run(&[
+            "explain",
+            "--engine",
+            "postgres",
+            "--scenario",
+            s,
+            "--query",
+            Q,
+            "--set",
+            "random_page_cost=1e9",
+        ]),
+        2,
+        "outside the allowed range",
+    );
+    assert_fails(
+        &run(&[
+            "explain",
+            "--engine",
+            "postgres",
+            "--scenario",
+            s,
+            "--query",
+            Q,
+            "--set",
+            "no_such_knob=1",
+        ]),
+        2,
+        "no_such_knob",
+    );
+    assert_fails(
+        &run(&[
+            "explain",
+            "--engine",
+            "postgres",
+            "--scenario",
+            s,
+            "--query",
+            Q,
+            "--set",
+            "io_block_read_cost=2",
+        ]),
+        2,
+        "no effect",
+    );
+    assert_fails(
+        &run(&[
+            "explain",
+            "--engine",
+            "postgres",
+            "--scenario",
+            s,
+            "--query",
+            Q,
+            "--disable",
+            "hashjoin",
+        ]),
+        2,
+        "hashjoin",
+    );
+    assert_fails(
+        &run(&[
+            "explain",
+            "--engine",
+            "mysql",
+            "--scenario",
+            s,
+            "--query",
+            Q,
+            "--disable",
+            "seqscan",
+        ]),
+        2,
+        "--disable",
+    );
+    assert_fails(
+        &run(&[
+            "sweep",
+            "--engine",
+            "postgres",
+            "--scenario",
+            s,
+            "--query-template",
+            Q,
+            "--from",
+            "1",
+            "--to",
+            "2",
+        ]),
+        2,
+        "{x}",
+    );
+    assert_fails(
+        &run(&[
+            "sweep",
+            "--engine",
+            "postgres",
+            "--scenario",
+            s,
+            "--query-template",
+            "SELECT * FROM t1 WHERE i7 < {x}",
+            "--from",
+            "5",
+            "--to",
+            "1",
+        ]),
+        2,
+        "range",
+    );
+    let help = run(&["--help"]);
+    assert!(help.status.success());
+    assert!(stdout(&help).contains("explain"));
+}
+
+#[test]
+fn errors_exit_1_with_one_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let s = scenario(dir.path());
+    let s = s.to_str().expect("utf-8");
+    let missing = dir.path().join("missing.json");
+    assert_fails(
+        &run(&[
+            "explain",
+            "--engine",
+            "postgres",
+            "--scenario",
+            missing.to_str().expect("utf-8"),
+            "--query",
+            Q,
+        ]),
+        1,
+        "missing.json",
+    );
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, "{\"costlab_scenario\": 1, \"tables\": [").expect("write");
+    assert_fails(
+        &run(&[
+            "explain",
+            "--engine",
+            "postgres",
+            "--scenario",
+            bad.to_str().expect("utf-8"),
+            "--query",
+            Q,
+        ]),
+        1,
+        "not JSON",
+    );
+    assert_fails(
+        &run(&[
+            "explain",
+            "--engine",
+            "postgres",
+            "--scenario",
+            s,
+            "--query",
+            "SELECT * FROM t1 WHERE nope = 1",
+        ]),
+        1,
+        "nope",
+    );
+    assert_fails(
+        &run(&[
+            "explain",
+            "--engine",
+            "postgres",
+            "--scenario",
+            s,
+            "--query",
+            "SELECT * FROM t9",
+        ]),
+        1,
+        "t9",
+    );
+    assert_fails(
+        &run(&[
+            "explain",
+            "--engine",
+            "postgres",
+            "--scenario",
+            s,
+            "--query",
+            "SELECT * FROM t1 WHERE i1 = 1 OR i2 = 2",
+        ]),
+        1,
+        "OR",
+    );
+    assert_fails(
+        &run(&["explain", "--engine", "postgres", "--scenario", s]),
+        2,
+        "no query",
+    );
+}
+
+#[test]
+fn import_reports_an_unreachable_server_in_one_line_and_writes_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("s.json");
+    let out = out.to_str().expect("utf-8");
+    // A port nothing listens on.
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        l.local_addr().expect("addr").port()
+    };
+    let dsn = format!("host=127.0.0.1 port={port} user=postgres dbname=postgres connect_timeout=5");
+    let o = run(&[
+        "import", "postgres", "--dsn", &dsn, "--table", "t", "--out", out,
+    ]);
+    assert_fails(&o, 1, "cannot connect to PostgreSQL");
+    assert!(!Path::new(out).exists());
+    let o = run(&[
+        "import",
+        "postgres",
+        "--dsn",
+        "host='unterminated",
+        "--table",
+        "t",
+        "--out",
+        out,
+    ]);
+    assert_fails(&o, 1, "invalid --dsn");
+    assert!(!Path::new(out).exists());
+    assert_fails(&run(&["import", "postgres", "--dsn", &dsn]), 2, "--table");
+    // Nothing left behind in the directory (no temporary files either).
+    assert_eq!(std::fs::read_dir(dir.path()).expect("read_dir").count(), 0);
+}
+
+#[test]
+fn explain_prints_the_chosen_plan_or_all_candidates() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let s = scenario(dir.path());
+    let s = s.to_str().expect("utf-8");
+
+    let o = run(&[
+        "explain",
+        "--engine",
+        "postgres",
+        "--scenario",
+        s,
+        "--query",
+        Q,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("cost="), "{text}");
+
+    let o = run(&[
+        "explain",
+        "--engine",
+        "postgres",
+        "--scenario",
+        s,
+        "--query",
+        Q,
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let cands = v["candidates"].as_array().expect("candidates");
+    assert!(cands.len() >= 3, "{v}");
+    let chosen = v["chosen"].as_u64().expect("chosen") as usize;
+    assert!(chosen < cands.len());
+
+    // Forcing: no seq scan, no bitmap scan leaves the index scan.
+    let o = run(&[
+        "explain",
+        "--engine",
+        "postgres",
+        "--scenario",
+        s,
+        "--query",
+        Q,
+        "--disable",
+        "seqscan,bitmapscan",
+        "--set",
+        "max_parallel_workers_per_gather=0",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("Index Scan using k7"), "{}", stdout(&o));
+
+    // --set changes the numbers.
+    let a = run(&[
+        "explain",
+        "--engine",
+        "postgres",
+        "--scenario",
+        s,
+        "--query",
+        Q,
+        "--json",
+        "--set",
+        "random_page_cost=1.1",
+    ]);
+    assert!(a.status.success(), "{}", stderr(&a));
+    assert_ne!(a.stdout, o.stdout);
+
+    // MySQL over the same file (t1 has InnoDB facts too).
+    let o = run(&[
+        "explain",
+        "--engine",
+        "mysql",
+        "--scenario",
+        s,
+        "--query",
+        Q,
+        "--buffer-pool-mb",
+        "1024",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stdout(&o).trim().is_empty());
+    let o = run(&[
+        "explain",
+        "--engine",
+        "mysql",
+        "--engine-version",
+        "5.7",
+        "--scenario",
+        s,
+        "--query",
+        Q,
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    serde_json::from_slice::<serde_json::Value>(&o.stdout).expect("JSON");
+}
+
+#[test]
+fn sweep_prints_crossovers() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let s = scenario(dir.path());
+    let s = s.to_str().expect("utf-8");
+    let o = run(&[
+        "sweep",
+        "--engine",
+        "postgres",
+        "--scenario",
+        s,
+        "--query-template",
+        "SELECT * FROM t1 WHERE i7 > -1 AND i7 < {x} AND i8 = 2",
+        "--from",
+        "100",
+        "--to",
+        "10000000",
+        "--points",
+        "20",
+        "--log",
+        "--set",
+        "max_parallel_workers_per_gather=0",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains(" -> "), "{text}");
+
+    let o = run(&[
+        "sweep",
+        "--engine",
+        "postgres",
+        "--scenario",
+        s,
+        "--query-template",
+        Q,
+        "--knob",
+        "random_page_cost",
+        "--from",
+        "0.1",
+        "--to",
+        "200",
+        "--points",
+        "10",
+        "--log",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert_eq!(v["points"].as_array().map(Vec::len), Some(10));
+
+    let o = run(&[
+        "sweep",
+        "--engine",
+        "mysql",
+        "--scenario",
+        s,
+        "--query-template",
+        "SELECT * FROM t1 WHERE i7 > -1 AND i7 < {x} AND i8 = 2",
+        "--from",
+        "100",
+        "--to",
+        "10000000",
+        "--points",
+        "12",
+        "--log",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
