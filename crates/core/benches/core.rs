@@ -1,0 +1,87 @@
+//! `cargo bench -p costlab-core`: the speed figures the issues ask for.
+//!
+//! - planning one t1 query (all candidate paths, then the choice) per engine;
+//! - a 1,000-point selectivity sweep with exact crossovers per engine; divide by 1,000 for
+//!   the time per point (target: at most 2 µs per point per engine natively).
+
+use costlab_core::knobs::{EngineVersion, KnobValues};
+use costlab_core::mysql;
+use costlab_core::pg::{self, PgOptions};
+use costlab_core::sweep::{sweep, Spacing};
+use costlab_core::workload::t1;
+use criterion::{criterion_group, criterion_main, Criterion};
+use std::hint::black_box;
+
+fn knobs() -> KnobValues {
+    KnobValues::defaults(EngineVersion::Pg18, EngineVersion::Mysql57)
+}
+
+fn plan_one_query(c: &mut Criterion) {
+    let table = t1::t1_table();
+    let query = t1::t1_query(0.05).unwrap();
+    let knobs = knobs();
+    let env = t1::wl8737_in_memory_env();
+    let opts = PgOptions::default();
+    let mut g = c.benchmark_group("plan one t1 query");
+    g.bench_function("mysql", |b| {
+        b.iter(|| mysql::plan(black_box(&table), black_box(&query), &knobs, &env).unwrap())
+    });
+    g.bench_function("postgres", |b| {
+        b.iter(|| {
+            pg::plan(
+                black_box(&table),
+                black_box(&query),
+                &knobs,
+                EngineVersion::Pg18,
+                &opts,
+            )
+            .unwrap()
+        })
+    });
+    g.finish();
+}
+
+fn sweep_1000(c: &mut Criterion) {
+    let table = t1::t1_table();
+    let knobs = knobs();
+    let env = t1::wl8737_in_memory_env();
+    let opts = PgOptions::default();
+    let mut g = c.benchmark_group("1000-point t1 sweep with crossovers");
+    g.sample_size(20);
+    g.bench_function("mysql", |b| {
+        b.iter(|| {
+            sweep(
+                |f| mysql::plan(&table, &t1::t1_query(f)?, &knobs, &env),
+                0.0,
+                0.2,
+                1000,
+                Spacing::Linear,
+            )
+            .unwrap()
+        })
+    });
+    g.bench_function("postgres", |b| {
+        b.iter(|| {
+            sweep(
+                |f| {
+                    pg::plan(
+                        &table,
+                        &t1::t1_query(f)?,
+                        &knobs,
+                        EngineVersion::Pg18,
+                        &opts,
+                    )
+                },
+                0.0,
+                0.2,
+                1000,
+                Spacing::Linear,
+            )
+            .unwrap()
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, plan_one_query, sweep_1000);
+criterion_main!(benches);
