@@ -42,6 +42,20 @@ impl EngineCurves {
     }
 }
 
+/// Machine ids the page knows.
+pub fn is_machine(id: &str) -> bool {
+    matches!(id, "wl8737-memory" | "wl8737-disk")
+}
+
+/// The name of a machine profile as the page shows it.
+pub fn machine_label(id: &str) -> String {
+    match id {
+        "wl8737-memory" => "WL#8737 server, 36 GB buffer pool (all in memory)".into(),
+        "wl8737-disk" => "WL#8737 server, 1 GB buffer pool (disk-bound)".into(),
+        other => other.into(),
+    }
+}
+
 /// The MySQL server state a machine id stands for.
 pub fn mysql_env(machine: &str) -> MysqlEnv {
     match machine {

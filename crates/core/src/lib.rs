@@ -15,6 +15,7 @@ pub mod query;
 pub mod scenario;
 pub mod scenario_file;
 pub mod sweep;
+pub mod url;
 pub mod workload;
 
 pub use error::{Error, Result};

@@ -1,0 +1,557 @@
+//! Scenarios in links: the fragment after `#` carries the whole scenario as readable
+//! `key=value` pairs, and only the values that differ from the defaults.
+//!
+//! `#v=1&e=pg&rpc=20.4&m=seed-nvme&view=time`
+//!
+//! The format is a boundary: a link written by any released version must open the same
+//! scenario forever. `v` names the format version; a new version adds a migration in
+//! [`decode`] and golden tests keep old links working. Defaults are part of the format: a
+//! key that is absent means the default *of that format version*.
+//!
+//! A link is untrusted input. Decoding never fails and never panics: an invalid value is
+//! reported by name and replaced by its default, keeping the rest; an unknown version or an
+//! oversized link gives the default scenario and a message.
+
+use crate::knobs::{Engine, EngineVersion, Knob, KNOBS};
+use crate::scenario::{CacheState, Engines, Scenario, View, Workload};
+
+pub const VERSION: u32 = 1;
+/// Longer fragments are refused before parsing (RFC 9110 asks servers to take 8,000).
+pub const MAX_FRAGMENT: usize = 8000;
+/// Most pairs read from one link.
+const MAX_PAIRS: usize = 200;
+
+/// What went wrong with part of a link; the rest of it was used.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkProblem {
+    /// The key (or "link" for the whole thing).
+    pub key: String,
+    pub message: String,
+}
+
+impl std::fmt::Display for LinkProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.key, self.message)
+    }
+}
+
+/// Presentation options of an embed: outside the scenario, so authors can change them
+/// without re-encoding it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EmbedOptions {
+    pub embed: bool,
+    pub read_only: bool,
+    /// "light", "dark", or None to follow the system.
+    pub theme: Option<String>,
+    /// Knobs shown beside the chart in an embed (empty: none).
+    pub knobs: Vec<Knob>,
+}
+
+/// A decoded link: the scenario, the embed options and every problem found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decoded {
+    pub scenario: Scenario,
+    pub embed: EmbedOptions,
+    pub problems: Vec<LinkProblem>,
+}
+
+fn engines_key(e: Engines) -> &'static str {
+    match e {
+        Engines::One(Engine::Mysql) => "mysql",
+        Engines::One(Engine::Postgres) => "pg",
+        Engines::Both => "both",
+    }
+}
+
+fn version_key(v: EngineVersion) -> &'static str {
+    match v {
+        EngineVersion::Pg15 => "15",
+        EngineVersion::Pg16 => "16",
+        EngineVersion::Pg17 => "17",
+        EngineVersion::Pg18 => "18",
+        EngineVersion::Mysql57 => "5.7",
+        EngineVersion::Mysql80 => "8.0",
+        EngineVersion::Mysql84 => "8.4",
+    }
+}
+
+fn parse_version(engine: Engine, s: &str) -> Option<EngineVersion> {
+    EngineVersion::ALL
+        .into_iter()
+        .find(|v| v.engine() == engine && version_key(*v) == s)
+}
+
+/// Numbers as the shortest text that reads back to the same f64.
+fn num(x: f64) -> String {
+    format!("{x}")
+}
+
+/// The fragment (without `#`) for a scenario and its embed options.
+pub fn encode(s: &Scenario, embed: &EmbedOptions) -> String {
+    let d = Scenario::default();
+    let mut pairs: Vec<(String, String)> = vec![("v".into(), VERSION.to_string())];
+    if s.engines != d.engines {
+        pairs.push(("e".into(), engines_key(s.engines).into()));
+    }
+    if s.pg_version != d.pg_version {
+        pairs.push(("pg".into(), version_key(s.pg_version).into()));
+    }
+    if s.mysql_version != d.mysql_version {
+        pairs.push(("my".into(), version_key(s.mysql_version).into()));
+    }
+    for k in s.changed_knobs() {
+        pairs.push((k.def().url_key.into(), num(s.knobs.get(k))));
+    }
+    if s.machine != d.machine {
+        pairs.push(("m".into(), s.machine.clone()));
+    }
+    if s.cache != d.cache {
+        pairs.push(("c".into(), "cold".into()));
+    }
+    if s.workload != d.workload {
+        let Workload::T1Sweep { from, to } = s.workload;
+        pairs.push((
+            "w".into(),
+            format!("t1:{},{}", num(from * 100.0), num(to * 100.0)),
+        ));
+    }
+    if s.view != d.view {
+        pairs.push(("view".into(), s.view.id().into()));
+    }
+    if s.flip_knob != d.flip_knob {
+        pairs.push(("fk".into(), s.flip_knob.def().url_key.into()));
+    }
+    if s.log_y {
+        pairs.push(("log".into(), "1".into()));
+    }
+    if embed.embed {
+        pairs.push(("embed".into(), "1".into()));
+    }
+    if embed.read_only {
+        pairs.push(("ro".into(), "1".into()));
+    }
+    if let Some(t) = &embed.theme {
+        pairs.push(("theme".into(), t.clone()));
+    }
+    if !embed.knobs.is_empty() {
+        let keys: Vec<&str> = embed.knobs.iter().map(|k| k.def().url_key).collect();
+        pairs.push(("knobs".into(), keys.join(",")));
+    }
+    pairs
+        .into_iter()
+        .map(|(k, v)| format!("{k}={}", escape(&v)))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+/// Percent-encodes the few characters that would break the `key=value&` structure.
+fn escape(v: &str) -> String {
+    let mut out = String::with_capacity(v.len());
+    for c in v.chars() {
+        match c {
+            '&' | '=' | '#' | '%' | ' ' | '"' | '<' | '>' | '`' => {
+                out.push_str(&format!("%{:02X}", c as u32))
+            }
+            c if c.is_ascii_control() => out.push_str(&format!("%{:02X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn unescape(v: &str) -> Option<String> {
+    let bytes = v.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = v.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else if bytes[i] == b'+' {
+            out.push(b' ');
+            i += 1;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// Reads a fragment (with or without the leading `#`). Never fails: see the module docs.
+pub fn decode(fragment: &str) -> Decoded {
+    let mut out = Decoded {
+        scenario: Scenario::default(),
+        embed: EmbedOptions::default(),
+        problems: Vec::new(),
+    };
+    let f = fragment.strip_prefix('#').unwrap_or(fragment);
+    if f.is_empty() {
+        return out;
+    }
+    let mut problem = |key: &str, message: String| {
+        out.problems.push(LinkProblem {
+            key: key.to_string(),
+            message,
+        });
+    };
+    if f.len() > MAX_FRAGMENT {
+        problem(
+            "link",
+            format!(
+                "is {} characters long; links over {MAX_FRAGMENT} are not read",
+                f.len()
+            ),
+        );
+        return out;
+    }
+    let mut pairs = Vec::new();
+    for part in f.split('&').filter(|p| !p.is_empty()).take(MAX_PAIRS + 1) {
+        let (k, v) = part.split_once('=').unwrap_or((part, ""));
+        match (unescape(k), unescape(v)) {
+            (Some(k), Some(v)) => pairs.push((k, v)),
+            _ => problem(
+                &truncate(k),
+                "is not valid percent-encoded UTF-8; ignored".into(),
+            ),
+        }
+    }
+    if pairs.len() > MAX_PAIRS {
+        problem(
+            "link",
+            format!("has more than {MAX_PAIRS} settings; the rest were ignored"),
+        );
+        pairs.truncate(MAX_PAIRS);
+    }
+    let version = pairs.iter().find(|(k, _)| k == "v").map(|(_, v)| v.clone());
+    match version.as_deref() {
+        Some("1") => {}
+        Some(v) => {
+            problem(
+                "v",
+                format!("link format version `{}` is not one this page reads (it reads 1); showing the defaults", truncate(v)),
+            );
+            return out;
+        }
+        None => {
+            problem(
+                "v",
+                "the link has no format version; showing the defaults".into(),
+            );
+            return out;
+        }
+    }
+    let problems = decode_v1(&pairs, &mut out.scenario, &mut out.embed);
+    out.problems.extend(problems);
+    out
+}
+
+fn truncate(s: &str) -> String {
+    let t: String = s.chars().take(40).collect();
+    if t.len() < s.len() {
+        format!("{t}…")
+    } else {
+        t
+    }
+}
+
+fn decode_v1(
+    pairs: &[(String, String)],
+    s: &mut Scenario,
+    embed: &mut EmbedOptions,
+) -> Vec<LinkProblem> {
+    let mut problems = Vec::new();
+    let mut bad = |key: &str, value: &str, why: String| {
+        problems.push(LinkProblem {
+            key: truncate(key),
+            message: format!("`{}` {why}", truncate(value)),
+        });
+    };
+    // Versions first: knob defaults depend on them.
+    for (k, v) in pairs {
+        match k.as_str() {
+            "pg" => match parse_version(Engine::Postgres, v) {
+                Some(ver) => s.pg_version = ver,
+                None => bad(
+                    k,
+                    v,
+                    "is not a PostgreSQL release (15 to 18); using the default".into(),
+                ),
+            },
+            "my" => match parse_version(Engine::Mysql, v) {
+                Some(ver) => s.mysql_version = ver,
+                None => bad(
+                    k,
+                    v,
+                    "is not a MySQL release (5.7, 8.0, 8.4); using the default".into(),
+                ),
+            },
+            _ => {}
+        }
+    }
+    s.knobs = crate::knobs::KnobValues::defaults(s.pg_version, s.mysql_version);
+    for (k, v) in pairs {
+        match k.as_str() {
+            "v" | "pg" | "my" => {}
+            "e" => match v.as_str() {
+                "mysql" => s.engines = Engines::One(Engine::Mysql),
+                "pg" => s.engines = Engines::One(Engine::Postgres),
+                "both" => s.engines = Engines::Both,
+                _ => bad(
+                    k,
+                    v,
+                    "is not an engine (mysql, pg, both); using the default".into(),
+                ),
+            },
+            "m" => {
+                if crate::analysis::is_machine(v) {
+                    s.machine = v.clone();
+                } else {
+                    bad(
+                        k,
+                        v,
+                        "is not a machine profile this page knows; using the default".into(),
+                    )
+                }
+            }
+            "c" => match v.as_str() {
+                "cold" => s.cache = CacheState::Cold,
+                "warm" => s.cache = CacheState::Warm,
+                _ => bad(
+                    k,
+                    v,
+                    "is not a cache state (warm, cold); using the default".into(),
+                ),
+            },
+            "w" => {
+                let parsed = v
+                    .strip_prefix("t1:")
+                    .and_then(|r| r.split_once(','))
+                    .and_then(|(a, b)| {
+                        Some(Workload::T1Sweep {
+                            from: a.parse::<f64>().ok()? / 100.0,
+                            to: b.parse::<f64>().ok()? / 100.0,
+                        })
+                    });
+                match parsed {
+                    Some(w) => match w.validate() {
+                        Ok(()) => s.workload = w,
+                        Err(e) => bad(
+                            k,
+                            v,
+                            format!("is not a valid sweep ({e}); using the default"),
+                        ),
+                    },
+                    None => bad(
+                        k,
+                        v,
+                        "is not a workload (t1:FROM,TO in percent); using the default".into(),
+                    ),
+                }
+            }
+            "view" => match View::ALL.into_iter().find(|x| x.id() == v) {
+                Some(view) => s.view = view,
+                None => bad(
+                    k,
+                    v,
+                    "is not a view (cost, time, flip); using the default".into(),
+                ),
+            },
+            "fk" => match KNOBS.iter().find(|d| d.url_key == v) {
+                Some(def) => s.flip_knob = def.knob,
+                None => bad(k, v, "is not a knob".into()),
+            },
+            "log" => s.log_y = v == "1",
+            "embed" => embed.embed = v == "1",
+            "ro" => embed.read_only = v == "1",
+            "theme" => match v.as_str() {
+                "light" | "dark" => embed.theme = Some(v.clone()),
+                "auto" => embed.theme = None,
+                _ => bad(k, v, "is not a theme (light, dark, auto)".into()),
+            },
+            "knobs" => {
+                for key in v.split(',').filter(|x| !x.is_empty()).take(KNOBS.len()) {
+                    match KNOBS.iter().find(|d| d.url_key == key) {
+                        Some(def) if !embed.knobs.contains(&def.knob) => embed.knobs.push(def.knob),
+                        Some(_) => {}
+                        None => bad(k, key, "is not a knob".into()),
+                    }
+                }
+            }
+            other => match KNOBS.iter().find(|d| d.url_key == other) {
+                Some(def) => match v.parse::<f64>() {
+                    Ok(x) => {
+                        if let Err(e) = s.knobs.set(def.knob, x) {
+                            bad(
+                                def.name,
+                                v,
+                                format!("is not allowed ({e}); using the default"),
+                            );
+                        }
+                    }
+                    Err(_) => bad(def.name, v, "is not a number; using the default".into()),
+                },
+                None => bad(other, v, "is not a setting this page knows; ignored".into()),
+            },
+        }
+    }
+    problems
+}
+
+/// One line a person can read next to the copy-link button.
+pub fn describe(s: &Scenario) -> String {
+    let mut parts = Vec::new();
+    let engines: Vec<String> = s
+        .engines
+        .list()
+        .into_iter()
+        .map(|e| s.version_of(e).label().to_string())
+        .collect();
+    parts.push(engines.join(" and "));
+    for k in s.changed_knobs() {
+        if s.engines.list().contains(&k.def().engine) {
+            parts.push(format!("{} {}", k.def().name, num(s.knobs.get(k))));
+        }
+    }
+    parts.push(crate::analysis::machine_label(&s.machine));
+    if s.cache == CacheState::Cold {
+        parts.push("cold cache".into());
+    }
+    let Workload::T1Sweep { from, to } = s.workload;
+    parts.push(format!(
+        "t1 from {}% to {}% of rows",
+        num(from * 100.0),
+        num(to * 100.0)
+    ));
+    parts.push(s.view.label().to_lowercase());
+    parts.join(" · ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn changed() -> Scenario {
+        let mut s = Scenario::default();
+        s.engines = Engines::Both;
+        s.knobs.set(Knob::MemoryBlockReadCost, 0.5).unwrap();
+        s.knobs.set(Knob::RandomPageCost, 20.4).unwrap();
+        s.knobs.set(Knob::CpuOperatorCost, 0.00125).unwrap();
+        s.view = View::Cost;
+        s.log_y = true;
+        s.workload = Workload::T1Sweep {
+            from: 0.01,
+            to: 0.25,
+        };
+        s
+    }
+
+    #[test]
+    fn default_scenario_is_just_the_version() {
+        assert_eq!(
+            encode(&Scenario::default(), &EmbedOptions::default()),
+            "v=1"
+        );
+    }
+
+    #[test]
+    fn round_trips_exactly_and_stays_short() {
+        let s = changed();
+        let link = encode(&s, &EmbedOptions::default());
+        assert!(link.len() <= 300, "{} chars: {link}", link.len());
+        let d = decode(&format!("#{link}"));
+        assert_eq!(d.problems, vec![]);
+        assert_eq!(d.scenario, s);
+    }
+
+    #[test]
+    fn a_bad_value_is_named_and_only_it_falls_back() {
+        let d = decode("#v=1&e=both&mbrc=-3&rpc=20.4&view=nope&zzz=1");
+        assert_eq!(d.scenario.engines, Engines::Both);
+        assert_eq!(d.scenario.knobs.get(Knob::RandomPageCost), 20.4);
+        assert_eq!(d.scenario.knobs.get(Knob::MemoryBlockReadCost), 1.0);
+        assert_eq!(d.scenario.view, View::Cost);
+        let keys: Vec<&str> = d.problems.iter().map(|p| p.key.as_str()).collect();
+        assert_eq!(keys, vec!["memory_block_read_cost", "view", "zzz"]);
+        assert!(d.problems[0].message.contains("-3"), "{}", d.problems[0]);
+    }
+
+    #[test]
+    fn unknown_versions_and_huge_links_give_defaults_with_a_message() {
+        let d = decode("#v=9&rpc=2");
+        assert_eq!(d.scenario, Scenario::default());
+        assert!(d.problems[0].message.contains("version `9`"));
+        let d = decode(&format!("#v=1&{}", "x".repeat(MAX_FRAGMENT)));
+        assert_eq!(d.scenario, Scenario::default());
+        assert_eq!(d.problems[0].key, "link");
+        assert!(decode("#rpc=2").problems[0]
+            .message
+            .contains("no format version"));
+    }
+
+    #[test]
+    fn versions_apply_before_knobs() {
+        // A value equal to the 8.0 default is not written for an 8.0 scenario and reads back.
+        let mut s = Scenario::default();
+        s.mysql_version = EngineVersion::Mysql80;
+        s.knobs = crate::knobs::KnobValues::defaults(s.pg_version, s.mysql_version);
+        s.knobs.set(Knob::IoBlockReadCost, 2.0).unwrap();
+        let link = encode(&s, &EmbedOptions::default());
+        assert_eq!(link, "v=1&my=8.0&iobrc=2");
+        assert_eq!(decode(&link).scenario, s);
+    }
+
+    #[test]
+    fn embed_options_ride_outside_the_scenario() {
+        let e = EmbedOptions {
+            embed: true,
+            read_only: true,
+            theme: Some("dark".into()),
+            knobs: vec![Knob::RandomPageCost],
+        };
+        let link = encode(&Scenario::default(), &e);
+        assert_eq!(link, "v=1&embed=1&ro=1&theme=dark&knobs=rpc");
+        let d = decode(&link);
+        assert_eq!(d.embed, e);
+        assert_eq!(d.scenario, Scenario::default());
+    }
+
+    /// Links written by released versions: each must open the same scenario forever.
+    #[test]
+    fn golden_links_of_format_1() {
+        let golden: &[(&str, fn() -> Scenario)] = &[
+            ("v=1", Scenario::default),
+            (
+                "v=1&e=both&rpc=20.4&mbrc=0.5&coc=0.00125&w=t1:1,25&log=1",
+                changed,
+            ),
+        ];
+        for (link, want) in golden {
+            let d = decode(link);
+            assert_eq!(d.problems, vec![], "{link}");
+            assert_eq!(d.scenario, want(), "{link}");
+        }
+    }
+
+    #[test]
+    fn description_names_what_changed() {
+        let text = describe(&changed());
+        assert!(text.contains("memory_block_read_cost 0.5"), "{text}");
+        assert!(text.contains("random_page_cost 20.4"), "{text}");
+        assert!(text.contains("t1 from 1% to 25% of rows"), "{text}");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn decoder_never_panics(s in "\\PC{0,300}") {
+            let _ = decode(&s);
+        }
+
+        #[test]
+        fn decoder_never_panics_on_linkish_input(s in "(v=1|&|=|e=|mbrc=|rpc=|w=t1:|,|%[0-9A-Fa-f]{0,2}|[a-z0-9.-]{1,6}|view=|knobs=|pg=|my=){0,40}") {
+            let d = decode(&s);
+            proptest::prop_assert!(d.scenario.validate().is_ok());
+        }
+    }
+}
