@@ -483,6 +483,36 @@ pub(crate) fn gather_rows(version: EngineVersion, rel_rows: f64, partial_rows: f
     }
 }
 
+/// Where a Gather Merge is built; in PG 15-17 that decides its row estimate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum GatherMergeSite {
+    /// allpaths.c generate_gather_paths / generate_useful_gather_paths on the scan rel:
+    /// called with override_rows = false, so create_gather_merge_path gets rows = NULL and
+    /// cost_gather_merge falls back to `rel->rows` (PG 15-17).
+    ScanRel,
+    /// planner.c create_ordered_paths: a Sort over the cheapest partial path, then a
+    /// Gather Merge with `total_groups = cheapest_partial_path->rows *
+    /// cheapest_partial_path->parallel_workers` (PG 15-17; no leader share, no clamp).
+    Ordered,
+}
+
+/// Gather Merge rows (spec 3.2). PG 18+ use compute_gather_rows() = clamp_row_est(partial
+/// rows x divisor) at both sites; PG 15-17 depend on the site (see [`GatherMergeSite`]).
+pub(crate) fn gather_merge_rows(
+    version: EngineVersion,
+    site: GatherMergeSite,
+    rel_rows: f64,
+    partial_rows: f64,
+    workers: u32,
+    d: f64,
+) -> f64 {
+    match site {
+        _ if version >= EngineVersion::Pg18 => clamp_row_est(partial_rows * d),
+        GatherMergeSite::ScanRel => rel_rows,
+        GatherMergeSite::Ordered => partial_rows * workers as f64,
+    }
+}
+
 /// cost_gather (spec 3.2).
 pub(crate) fn cost_gather(c: &Consts, sub: NodeCost, rows: f64) -> NodeCost {
     let mut startup = sub.startup;

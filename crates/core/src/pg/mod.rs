@@ -36,7 +36,7 @@ use crate::knobs::{Engine, EngineVersion, KnobValues};
 use crate::plan::{Candidate, Planned};
 use crate::query::Query;
 
-use costsize::{ParallelParams, STD_FUZZ_FACTOR};
+use costsize::{GatherMergeSite, ParallelParams, STD_FUZZ_FACTOR};
 use inputs::{Consts, Rel};
 use paths::{Ctx, IndexScan, Path};
 
@@ -417,8 +417,14 @@ impl<'a> Planner<'a> {
         p
     }
 
-    /// Gather Merge over a partial path, sorting it first when needed.
-    fn gather_merge(&self, partial: &Path, limit_tuples: f64) -> Option<Path> {
+    /// Gather Merge over a partial path, sorting it first when needed; `site` says which
+    /// planner function builds it (it sets the row estimate in PG 15-17).
+    fn gather_merge(
+        &self,
+        partial: &Path,
+        limit_tuples: f64,
+        site: GatherMergeSite,
+    ) -> Option<Path> {
         if !self.ctx.opts.enable_gathermerge || !self.has_order() {
             return None;
         }
@@ -429,7 +435,7 @@ impl<'a> Planner<'a> {
         };
         Some(
             self.ctx
-                .gather_merge(&sorted, partial.workers, &partial.key),
+                .gather_merge(&sorted, partial.workers, &partial.key, site),
         )
     }
 
@@ -500,12 +506,12 @@ impl<'a> Planner<'a> {
                 for p in partial_list.iter().filter(|p| p.sorted) {
                     add_path(
                         &mut pathlist,
-                        ctx.gather_merge(p, p.workers, &p.key),
+                        ctx.gather_merge(p, p.workers, &p.key, GatherMergeSite::ScanRel),
                         startup,
                     );
                 }
                 if !first.sorted {
-                    if let Some(gm) = self.gather_merge(first, -1.0) {
+                    if let Some(gm) = self.gather_merge(first, -1.0, GatherMergeSite::ScanRel) {
                         add_path(&mut pathlist, gm, startup);
                     }
                 }
@@ -513,7 +519,8 @@ impl<'a> Planner<'a> {
         }
 
         // create_ordered_paths: presorted paths as they are, the cheapest total sorted,
-        // and Gather Merge over the sorted cheapest partial path.
+        // and Gather Merge over the sorted cheapest partial path (its rows in PG 15-17:
+        // partial rows x parallel_workers, see GatherMergeSite::Ordered).
         let mut current = pathlist;
         if self.has_order() {
             let cheapest = cheapest_total(&current);
@@ -527,7 +534,9 @@ impl<'a> Planner<'a> {
             }
             if let Some(first) = partial_list.first() {
                 if !first.sorted {
-                    if let Some(gm) = self.gather_merge(first, self.limit_tuples()) {
+                    if let Some(gm) =
+                        self.gather_merge(first, self.limit_tuples(), GatherMergeSite::Ordered)
+                    {
                         add_path(&mut ordered, gm, startup);
                     }
                 }
@@ -550,7 +559,14 @@ impl<'a> Planner<'a> {
         }
         for p in partial.iter().chain(bitmap_partial_display.iter()) {
             shown.push(self.finish(&ctx.gather(p)));
-            if let Some(gm) = self.gather_merge(p, self.limit_tuples()) {
+            // Presorted partial paths get their Gather Merge in generate_gather_paths; an
+            // unsorted one is sorted and gathered in create_ordered_paths.
+            let site = if p.sorted {
+                GatherMergeSite::ScanRel
+            } else {
+                GatherMergeSite::Ordered
+            };
+            if let Some(gm) = self.gather_merge(p, self.limit_tuples(), site) {
                 shown.push(self.finish(&gm));
             }
         }

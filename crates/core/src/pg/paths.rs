@@ -3,7 +3,9 @@
 
 use crate::plan::{AccessPattern, Cost, PageReads, PlanNode, Work};
 
-use super::costsize::{self, BtreeCost, BtreeInput, NodeCost, ParallelParams, QualCost, RelSize};
+use super::costsize::{
+    self, BtreeCost, BtreeInput, GatherMergeSite, NodeCost, ParallelParams, QualCost, RelSize,
+};
 use super::explain::{cond_text, sort_key_text};
 use super::inputs::{clamp_row_est, ClauseKind, Consts, QualOps, Rel, BLCKSZ};
 use super::PgOptions;
@@ -650,10 +652,17 @@ impl Ctx<'_> {
         }
     }
 
-    /// Gather Merge over a sorted partial path (spec 3.2).
-    pub fn gather_merge(&self, sub: &Path, workers: u32, inner_key: &str) -> Path {
+    /// Gather Merge over a sorted partial path (spec 3.2), built at `site`.
+    pub fn gather_merge(
+        &self,
+        sub: &Path,
+        workers: u32,
+        inner_key: &str,
+        site: GatherMergeSite,
+    ) -> Path {
         let d = self.par.divisor(workers);
-        let rows = costsize::gather_rows(self.version, self.rel.rows, sub.rows, d);
+        let rows =
+            costsize::gather_merge_rows(self.version, site, self.rel.rows, sub.rows, workers, d);
         let cost = costsize::cost_gather_merge(self.c, sub.cost(), rows, workers);
         let work = Work {
             rows_out: rows,

@@ -964,3 +964,49 @@ fn dates_and_text_print_as_casts() {
         "{text}"
     );
 }
+
+#[test]
+fn gather_merge_rows_follow_the_planner_function_that_builds_it() {
+    // PG 15-17 planner.c create_ordered_paths: Sort over the cheapest partial path, then
+    // Gather Merge with total_groups = cheapest_partial_path->rows * parallel_workers (no
+    // leader share). allpaths.c generate_gather_paths (override_rows = false for the scan
+    // rel) leaves rows NULL, so cost_gather_merge takes rel->rows. PG 18+ use
+    // compute_gather_rows() = clamp_row_est(partial rows x divisor) at both sites.
+    // Worked example: rel rows 30,700, 2 workers, divisor 2.4 -> partial rows
+    // clamp(12,791.67) = 12,792.
+    use costsize::GatherMergeSite::{Ordered, ScanRel};
+    let (rel_rows, partial_rows, workers, d) = (30_700.0, 12_792.0, 2, 2.4);
+    let rows = |v, site| costsize::gather_merge_rows(v, site, rel_rows, partial_rows, workers, d);
+    assert_eq!(rows(Pg15, Ordered), 25_584.0); // 12,792 x 2
+    assert_eq!(rows(EngineVersion::Pg17, Ordered), 25_584.0);
+    assert_eq!(rows(Pg15, ScanRel), 30_700.0);
+    assert_eq!(rows(Pg18, Ordered), 30_701.0); // clamp(30,700.8)
+    assert_eq!(rows(Pg18, ScanRel), 30_701.0);
+    // cost_gather_merge over a Sort costing 10000.00..10100.00, N = 3 streams:
+    // startup = 10000 + 1000 + 2 x 0.0025 x 3 x log2(3) = 11000.02;
+    // total = 10100 + 1000 + 0.0238 + rows x (0.005 log2(3) + 0.0025 + 0.1 x 1.05).
+    let c = consts(&knobs());
+    let sort = NodeCost {
+        startup: 10_000.0,
+        total: 10_100.0,
+    };
+    let gm = costsize::cost_gather_merge(&c, sort, rows(Pg15, Ordered), workers);
+    assert_eq!(
+        (cents(gm.startup), cents(gm.total)),
+        ("11000.02".into(), "14053.05".into())
+    );
+    let gm = costsize::cost_gather_merge(&c, sort, rows(Pg15, ScanRel), workers);
+    assert_eq!(cents(gm.total), "14643.57");
+
+    // In a plan: the Gather Merge over the sorted parallel seq scan (built by
+    // create_ordered_paths) carries its Sort's rows x 2 workers in PG15, x 2.4 in PG18.
+    let q = Query::parse(&format!("{} ORDER BY pad", Q14)).unwrap();
+    for (v, factor) in [(Pg15, 2.0), (Pg18, 2.4)] {
+        let p = plan(&table_14(0.0), &q, &knobs(), v, &PgOptions::default()).unwrap();
+        let gm = cand(&p, "gather-merge-seq");
+        assert_eq!(gm.op, "Gather Merge");
+        let sort = &gm.children[0];
+        assert_eq!(sort.op, "Sort");
+        assert_eq!(gm.rows, inputs::clamp_row_est(sort.rows * factor), "{v:?}");
+    }
+}
