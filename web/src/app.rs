@@ -2,23 +2,62 @@
 
 use crate::components::chart_view::ChartView;
 use crate::components::knobs::{KnobRow, PresetPicker};
+use crate::components::share::SharePanel;
 use crate::infra;
 use crate::model::{self, switch_pct};
-use crate::state::{Action, State};
+use crate::state::{Action, HistoryWrite, State};
 use costlab_core::analysis::path_label;
 use costlab_core::knobs::{Engine, EngineVersion, Knob};
 use costlab_core::scenario::{Engines, Workload};
+use costlab_core::url::{self, EmbedOptions};
 use yew::prelude::*;
 
 #[function_component(App)]
 pub fn app() -> Html {
-    let state = use_reducer(State::default);
+    let state = use_reducer(|| State::from_link(&infra::location_hash()));
     let dispatch: Callback<Action> = {
         let state = state.clone();
         Callback::from(move |a| state.dispatch(a))
     };
+    infra::use_fragment_changes({
+        let dispatch = dispatch.clone();
+        Callback::from(move |f| dispatch.emit(Action::Load(f)))
+    });
+    // The address bar follows the scenario: meaningful steps at once as new history
+    // entries, drags debounced in place (browsers limit history writes).
+    {
+        let history = state.history;
+        use_effect_with(
+            (state.scenario.clone(), state.embed.clone()),
+            move |(s, e)| {
+                let fragment = url::encode(s, e);
+                let timer = match history {
+                    HistoryWrite::Push => {
+                        infra::write_fragment(&fragment, true);
+                        None
+                    }
+                    HistoryWrite::Replace => {
+                        Some(gloo_timers::callback::Timeout::new(300, move || {
+                            infra::write_fragment(&fragment, false)
+                        }))
+                    }
+                    HistoryWrite::None => None,
+                };
+                move || drop(timer)
+            },
+        );
+    }
     let resize = infra::use_resize_tick();
-    let dark = infra::prefers_dark();
+    let theme_choice = use_state(|| state.embed.theme.clone());
+    {
+        let theme = (*theme_choice).clone();
+        use_effect_with(theme, |t| infra::set_theme(t.as_deref()));
+    }
+    let dark = match theme_choice.as_deref() {
+        Some("dark") => true,
+        Some(_) => false,
+        None => infra::prefers_dark(),
+    };
     let s = &state.scenario;
     let views = use_memo(s.clone(), |s| {
         s.engines
@@ -106,6 +145,48 @@ pub fn app() -> Html {
         }
     };
 
+    // Every render may change the height an embedding page should give the iframe.
+    {
+        let embedded = state.embed.embed;
+        use_effect(move || {
+            if embedded {
+                infra::post_height_to_parent();
+            }
+        });
+    }
+    if state.embed.embed {
+        let full = format!(
+            "{}#{}",
+            infra::base_url(),
+            url::encode(s, &EmbedOptions::default())
+        );
+        let view = views.iter().find_map(|v| v.as_ref().ok());
+        return html! {
+            <main class="embed">
+                { match view {
+                    Some(v) => html! {
+                        <ChartView id={format!("embed-{}", s.view.id())}
+                            title={format!("{}: {}", v.engine.name(), url::describe(s))}
+                            data={v.cost.clone()} {dark} {resize} exports={false} />
+                    },
+                    None => html! { <p class="error" role="alert">{
+                        views.iter().find_map(|v| v.as_ref().err()).map(|e| e.to_string()).unwrap_or_default()
+                    }</p> },
+                } }
+                if !state.embed.knobs.is_empty() {
+                    <div class="panel knobs embed-knobs">
+                        { for state.embed.knobs.iter().map(|&k| html! {
+                            <KnobRow knob={k} value={s.knobs.get(k)} default={s.default_of(k)}
+                                error={state.knob_errors.get(&k).cloned()} dispatch={dispatch.clone()}
+                                read_only={state.embed.read_only} />
+                        }) }
+                    </div>
+                }
+                <p class="open-full"><a href={full} target="_blank" rel="noopener">{ "Open in the costlab playground ↗" }</a></p>
+            </main>
+        };
+    }
+
     html! {
         <main>
             <header class="top">
@@ -114,6 +195,19 @@ pub fn app() -> Html {
                     <p class="lead">{ "Move an optimizer cost constant and watch where the plan choice flips." }</p>
                 </div>
                 <div class="panel-row">
+                    <label for="theme">{ "Theme" }</label>
+                    <select id="theme" onchange={
+                        let theme_choice = theme_choice.clone();
+                        move |e: Event| {
+                            let select: web_sys::HtmlSelectElement = e.target_unchecked_into();
+                            let v = select.value();
+                            theme_choice.set(if v == "auto" { None } else { Some(v) });
+                        }
+                    }>
+                        <option value="auto" selected={theme_choice.is_none()}>{ "System" }</option>
+                        <option value="light" selected={theme_choice.as_deref() == Some("light")}>{ "Light" }</option>
+                        <option value="dark" selected={theme_choice.as_deref() == Some("dark")}>{ "Dark" }</option>
+                    </select>
                     <label for="engines">{ "Engine" }</label>
                     <select id="engines" onchange={engine_select}>
                         <option value="mysql" selected={engines_value == "mysql"}>{ "MySQL 8 / InnoDB" }</option>
@@ -122,6 +216,13 @@ pub fn app() -> Html {
                     </select>
                 </div>
             </header>
+            if !state.link_problems.is_empty() {
+                <div class="error banner link-problems" role="alert">
+                    <p>{ "Parts of this link could not be used; they are back at their defaults:" }</p>
+                    <ul>{ for state.link_problems.iter().map(|p| html! { <li>{ p.to_string() }</li> }) }</ul>
+                    <button type="button" onclick={let d = dispatch.clone(); move |_| d.emit(Action::DismissLinkProblems)}>{ "Dismiss" }</button>
+                </div>
+            }
             if let Some(err) = &state.error {
                 <p class="error banner" role="alert">{ err }</p>
             }
@@ -140,6 +241,7 @@ pub fn app() -> Html {
                         </div>
                     </section>
                     { for s.engines.list().into_iter().map(knob_panel) }
+                    <SharePanel scenario={s.clone()} />
                 </aside>
                 <div class="views">
                     { for views.iter().enumerate().map(|(i, v)| match v {

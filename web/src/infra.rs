@@ -108,3 +108,103 @@ pub fn use_resize_tick() -> u32 {
     }
     *tick
 }
+
+/// The page's fragment, without decoding.
+pub fn location_hash() -> String {
+    web_sys::window()
+        .and_then(|w| w.location().hash().ok())
+        .unwrap_or_default()
+}
+
+/// Writes `#fragment` to the address bar: a new history entry when `push`, else in place.
+/// Browsers limit how often this may run (Safari: 100 calls in 30 s), so callers debounce;
+/// a refusal is ignored because the page works the same without it.
+pub fn write_fragment(fragment: &str, push: bool) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    if window.location().hash().ok().as_deref() == Some(&format!("#{fragment}")) {
+        return;
+    }
+    if let Ok(history) = window.history() {
+        let url = format!("#{fragment}");
+        let _ = if push {
+            history.push_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
+        } else {
+            history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
+        };
+    }
+}
+
+/// The page's address without its fragment.
+pub fn base_url() -> String {
+    web_sys::window()
+        .and_then(|w| w.location().href().ok())
+        .map(|h| h.split('#').next().unwrap_or("").to_string())
+        .unwrap_or_default()
+}
+
+/// Calls `f` with the new fragment whenever the user goes back or forward, or edits the
+/// fragment by hand.
+#[yew::hook]
+pub fn use_fragment_changes(f: yew::Callback<String>) {
+    use wasm_bindgen::closure::Closure;
+    yew::use_effect_with((), move |_| {
+        let handler = Closure::<dyn Fn()>::new(move || f.emit(location_hash()));
+        let window = web_sys::window();
+        if let Some(w) = &window {
+            for ev in ["popstate", "hashchange"] {
+                let _ = w.add_event_listener_with_callback(ev, handler.as_ref().unchecked_ref());
+            }
+        }
+        move || {
+            if let Some(w) = &window {
+                for ev in ["popstate", "hashchange"] {
+                    let _ =
+                        w.remove_event_listener_with_callback(ev, handler.as_ref().unchecked_ref());
+                }
+            }
+        }
+    });
+}
+
+/// Puts text on the clipboard; the promise's outcome is not awaited (the page also shows
+/// the text selected in a field, for browsers that refuse).
+pub fn copy_to_clipboard(text: &str) {
+    if let Some(w) = web_sys::window() {
+        let _ = w.navigator().clipboard().write_text(text);
+    }
+}
+
+/// Sets `data-theme` on the root element ("light", "dark"), or removes it to follow the system.
+pub fn set_theme(theme: Option<&str>) {
+    if let Some(root) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.document_element())
+    {
+        let _ = match theme {
+            Some(t) => root.set_attribute("data-theme", t),
+            None => root.remove_attribute("data-theme"),
+        };
+    }
+}
+
+/// Tells the page embedding this one (if any) how tall the content is, so it can size the
+/// iframe. The host must check `event.origin`; the message carries nothing else.
+pub fn post_height_to_parent() {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let Ok(Some(parent)) = window.parent() else {
+        return;
+    };
+    let height = window
+        .document()
+        .and_then(|d| d.document_element())
+        .map(|e| e.scroll_height())
+        .unwrap_or(0);
+    let msg = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&msg, &"type".into(), &"costlab:resize".into());
+    let _ = js_sys::Reflect::set(&msg, &"height".into(), &(height as f64).into());
+    let _ = parent.post_message(&msg, "*");
+}

@@ -3,20 +3,54 @@
 
 use costlab_core::knobs::{Engine, EngineVersion, Knob, KnobValues, Preset};
 use costlab_core::scenario::{CacheState, Engines, Scenario, View, Workload};
+use costlab_core::url::{self, EmbedOptions, LinkProblem};
 use std::collections::BTreeMap;
 use std::rc::Rc;
 use yew::Reducible;
 
+/// How the latest change should reach the address bar.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum HistoryWrite {
+    /// Nothing to write (the change came from the address bar).
+    #[default]
+    None,
+    /// A slider drag or typed value: rewrite the current entry, debounced.
+    Replace,
+    /// A meaningful step (preset, engine, view, machine): a new entry the back button returns to.
+    Push,
+}
+
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct State {
     pub scenario: Scenario,
+    /// Embed mode and its options (from the link; not part of the scenario).
+    pub embed: EmbedOptions,
+    /// Problems found in the link the page was opened with.
+    pub link_problems: Vec<LinkProblem>,
+    pub history: HistoryWrite,
     /// Rejected entries by knob: the message shown beside it (the knob keeps its value).
     pub knob_errors: BTreeMap<Knob, String>,
     /// A rejected entry of another control.
     pub error: Option<String>,
 }
 
+impl State {
+    /// The state a link opens: its scenario, embed options and the problems to show.
+    pub fn from_link(fragment: &str) -> State {
+        let d = url::decode(fragment);
+        State {
+            scenario: d.scenario,
+            embed: d.embed,
+            link_problems: d.problems,
+            ..State::default()
+        }
+    }
+}
+
 pub enum Action {
+    /// The address bar changed (back, forward, a pasted link).
+    Load(String),
+    DismissLinkProblems,
     SetKnob(Knob, f64),
     ResetKnob(Knob),
     ResetEngine(Engine),
@@ -25,7 +59,10 @@ pub enum Action {
     SetVersion(EngineVersion),
     SetMachine(String),
     SetCache(CacheState),
-    SetSweep { from: f64, to: f64 },
+    SetSweep {
+        from: f64,
+        to: f64,
+    },
     SetView(View),
     SetFlipKnob(Knob),
     SetLogY(bool),
@@ -36,8 +73,23 @@ impl Reducible for State {
 
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
         let mut next = (*self).clone();
+        next.history = match action {
+            Action::Load(_) | Action::DismissLinkProblems => HistoryWrite::None,
+            Action::SetKnob(..) | Action::SetSweep { .. } | Action::SetLogY(_) => {
+                HistoryWrite::Replace
+            }
+            _ => HistoryWrite::Push,
+        };
         let s = &mut next.scenario;
         match action {
+            Action::Load(fragment) => {
+                let loaded = State::from_link(&fragment);
+                if loaded.scenario == self.scenario && loaded.embed == self.embed {
+                    return self;
+                }
+                next = loaded;
+            }
+            Action::DismissLinkProblems => next.link_problems.clear(),
             Action::SetKnob(knob, value) => match s.knobs.set(knob, value) {
                 Ok(()) => {
                     next.knob_errors.remove(&knob);
@@ -91,7 +143,11 @@ impl Reducible for State {
             Action::SetFlipKnob(k) => s.flip_knob = k,
             Action::SetLogY(b) => s.log_y = b,
         }
-        if next == *self {
+        if (State {
+            history: self.history,
+            ..next.clone()
+        }) == *self
+        {
             // Yew skips the re-render when the same Rc comes back.
             return self;
         }

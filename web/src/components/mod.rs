@@ -2,3 +2,4 @@
 
 pub mod chart_view;
 pub mod knobs;
+pub mod share;
