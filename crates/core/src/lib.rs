@@ -14,6 +14,7 @@ pub mod plan;
 pub mod query;
 pub mod scenario;
 pub mod scenario_file;
+pub mod sim;
 pub mod sweep;
 pub mod url;
 pub mod workload;

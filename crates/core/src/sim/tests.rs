@@ -1,0 +1,682 @@
+//! Tests of the simulation against the seeds. Numbers in the tables come from the seeds;
+//! the source is cited beside each.
+
+use super::builtin::{self, SEED_PAGES_10M, SEED_PAGES_500M, SEED_ROWS_10M, SEED_ROWS_500M};
+use super::*;
+use crate::catalog::{Column, ColumnStats, ColumnType, Index, PgIndex, PgTable, Table, Value};
+use crate::knobs::{Engine, EngineVersion, Knob, KnobValues};
+use crate::pg::{self, PgOptions};
+use crate::plan::Planned;
+use crate::query::{CmpOp, OrderKey, Predicate, Query};
+use crate::workload::t1;
+
+/// The seed's random_page_cost table: `id` unique in random heap order (correlation 0),
+/// `rows` rows on `pages` 8 kB pages, a btree on id.
+fn seed_table(rows: f64, pages: f64) -> Table {
+    let (ipages, height) = t1::pg_int4_btree(rows);
+    let col = |name: &str, correlation: f64| Column {
+        name: name.into(),
+        ty: ColumnType::Int4,
+        not_null: true,
+        stats: ColumnStats {
+            n_distinct: -1.0,
+            histogram: (0..=100)
+                .map(|i| Value::Num(1.0 + (rows - 1.0) * i as f64 / 100.0))
+                .collect(),
+            correlation,
+            avg_width: 4.0,
+            ..Default::default()
+        },
+    };
+    Table {
+        name: "test_table".into(),
+        rows,
+        columns: vec![col("id", 0.0), col("val", 0.0)],
+        indexes: vec![Index {
+            name: "test_table_id_idx".into(),
+            columns: vec!["id".into()],
+            include: Vec::new(),
+            unique: false,
+            primary: false,
+            pg: Some(PgIndex {
+                pages: ipages,
+                tree_height: height,
+            }),
+            mysql: None,
+        }],
+        pg: Some(PgTable {
+            pages,
+            reltuples: rows,
+            relpages: pages,
+            relallvisible: 0.0,
+        }),
+        mysql: None,
+    }
+}
+
+fn pg_knobs() -> KnobValues {
+    let mut k = KnobValues::defaults(EngineVersion::Pg18, EngineVersion::Mysql84);
+    // The seed forces single-process plans (calibration §1.2).
+    k.set(Knob::MaxParallelWorkersPerGather, 0.0).unwrap();
+    k
+}
+
+fn seed_query(order: bool, preds: Vec<Predicate>) -> Query {
+    Query {
+        table: "test_table".into(),
+        select: Vec::new(),
+        predicates: preds,
+        order_by: if order {
+            vec![OrderKey {
+                column: "id".into(),
+                descending: false,
+            }]
+        } else {
+            Vec::new()
+        },
+        limit: None,
+    }
+}
+
+/// The seed's two plans from pg::plan: `SELECT * FROM t` (Seq Scan) and
+/// `SELECT * FROM t ORDER BY id` read through the index (the Index Scan candidate).
+fn seed_plans(rows: f64, pages: f64) -> (crate::plan::PlanNode, crate::plan::PlanNode) {
+    let t = seed_table(rows, pages);
+    let k = pg_knobs();
+    let o = PgOptions::default();
+    let seq = pg::plan(&t, &seed_query(false, vec![]), &k, EngineVersion::Pg18, &o).unwrap();
+    let idx = pg::plan(&t, &seed_query(true, vec![]), &k, EngineVersion::Pg18, &o).unwrap();
+    (
+        seq.find("seq").expect("seq candidate").plan.clone(),
+        idx.find("index:test_table_id_idx")
+            .expect("index candidate")
+            .plan
+            .clone(),
+    )
+}
+
+/// 5a. The seed's random_page_cost experiment on each of its five devices, with the two
+/// plans from pg::plan on a table of the experiment's geometry. The profiles are derived
+/// from these very timings (builtin.rs), so this checks the derivation and the model
+/// stay consistent: within 10 % of the seed.
+#[test]
+fn seed_random_page_cost_experiment() {
+    // Seed table: device, seqscan (s), index scan (s), random_page_cost.
+    let plans_500m = seed_plans(SEED_ROWS_500M, SEED_PAGES_500M);
+    let plans_10m = seed_plans(SEED_ROWS_10M, SEED_PAGES_10M);
+    eprintln!("device            | seq sim / seed   | idx sim / seed      | rpc sim / seed");
+    for (id, seed_seq, seed_idx, seed_rpc) in builtin::SEED_RPC_TABLE {
+        let (rows, pages, (s, i)) = if id.contains("azure") {
+            (SEED_ROWS_10M, SEED_PAGES_10M, &plans_10m)
+        } else {
+            (SEED_ROWS_500M, SEED_PAGES_500M, &plans_500m)
+        };
+        let sim = Simulator::new(&builtin::find(id).unwrap(), Engine::Postgres).unwrap();
+        let t_seq = sim.time_plan(s).unwrap().total_s;
+        let t_idx = sim.time_plan(i).unwrap().total_s;
+        // The seed's formula: T(idx) · P / (T(seq) · N).
+        let rpc = t_idx * pages / (t_seq * rows);
+        eprintln!(
+            "{id:17} | {t_seq:7.1} / {seed_seq:6.1} | {t_idx:8.0} / {seed_idx:8.0} | {rpc:5.1} / {seed_rpc:5.1} (seed formula on seed times {:.1})",
+            seed_idx * pages / (seed_seq * rows)
+        );
+        // The seed's HDD row is not consistent with its own formula: 27,586 × P /
+        // (209.8 × 10M) = 6.26 for any P near 476k pages; 62.6 needs T(seq) = 20.98 s.
+        // The timings are taken as measured, so the ratio is checked against the formula
+        // applied to the seed's timings (for the other four that is within 2.5 % of the
+        // printed ratio).
+        let seed_formula = seed_idx * pages / (seed_seq * rows);
+        let ratio_ref = if id == "seed-azure-hdd" {
+            seed_formula
+        } else {
+            seed_rpc
+        };
+        for (what, sim_v, seed_v) in [
+            ("seq", t_seq, seed_seq),
+            ("idx", t_idx, seed_idx),
+            ("rpc", rpc, ratio_ref),
+        ] {
+            assert!(
+                (sim_v / seed_v - 1.0).abs() <= 0.10,
+                "{id} {what}: simulated {sim_v} vs seed {seed_v}"
+            );
+        }
+    }
+}
+
+/// The seed experiment's index scan hits the cache about 30 % of the time on the 64 GB
+/// machines (seed: "with 182GB there's about 30% of a page being in memory").
+#[test]
+fn seed_index_scan_hits_about_thirty_percent() {
+    let (_, i) = seed_plans(SEED_ROWS_500M, SEED_PAGES_500M);
+    let sim = Simulator::new(&builtin::find("seed-nvme").unwrap(), Engine::Postgres).unwrap();
+    let h = sim.time_plan(&i).unwrap().cache.hit_ratio();
+    assert!((0.25..=0.35).contains(&h), "{h}");
+}
+
+fn t1_planned(env: &crate::mysql::MysqlEnv, knobs: &KnobValues, f: f64) -> crate::Result<Planned> {
+    crate::mysql::plan(&t1::t1_table(), &t1::t1_query(f)?, knobs, env)
+}
+
+fn mysql57() -> KnobValues {
+    KnobValues::defaults(EngineVersion::Pg18, EngineVersion::Mysql57)
+}
+
+/// 5b. WL#8737's t1 timings on its two servers, simulated from mysql::plan's work.
+/// Fitted (the profile was derived from them, builtin.rs): in memory, table scan 6 s and
+/// range 9 % 1.5 s; disk-bound, table scan 45 s, range 9 % default MRR 2,400 s, DS-MRR
+/// 300 s at the ~4 % switch point. Predicted: in-memory range 15 % 2.5 s.
+/// Tolerance: 5 % for fitted values (they reproduce to < 1 %; the margin absorbs small
+/// changes in the work mysql::plan counts), 10 % for the prediction.
+#[test]
+fn wl8737_timings() {
+    // (profile, fraction of t1, candidate, seed seconds, tolerance, fitted?)
+    let cases: [(&str, f64, &str, f64, f64, bool); 6] = [
+        // "from 1.5 seconds to almost 6 seconds" (memory_block_read_cost 1.0, switch ~9 %)
+        ("wl8737-memory", 0.09, "table_scan", 6.0, 0.05, true),
+        ("wl8737-memory", 0.09, "range:k7", 1.5, 0.05, true),
+        // "from 2.5 seconds to almost 6 seconds" (0.5, switch ~15 %)
+        ("wl8737-memory", 0.15, "range:k7", 2.5, 0.10, false),
+        // "from 2400 seconds to almost 45 seconds" (io_block_read_cost 1.0, ~9 %)
+        ("wl8737-disk", 0.09, "table_scan", 45.0, 0.05, true),
+        ("wl8737-disk", 0.09, "range:k7", 2400.0, 0.05, true),
+        // "from 300 seconds seconds to 45 seconds" (2.0 and 3.0, switch ~4 %, DS-MRR)
+        ("wl8737-disk", 0.04, "dsmrr:k7", 300.0, 0.05, true),
+    ];
+    let k = mysql57();
+    for (id, f, key, seed, tol, fitted) in cases {
+        let env = if id == "wl8737-memory" {
+            t1::wl8737_in_memory_env()
+        } else {
+            t1::wl8737_disk_bound_env()
+        };
+        let p = t1_planned(&env, &k, f).unwrap();
+        let c = p.find(key).unwrap_or_else(|| panic!("{id} {f}: no {key}"));
+        let sim = Simulator::new(&builtin::find(id).unwrap(), Engine::Mysql).unwrap();
+        let t = sim.time_plan(&c.plan).unwrap().total_s;
+        eprintln!(
+            "{id:14} {:>4.0}% {key:10} sim {t:8.2} s  seed {seed:6.1} s  ({})",
+            f * 100.0,
+            if fitted { "fitted" } else { "prediction" }
+        );
+        assert!(
+            (t / seed - 1.0).abs() <= tol,
+            "{id} {f} {key}: {t} vs {seed}"
+        );
+    }
+}
+
+/// The seed's engine observations that the timings above rely on: with 5.7 constants the
+/// disk-bound range at 9 % runs with default MRR, with io_block_read_cost 2.0 at 4 % with
+/// DS-MRR.
+#[test]
+fn wl8737_disk_bound_choices() {
+    let env = t1::wl8737_disk_bound_env();
+    let p = t1_planned(&env, &mysql57(), 0.09).unwrap();
+    assert_eq!(p.chosen().key, "range:k7");
+    let mut k = mysql57();
+    k.set(Knob::IoBlockReadCost, 2.0).unwrap();
+    let p = t1_planned(&env, &k, 0.04).unwrap();
+    assert!(
+        p.chosen().key == "dsmrr:k7" || p.chosen().key == "table_scan",
+        "{}",
+        p.chosen().key
+    );
+}
+
+fn fractions(lo: f64, hi: f64, n: usize) -> Vec<f64> {
+    crate::sweep::sample_points(lo, hi, n, crate::sweep::Spacing::Linear).unwrap()
+}
+
+/// 5c. The seed: memory_block_read_cost 0.2 "postpones the switch from range scan to
+/// table scan to beyond 20%" and "produces lower execution times" than 1.0 on the
+/// in-memory server, t1 from 0 to 20 %, 5.7 server constants.
+#[test]
+fn regret_in_memory_lower_with_mbrc_0_2_than_1_0() {
+    let sim = Simulator::new(&builtin::find("wl8737-memory").unwrap(), Engine::Mysql).unwrap();
+    let env = t1::wl8737_in_memory_env();
+    let xs = fractions(0.0, 0.20, 201);
+    let run = |mbrc: f64| {
+        let mut k = mysql57();
+        k.set(Knob::MemoryBlockReadCost, mbrc).unwrap();
+        regret::regret_sweep(&sim, &xs, |f| t1_planned(&env, &k, f)).unwrap()
+    };
+    let r10 = run(1.0);
+    let r05 = run(0.5);
+    let r02 = run(0.2);
+    eprintln!(
+        "total regret over 201 points: mbrc 1.0 {:.1} s, 0.5 {:.1} s, 0.2 {:.1} s",
+        r10.total_regret_s, r05.total_regret_s, r02.total_regret_s
+    );
+    assert!(r02.total_regret_s < r10.total_regret_s);
+    assert!(r05.total_regret_s < r10.total_regret_s);
+    assert!(r02.total_regret_s <= r05.total_regret_s);
+    assert!(r10.total_regret_s > 0.0);
+    for p in &r10.points {
+        assert!(p.regret_s >= 0.0 && p.chosen_s >= p.best_s);
+    }
+}
+
+/// 5d. Fitted memory_block_read_cost on the in-memory server: over 0-20 % (the seed's
+/// sweep) every value low enough to keep the range scan to 20 % has zero regret; over
+/// 0-100 % the fit puts MySQL's switch where the simulated times cross.
+#[test]
+fn fitted_memory_block_read_cost_in_memory() {
+    let sim = Simulator::new(&builtin::find("wl8737-memory").unwrap(), Engine::Mysql).unwrap();
+    let env = t1::wl8737_in_memory_env();
+    let base = mysql57();
+    let plan = |f: f64, k: &KnobValues| t1_planned(&env, k, f);
+
+    let fit20 = regret::fit_one(
+        &sim,
+        &fractions(0.0, 0.2, 201),
+        Knob::MemoryBlockReadCost,
+        &base,
+        None,
+        plan,
+    )
+    .unwrap();
+    eprintln!(
+        "0-20 %: best interval {:?}, regret {} s, grid points {}",
+        fit20.best_interval, fit20.best_total_regret_s, fit20.grid_points
+    );
+    assert!(fit20.best_total_regret_s < 1e-9);
+    // 0.2 is inside the zero-regret interval (the seed's choice), 0.5 and 1.0 are not.
+    assert!(fit20.best_interval.0 <= 0.2 && 0.2 < fit20.best_interval.1);
+    assert!(fit20.regret_at(0.5) > 0.0 && fit20.regret_at(1.0) > fit20.regret_at(0.5));
+
+    // Over 0-100 % with InnoDB's estimates (×2 beyond 10 leaf pages, capped at N/2) the
+    // range's estimated rows stop growing at 25 %, so no constant can put MySQL's switch
+    // at the crossing of the times; the fit puts it at 25 % (reported). With exact
+    // estimates the switch can go anywhere, and the fit puts it where the times cross.
+    let xs = fractions(0.0, 1.0, 1000);
+    let started = std::time::Instant::now();
+    let fit = regret::fit_one(&sim, &xs, Knob::MemoryBlockReadCost, &base, None, plan).unwrap();
+    eprintln!(
+        "0-100 %, InnoDB estimates (1000 points): best {:.4} in {:?}, regret {:.2} s (at 1.0: {:.1} s, at 0.2: {:.1} s), {} grid points, {:?} (debug build)",
+        fit.best,
+        fit.best_interval,
+        fit.best_total_regret_s,
+        fit.regret_at(1.0),
+        fit.regret_at(0.2),
+        fit.grid_points,
+        started.elapsed()
+    );
+    assert_eq!(fit.grid_points, 0, "t1 costs are affine in the constant");
+    let exact_env = crate::mysql::MysqlEnv {
+        innodb_inexact_estimates: false,
+        ..t1::wl8737_in_memory_env()
+    };
+    let exact = regret::fit_one(&sim, &xs, Knob::MemoryBlockReadCost, &base, None, |f, k| {
+        t1_planned(&exact_env, k, f)
+    })
+    .unwrap();
+    // Where the simulated times cross: the range scan's time grows with the fraction,
+    // the table scan's hardly moves.
+    let t_of = |f: f64, key: &str| {
+        let p = t1_planned(&exact_env, &base, f).unwrap();
+        sim.time_plan(&p.find(key).unwrap().plan).unwrap().total_s
+    };
+    let (mut lo, mut hi) = (0.01, 1.0);
+    for _ in 0..40 {
+        let m = (lo + hi) / 2.0;
+        if t_of(m, "range:k7") < t_of(m, "table_scan") {
+            lo = m;
+        } else {
+            hi = m;
+        }
+    }
+    let right_switch = lo;
+    let switch_at = |env: &crate::mysql::MysqlEnv, mbrc: f64| {
+        let mut k = base.clone();
+        k.set(Knob::MemoryBlockReadCost, mbrc).unwrap();
+        crate::sweep::crossovers(
+            |f| t1_planned(env, &k, f),
+            0.001,
+            1.0,
+            50,
+            crate::sweep::Spacing::Linear,
+        )
+        .unwrap()
+        .into_iter()
+        .find(|c| c.to == "table_scan")
+        .map(|c| c.x)
+        .unwrap_or(1.0)
+    };
+    let switch = switch_at(&exact_env, exact.best);
+    eprintln!(
+        "exact estimates: fitted memory_block_read_cost {:.4} in {:?}, regret {:.2} s; times cross at {right_switch:.4}, MySQL switches at {switch:.4}; with InnoDB estimates the fitted {:.4} switches at {:.4}",
+        exact.best,
+        exact.best_interval,
+        exact.best_total_regret_s,
+        fit.best,
+        switch_at(&env, fit.best)
+    );
+    assert!(
+        (switch - right_switch).abs() <= 0.01,
+        "{switch} vs {right_switch}"
+    );
+}
+
+/// The PostgreSQL experiment's workload for fitting random_page_cost: `SELECT * FROM
+/// test_table WHERE id <= X` over selectivities from one row to all rows (log-spaced).
+fn seed_sweep_points(rows: f64, n: usize) -> Vec<f64> {
+    crate::sweep::sample_points(1.0 / rows, 1.0, n, crate::sweep::Spacing::Log).unwrap()
+}
+
+fn seed_range_plan(t: &Table, f: f64, k: &KnobValues) -> crate::Result<Planned> {
+    let x = (f * t.rows).max(1.0);
+    let q = seed_query(
+        false,
+        vec![Predicate::Cmp {
+            column: "id".into(),
+            op: CmpOp::Le,
+            value: Value::Num(x),
+        }],
+    );
+    pg::plan(t, &q, k, EngineVersion::Pg18, &PgOptions::default())
+}
+
+/// 5d. Fitted random_page_cost on each seed device, over the experiment's table and a
+/// range query from one row to the whole table. Reported next to the seed's ratio.
+#[test]
+fn fitted_random_page_cost_per_seed_device() {
+    let t500 = seed_table(SEED_ROWS_500M, SEED_PAGES_500M);
+    let t10 = seed_table(SEED_ROWS_10M, SEED_PAGES_10M);
+    for (id, _, _, seed_rpc) in builtin::SEED_RPC_TABLE {
+        let t = if id.contains("azure") { &t10 } else { &t500 };
+        let sim = Simulator::new(&builtin::find(id).unwrap(), Engine::Postgres).unwrap();
+        let xs = seed_sweep_points(t.rows, 60);
+        let fit = regret::fit_one(
+            &sim,
+            &xs,
+            Knob::RandomPageCost,
+            &pg_knobs(),
+            None,
+            |f, k| seed_range_plan(t, f, k),
+        )
+        .unwrap();
+        let at4 = fit.regret_at(4.0);
+        let at_seed = fit.regret_at(seed_rpc);
+        eprintln!(
+            "{id:17} fitted random_page_cost {:.2} (interval {:.2}-{:.2}), seed ratio {seed_rpc}; total regret {:.1} s (at 4.0: {:.1} s, at {seed_rpc}: {:.1} s), grid points {}",
+            fit.best, fit.best_interval.0, fit.best_interval.1, fit.best_total_regret_s, at4, at_seed, fit.grid_points
+        );
+        assert!(fit.best.is_finite() && (0.1..=200.0).contains(&fit.best));
+        assert!(fit.best_total_regret_s <= at4 && fit.best_total_regret_s <= at_seed);
+    }
+}
+
+/// A pair fit: memory_block_read_cost and io_block_read_cost on the disk-bound server.
+#[test]
+fn fit_pair_disk_bound() {
+    let sim = Simulator::new(&builtin::find("wl8737-disk").unwrap(), Engine::Mysql).unwrap();
+    let env = t1::wl8737_disk_bound_env();
+    let xs = fractions(0.0, 0.2, 41);
+    let fit = regret::fit_two(
+        &sim,
+        &xs,
+        (Knob::MemoryBlockReadCost, Knob::IoBlockReadCost),
+        &mysql57(),
+        (Some((0.01, 10.0)), Some((0.1, 100.0))),
+        |f, k| t1_planned(&env, k, f),
+    )
+    .unwrap();
+    let at_default = fit
+        .coarse
+        .iter()
+        .min_by(|a, b| {
+            ((a.x.ln()).abs() + (a.y.ln()).abs()).total_cmp(&((b.x.ln()).abs() + (b.y.ln()).abs()))
+        })
+        .unwrap();
+    eprintln!(
+        "pair fit: best {:?}, regret {:.1} s; near (1, 1): {:?}; grid points {}",
+        fit.best, fit.best_total_regret_s, at_default, fit.grid_points
+    );
+    assert!(fit.best_total_regret_s <= at_default.total_regret_s);
+    assert_eq!(fit.grid.len(), 33 * 33);
+}
+
+/// 5e. Bad profiles are rejected with the field named.
+#[test]
+fn bad_profiles_are_rejected_naming_the_field() {
+    type Edit = fn(&mut MachineProfile);
+    let cases: [(Edit, &str); 14] = [
+        (|p| p.device.seq_read_mbps = 0.0, "seq_read_mbps"),
+        (|p| p.device.seq_read_mbps = -5.0, "seq_read_mbps"),
+        (|p| p.device.seq_read_mbps = f64::NAN, "seq_read_mbps"),
+        // A 100 TB/s disk.
+        (|p| p.device.seq_read_mbps = 1e8, "seq_read_mbps"),
+        // A 0 µs random read.
+        (
+            |p| p.device.random_8k.qd1_latency_us = 0.0,
+            "random_8k.qd1_latency_us",
+        ),
+        (
+            |p| p.device.random_16k.qd1_latency_us = f64::INFINITY,
+            "random_16k.qd1_latency_us",
+        ),
+        (
+            |p| p.device.random_8k.iops_by_qd[2].iops = -1.0,
+            "random_8k.iops_by_qd[2].iops",
+        ),
+        (
+            |p| p.device.random_8k.iops_by_qd[3].queue_depth = 2.0,
+            "random_8k.iops_by_qd[3].queue_depth",
+        ),
+        (
+            |p| p.device.random_8k.iops_by_qd[0].iops *= 10.0,
+            "random_8k.iops_by_qd[0].iops",
+        ),
+        (|p| p.device.iops_cap = Some(0.0), "iops_cap"),
+        (|p| p.buffer_hit_ns = 0.0, "buffer_hit_ns"),
+        (|p| p.cpu_ns_per_row = -1.0, "cpu_ns_per_row"),
+        // A buffer pool larger than RAM.
+        (
+            |p| p.buffer_pool_bytes = p.ram_bytes * 2.0,
+            "buffer_pool_bytes",
+        ),
+        (|p| p.ram_bytes = 0.0, "ram_bytes"),
+    ];
+    for (edit, field) in cases {
+        let mut p = builtin::find("seed-nvme").unwrap();
+        edit(&mut p);
+        let err = p.validate().expect_err(field);
+        assert!(err.to_string().contains(field), "{field}: {err}");
+        assert!(Simulator::new(&p, Engine::Postgres).is_err());
+    }
+}
+
+#[test]
+fn builtin_profiles_are_valid_unique_and_round_trip_as_json() {
+    let all = builtin::profiles();
+    let mut ids: Vec<_> = all.iter().map(|p| p.id.clone()).collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), all.len());
+    for p in &all {
+        p.validate().unwrap_or_else(|e| panic!("{}: {e}", p.id));
+        assert!(!p.source.is_empty());
+        let json = serde_json::to_string(p).unwrap();
+        let back: MachineProfile = serde_json::from_str(&json).unwrap();
+        assert_eq!(&back, p);
+    }
+    assert!(builtin::find("nope").is_err());
+}
+
+/// What a probe would write: its measurements map straight onto the profile fields.
+#[test]
+fn a_probe_calibration_file_becomes_a_profile() {
+    let json = r#"{
+        "id": "probe-laptop", "label": "probe run", "source": "costlab-probe 0.1",
+        "confidence": "measured",
+        "device": {
+            "seq_read_mbps": 3100.0,
+            "random_8k": {"qd1_latency_us": 82.0, "iops_by_qd": [
+                {"queue_depth": 1, "iops": 12195}, {"queue_depth": 2, "iops": 23000},
+                {"queue_depth": 4, "iops": 44000}, {"queue_depth": 8, "iops": 80000},
+                {"queue_depth": 16, "iops": 150000}, {"queue_depth": 32, "iops": 240000}]},
+            "random_16k": {"qd1_latency_us": 90.0}
+        },
+        "buffer_hit_ns": 120.0, "os_cache_hit_ns": 1800.0,
+        "cpu_ns_per_row": 45.0, "cpu_ns_per_index_entry": 20.0,
+        "cpu_ns_per_operator": 12.0, "cpu_ns_per_comparison": 12.0,
+        "ram_bytes": 34359738368, "buffer_pool_bytes": 8589934592,
+        "bypass_os_cache": false, "warm_cache": true
+    }"#;
+    let p: MachineProfile = serde_json::from_str(json).unwrap();
+    p.validate().unwrap();
+    assert_eq!(p.effective_io_concurrency, 16.0);
+    assert!(p.warnings().is_empty(), "{:?}", p.warnings());
+    assert!((p.device.random_read_s(8192.0, 16.0) - 1.0 / 150_000.0).abs() < 1e-12);
+}
+
+#[test]
+fn bad_work_is_an_error_not_a_panic() {
+    let sim = Simulator::new(&builtin::find("hdd-7200").unwrap(), Engine::Postgres).unwrap();
+    for (w, field) in [
+        (
+            crate::plan::Work {
+                rows_examined: f64::NAN,
+                ..Default::default()
+            },
+            "rows_examined",
+        ),
+        (
+            crate::plan::Work {
+                comparisons: -1.0,
+                ..Default::default()
+            },
+            "comparisons",
+        ),
+    ] {
+        let err = sim.time_work("x", &w).unwrap_err();
+        assert!(err.to_string().contains(field), "{err}");
+    }
+}
+
+use proptest::prelude::*;
+
+fn arb_profile() -> impl Strategy<Value = MachineProfile> {
+    (
+        (
+            1.0..50_000.0f64,
+            1.0..100_000.0f64,
+            1.0..100_000.0f64,
+            1.0..20.0f64,
+        ),
+        (
+            1.0..10_000.0f64,
+            1.0..100_000.0f64,
+            0.01..10_000.0f64,
+            0.01..10_000.0f64,
+        ),
+        (
+            prop::option::of(1.0..1e6f64),
+            prop::option::of(1.0..1e4f64),
+            prop::option::of(1.0..20_000.0f64),
+        ),
+        (0.0..1.0f64, any::<bool>(), any::<bool>(), 0.0..64.0f64),
+    )
+        .prop_map(
+            |(
+                (seq, lat8, lat16, m),
+                (hit, os, cpu1, cpu2),
+                (iops_cap, mbps_cap, skip),
+                (pool, bypass, warm, eic),
+            )| {
+                let mut p = builtin::find("seed-nvme").unwrap();
+                p.device.seq_read_mbps = seq;
+                p.device.random_8k = RandomRead {
+                    qd1_latency_us: lat8,
+                    iops_by_qd: vec![
+                        QdPoint {
+                            queue_depth: 1.0,
+                            iops: 1e6 / lat8,
+                        },
+                        QdPoint {
+                            queue_depth: 32.0,
+                            iops: 1e6 / lat8 * m,
+                        },
+                    ],
+                };
+                p.device.random_16k = RandomRead {
+                    qd1_latency_us: lat16,
+                    iops_by_qd: vec![],
+                };
+                p.device.iops_cap = iops_cap;
+                p.device.mbps_cap = mbps_cap;
+                p.device.skip_read_us = skip;
+                p.buffer_hit_ns = hit;
+                p.os_cache_hit_ns = os;
+                p.cpu_ns_per_row = cpu1;
+                p.cpu_ns_per_operator = cpu2;
+                p.buffer_pool_bytes = (p.ram_bytes * pool).max(131_072.0);
+                p.bypass_os_cache = bypass;
+                p.warm_cache = warm;
+                p.effective_io_concurrency = eic;
+                p
+            },
+        )
+}
+
+fn arb_work() -> impl Strategy<Value = crate::plan::Work> {
+    let count = || prop_oneof![Just(0.0), 0.0..1e12f64];
+    let reads = (
+        prop::sample::select(vec![
+            crate::plan::AccessPattern::Sequential,
+            crate::plan::AccessPattern::Random,
+            crate::plan::AccessPattern::Sorted,
+        ]),
+        count(),
+        count(),
+        0.0..1.0f64,
+        prop::sample::select(vec![8192.0, 16384.0, 4096.0, 32768.0]),
+        prop::sample::select(vec!["a", "b"]),
+    )
+        .prop_map(|(pattern, object_pages, requests, d, page_bytes, object)| {
+            crate::plan::PageReads {
+                object: object.into(),
+                object_pages,
+                page_bytes,
+                pattern,
+                requests,
+                distinct: requests * d,
+            }
+        });
+    (
+        prop::collection::vec(reads, 0..4),
+        (count(), count(), count(), count()),
+        (count(), count(), count(), 0.0..16.0f64),
+    )
+        .prop_map(
+            |(page_reads, (a, b, c, d), (e, f, g, w))| crate::plan::Work {
+                page_reads,
+                rows_examined: a,
+                index_entries: b,
+                operator_evals: c,
+                rows_out: d,
+                comparisons: e,
+                spill_bytes: f,
+                rows_transferred: g,
+                workers: w.floor(),
+            },
+        )
+}
+
+proptest! {
+    /// 5e. Any valid profile and any work with finite non-negative counts give a finite,
+    /// non-negative time for both engines.
+    #[test]
+    fn time_is_finite_and_non_negative(p in arb_profile(), w in arb_work()) {
+        prop_assume!(p.validate().is_ok());
+        for engine in [Engine::Postgres, Engine::Mysql] {
+            let sim = Simulator::new(&p, engine).unwrap();
+            let t = sim.time_work("node", &w).unwrap();
+            prop_assert!(t.total_s.is_finite() && t.total_s >= 0.0, "{:?}", t);
+            for v in [t.io.sequential, t.io.random, t.io.sorted, t.io.spill, t.cpu_s, t.memory_s, t.cache.misses, t.cache.buffer_hits, t.cache.os_hits] {
+                prop_assert!(v.is_finite() && v >= 0.0, "{:?}", t);
+            }
+        }
+    }
+}

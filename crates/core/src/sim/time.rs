@@ -1,0 +1,441 @@
+//! Time of a plan on a machine, from the plan's [`Work`] alone (never its cost).
+//!
+//! # Assumptions
+//!
+//! Each is repeated where the code makes it.
+//!
+//! 1. **Cache tiers.** The engine's buffer (shared_buffers, InnoDB buffer pool) and, unless
+//!    the engine bypasses it (InnoDB O_DIRECT, PostgreSQL debug_io_direct), the OS page
+//!    cache. PostgreSQL's effective cache is shared_buffers + page cache, the page cache
+//!    being 90 % of RAM less the buffer pool ([`OS_CACHE_SHARE_OF_RAM`](super::profile::OS_CACHE_SHARE_OF_RAM)); double buffering
+//!    is ignored. InnoDB with O_DIRECT caches in the buffer pool only.
+//! 2. **Sharing.** The objects one plan reads share each tier in proportion to their size.
+//! 3. **Warm or cold.** Cold: nothing cached when the query starts. Warm: the steady state
+//!    of a workload that uses the whole object: each page of an object of `O` pages is
+//!    cached with probability `w = min(1, c / O)`, `c` the object's share of the cache,
+//!    buffer tier first.
+//! 4. **Repeated requests within a node** (requests − distinct) hit with probability
+//!    `min(1, c / distinct)`: the pages the node itself brought in stay while they fit.
+//! 5. **Scans do not evict the cache, and are not cached by it when larger than it.** A
+//!    PostgreSQL sequential scan of a table larger than 1/4 of shared_buffers reads through
+//!    a 256 kB ring, so shared_buffers never holds it: its shared_buffers share is 0. A
+//!    sequential read of an object larger than the (usable) cache gets no hits (what the
+//!    previous run left is evicted before the scan reaches it); one that fits is cached
+//!    whole when warm.
+//! 6. **Sequential reads** run at the device's sequential bandwidth (read-ahead: kernel,
+//!    PostgreSQL read streams, InnoDB linear read-ahead), after any throughput cap. IOPS
+//!    caps do not apply (reads of 128 kB and more).
+//! 7. **Random reads** (plain index scans, InnoDB row lookups) are synchronous: queue depth
+//!    1 per process; a parallel plan with `w` workers has `w + 1` in flight and runs at
+//!    the device's IOPS at that depth.
+//! 8. **Sorted reads** (bitmap heap scan, DS-MRR) run at the queue depth the engine's
+//!    prefetch gives: PostgreSQL `effective_io_concurrency` (at least 1) times the
+//!    processes; InnoDB DS-MRR issues one read at a time (no prefetch; linear read-ahead
+//!    only triggers on nearly dense runs). Each read costs the lesser of a random read at
+//!    that depth and, on a device with a positional benefit (`skip_read_us`: a rotating
+//!    disk), a short access plus the gap to pass under the head. The gap is the object
+//!    divided by the pages one sorted sweep reads; DS-MRR's several buffer fills are
+//!    recovered from requests vs distinct pages (each fill a sweep). Dense sweeps (more
+//!    than half the pages) blend linearly into sequential reading (read-ahead triggers).
+//! 9. **CPU** is rows × ns/row + index entries × ns/entry + operator evaluations × ns/op +
+//!    comparisons × ns/comparison, plus page hits × hit time. Parallel nodes divide it by
+//!    workers + 1 (the leader participates); rows passed through Gather cost ns/row in the
+//!    leader, undivided.
+//! 10. **Overlap.** Within a node, asynchronous I/O (sequential read-ahead; sorted reads
+//!     with prefetch depth > 1) overlaps with CPU: `max(async I/O, CPU)`. Synchronous I/O
+//!     (QD1 random reads, sorted reads without prefetch, spill files) adds to it. Nodes of
+//!     a plan add up (no overlap between nodes).
+//! 11. **Spill** bytes (written and read back, as counted) move at sequential bandwidth.
+
+use super::profile::MachineProfile;
+use crate::error::{check_range, Error, Result};
+use crate::knobs::Engine;
+use crate::plan::{AccessPattern, PageReads, PlanNode, Work};
+use serde::Serialize;
+
+/// PostgreSQL uses a ring buffer (BAS_BULKREAD, 256 kB) for a sequential scan of a table
+/// larger than shared_buffers / 4 (GetAccessStrategy / initscan).
+pub const PG_RING_THRESHOLD: f64 = 0.25;
+
+/// Seconds of I/O by access pattern.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct IoSeconds {
+    pub sequential: f64,
+    pub random: f64,
+    pub sorted: f64,
+    pub spill: f64,
+}
+
+impl IoSeconds {
+    pub fn total(&self) -> f64 {
+        self.sequential + self.random + self.sorted + self.spill
+    }
+
+    fn add(&mut self, o: &IoSeconds) {
+        self.sequential += o.sequential;
+        self.random += o.random;
+        self.sorted += o.sorted;
+        self.spill += o.spill;
+    }
+}
+
+/// Page requests and where they were served.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct CacheCounts {
+    pub requests: f64,
+    pub buffer_hits: f64,
+    pub os_hits: f64,
+    pub misses: f64,
+}
+
+impl CacheCounts {
+    fn add(&mut self, o: &CacheCounts) {
+        self.requests += o.requests;
+        self.buffer_hits += o.buffer_hits;
+        self.os_hits += o.os_hits;
+        self.misses += o.misses;
+    }
+
+    /// Share of requests served from a cache (1 when there were none).
+    pub fn hit_ratio(&self) -> f64 {
+        if self.requests > 0.0 {
+            (self.buffer_hits + self.os_hits) / self.requests
+        } else {
+            1.0
+        }
+    }
+}
+
+/// One node's simulated time.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct NodeTime {
+    pub op: String,
+    pub io: IoSeconds,
+    /// CPU seconds (rows, entries, operators, comparisons), after parallel division.
+    pub cpu_s: f64,
+    /// Seconds spent on cache hits, after parallel division.
+    pub memory_s: f64,
+    pub total_s: f64,
+    pub cache: CacheCounts,
+}
+
+/// A plan's simulated time: total and breakdown, nodes parents first.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PlanTime {
+    pub total_s: f64,
+    pub io: IoSeconds,
+    pub cpu_s: f64,
+    pub memory_s: f64,
+    pub cache: CacheCounts,
+    pub nodes: Vec<NodeTime>,
+}
+
+/// A validated profile ready to time plans of one engine.
+#[derive(Clone, Debug)]
+pub struct Simulator {
+    profile: MachineProfile,
+    engine: Engine,
+}
+
+/// Cache available to one object, in bytes per tier.
+#[derive(Clone, Copy, Debug)]
+struct Share {
+    buffer: f64,
+    os: f64,
+}
+
+impl Simulator {
+    pub fn new(profile: &MachineProfile, engine: Engine) -> Result<Simulator> {
+        profile.validate()?;
+        Ok(Simulator {
+            profile: profile.clone(),
+            engine,
+        })
+    }
+
+    pub fn profile(&self) -> &MachineProfile {
+        &self.profile
+    }
+
+    pub fn engine(&self) -> Engine {
+        self.engine
+    }
+
+    /// Times a whole plan (the node and every descendant).
+    pub fn time_plan(&self, plan: &PlanNode) -> Result<PlanTime> {
+        let mut nodes = Vec::new();
+        let mut works = Vec::new();
+        plan.walk(&mut |n| works.push((n.op.as_str(), &n.work)));
+        for (_, w) in &works {
+            check_work(w)?;
+        }
+        // Assumption 2: the plan's objects share each tier in proportion to their size.
+        let mut objects: Vec<(&str, f64)> = Vec::new();
+        for (_, w) in &works {
+            for r in &w.page_reads {
+                let bytes = r.object_pages * r.page_bytes;
+                match objects.iter_mut().find(|(o, _)| *o == r.object.as_str()) {
+                    Some(o) => o.1 = o.1.max(bytes),
+                    None => objects.push((r.object.as_str(), bytes)),
+                }
+            }
+        }
+        let total_bytes: f64 = objects.iter().map(|o| o.1).sum();
+        let share_of = |object: &str| -> Share {
+            let bytes = objects
+                .iter()
+                .find(|(o, _)| *o == object)
+                .map(|o| o.1)
+                .unwrap_or(0.0);
+            let f = if total_bytes > 0.0 {
+                bytes / total_bytes
+            } else {
+                1.0
+            };
+            Share {
+                buffer: self.profile.buffer_pool_bytes * f,
+                os: self.os_cache_bytes() * f,
+            }
+        };
+        let mut out = PlanTime {
+            total_s: 0.0,
+            io: IoSeconds::default(),
+            cpu_s: 0.0,
+            memory_s: 0.0,
+            cache: CacheCounts::default(),
+            nodes: Vec::with_capacity(works.len()),
+        };
+        for (op, w) in works {
+            let t = self.time_node(op, w, &share_of);
+            out.total_s += t.total_s;
+            out.io.add(&t.io);
+            out.cpu_s += t.cpu_s;
+            out.memory_s += t.memory_s;
+            out.cache.add(&t.cache);
+            nodes.push(t);
+        }
+        out.nodes = nodes;
+        Ok(out)
+    }
+
+    /// Times one node's work on its own (its objects share the whole cache).
+    pub fn time_work(&self, op: &str, work: &Work) -> Result<NodeTime> {
+        let node = PlanNode::leaf(op, crate::plan::Cost::default(), 0.0, work.clone());
+        let mut t = self.time_plan(&node)?;
+        Ok(t.nodes.remove(0))
+    }
+
+    fn os_cache_bytes(&self) -> f64 {
+        // Assumption 1: with direct I/O nothing; otherwise OS_CACHE_SHARE_OF_RAM (90 %)
+        // of RAM less the pool.
+        self.profile.os_cache_bytes()
+    }
+
+    fn time_node(&self, op: &str, w: &Work, share_of: &dyn Fn(&str) -> Share) -> NodeTime {
+        let p = &self.profile;
+        let dev = &p.device;
+        let procs = if w.workers > 0.0 {
+            w.workers + 1.0
+        } else {
+            1.0
+        };
+        let mut io = IoSeconds::default();
+        let mut cache = CacheCounts::default();
+        let mut memory_ns = 0.0;
+        // Assumption 8: the prefetch depth of sorted reads.
+        let sorted_qd = match self.engine {
+            Engine::Postgres => p.effective_io_concurrency.max(1.0) * procs,
+            Engine::Mysql => procs,
+        };
+        for r in &w.page_reads {
+            let c = self.cache_split(r, share_of(&r.object));
+            memory_ns += c.buffer_hits * p.buffer_hit_ns + c.os_hits * p.os_cache_hit_ns;
+            let bytes = c.misses * r.page_bytes;
+            match r.pattern {
+                // Assumption 6: read-ahead at device bandwidth.
+                AccessPattern::Sequential => io.sequential += bytes / dev.seq_bytes_per_s(),
+                // Assumption 7: QD1 per process.
+                AccessPattern::Random => {
+                    io.random += c.misses * dev.random_read_s(r.page_bytes, procs)
+                }
+                AccessPattern::Sorted => {
+                    io.sorted += c.misses * self.sorted_read_s(r, w.rows_examined, sorted_qd)
+                }
+            }
+            cache.add(&c);
+        }
+        // Assumption 11.
+        io.spill = w.spill_bytes / dev.seq_bytes_per_s();
+        // Assumption 9.
+        let cpu_ns = w.rows_examined * p.cpu_ns_per_row
+            + w.index_entries * p.cpu_ns_per_index_entry
+            + w.operator_evals * p.cpu_ns_per_operator
+            + w.comparisons * p.cpu_ns_per_comparison;
+        let cpu_s = cpu_ns / procs * 1e-9 + w.rows_transferred * p.cpu_ns_per_row * 1e-9;
+        let memory_s = memory_ns / procs * 1e-9;
+        // Assumption 10: overlap of asynchronous I/O with CPU.
+        let (async_io, sync_io) = if sorted_qd > 1.0 {
+            (io.sequential + io.sorted, io.random + io.spill)
+        } else {
+            (io.sequential, io.random + io.sorted + io.spill)
+        };
+        let total_s = sync_io + async_io.max(cpu_s + memory_s);
+        NodeTime {
+            op: op.to_string(),
+            io,
+            cpu_s,
+            memory_s,
+            total_s,
+            cache,
+        }
+    }
+
+    /// Where one object's page requests are served (assumptions 3, 4, 5).
+    fn cache_split(&self, r: &PageReads, share: Share) -> CacheCounts {
+        let requests = r.requests;
+        let distinct = r.distinct.min(requests);
+        let repeats = requests - distinct;
+        let object_bytes = r.object_pages * r.page_bytes;
+        let distinct_bytes = distinct * r.page_bytes;
+        let mut buffer = share.buffer;
+        let os = share.os;
+        if r.pattern == AccessPattern::Sequential
+            && self.engine == Engine::Postgres
+            && object_bytes > PG_RING_THRESHOLD * self.profile.buffer_pool_bytes
+        {
+            // Assumption 5: the ring keeps the scan out of shared_buffers.
+            buffer = 0.0;
+        }
+        let frac = |cache: f64, of: f64| if of > 0.0 { (cache / of).min(1.0) } else { 1.0 };
+        // First touches: the warm fraction, split buffer tier first.
+        let (wb, wt) = if !self.profile.warm_cache {
+            (0.0, 0.0)
+        } else if r.pattern == AccessPattern::Sequential {
+            // Assumption 5: a scan larger than its usable cache finds nothing left.
+            if object_bytes <= buffer + os {
+                (frac(buffer, object_bytes), 1.0)
+            } else {
+                (0.0, 0.0)
+            }
+        } else {
+            // Assumption 3.
+            (frac(buffer, object_bytes), frac(buffer + os, object_bytes))
+        };
+        // Assumption 4: repeats hit while the node's own pages fit.
+        let (hb, ht) = (
+            frac(buffer, distinct_bytes),
+            frac(buffer + os, distinct_bytes),
+        );
+        let buffer_hits = distinct * wb + repeats * hb;
+        let os_hits = distinct * (wt - wb) + repeats * (ht - hb);
+        CacheCounts {
+            requests,
+            buffer_hits,
+            os_hits,
+            misses: (requests - buffer_hits - os_hits).max(0.0),
+        }
+    }
+
+    /// Wall seconds per sorted read that misses (assumption 8).
+    fn sorted_read_s(&self, r: &PageReads, rows: f64, qd: f64) -> f64 {
+        let dev = &self.profile.device;
+        let random = dev.random_read_s(r.page_bytes, qd);
+        let t_page = r.page_bytes / dev.seq_bytes_per_s();
+        let per_sweep = pages_per_sweep(r.object_pages, r.requests, r.distinct, rows);
+        let gap = if per_sweep > 0.0 {
+            (r.object_pages / per_sweep).max(1.0)
+        } else {
+            1.0
+        };
+        let mut t = match dev.skip_read_us {
+            Some(skip) => random.min(skip * 1e-6 + (gap - 1.0) * t_page),
+            None => random,
+        };
+        // Dense sweeps: read-ahead reads through the gaps.
+        let density = 1.0 / gap;
+        let a = ((density - 0.5) / 0.5).clamp(0.0, 1.0);
+        t = a * (gap * t_page) + (1.0 - a) * t;
+        t.max(t_page)
+    }
+}
+
+/// Pages one sorted sweep reads. One sweep when no page is requested twice; otherwise the
+/// number of sweeps `k` (equal fills of `rows / k` rows, as DS-MRR's buffer fills) is
+/// solved from `k · distinct(rows / k) = requests` with Cardenas' distinct-page formula.
+fn pages_per_sweep(object_pages: f64, requests: f64, distinct: f64, rows: f64) -> f64 {
+    if requests <= distinct * (1.0 + 1e-9) || rows <= 1.0 || object_pages <= 1.0 {
+        return requests;
+    }
+    let card = |n: f64| object_pages * -((n * (-1.0 / object_pages).ln_1p()).exp_m1());
+    let f = |k: f64| k * card(rows / k);
+    // f grows with k from distinct(rows) (k = 1) to rows (k = rows).
+    let (mut lo, mut hi) = (1.0_f64, rows.max(1.0));
+    if f(hi) <= requests {
+        return requests / hi;
+    }
+    if f(lo) >= requests {
+        return requests;
+    }
+    for _ in 0..100 {
+        let mid = (lo * hi).sqrt();
+        if f(mid) < requests {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+        if hi / lo < 1.0 + 1e-9 {
+            break;
+        }
+    }
+    requests / lo
+}
+
+/// Every count finite and non-negative, page sizes plausible.
+fn check_work(w: &Work) -> Result<()> {
+    const MAX: f64 = 1e18;
+    for (name, v) in [
+        ("work.rows_examined", w.rows_examined),
+        ("work.index_entries", w.index_entries),
+        ("work.operator_evals", w.operator_evals),
+        ("work.rows_out", w.rows_out),
+        ("work.comparisons", w.comparisons),
+        ("work.spill_bytes", w.spill_bytes),
+        ("work.rows_transferred", w.rows_transferred),
+        ("work.workers", w.workers),
+    ] {
+        check_range(name, v, 0.0, MAX)?;
+    }
+    for r in &w.page_reads {
+        let f = |x: &str| format!("work.page_reads[{}].{x}", r.object);
+        check_range(&f("object_pages"), r.object_pages, 0.0, MAX)?;
+        check_range(&f("page_bytes"), r.page_bytes, 512.0, 1_048_576.0)?;
+        check_range(&f("requests"), r.requests, 0.0, MAX)?;
+        check_range(&f("distinct"), r.distinct, 0.0, MAX)?;
+        if r.distinct > r.requests * (1.0 + 1e-9) + 1e-9 {
+            return Err(Error::invalid(
+                f("distinct"),
+                format!(
+                    "{} distinct pages among {} requests",
+                    r.distinct, r.requests
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_sweep_when_nothing_repeats_and_fills_are_recovered() {
+        assert_eq!(pages_per_sweep(1000.0, 200.0, 200.0, 300.0), 200.0);
+        // 10 fills of 100 rows over 10,000 pages.
+        let p = 10_000.0_f64;
+        let card = |n: f64| p * (1.0 - (1.0 - 1.0 / p).powf(n));
+        let requests = 10.0 * card(100.0);
+        let per = pages_per_sweep(p, requests, card(1000.0), 1000.0);
+        assert!((per - card(100.0)).abs() < 1e-3, "{per}");
+    }
+}
