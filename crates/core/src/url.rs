@@ -433,8 +433,13 @@ mod tests {
     use super::*;
 
     fn changed() -> Scenario {
-        let mut s = Scenario::default();
-        s.engines = Engines::Both;
+        let mut s = Scenario {
+            engines: Engines::Both,
+            view: View::Cost,
+            log_y: true,
+            workload: Workload::T1Sweep { from: 0.01, to: 0.25 },
+            ..Scenario::default()
+        };
         s.knobs.set(Knob::MemoryBlockReadCost, 0.5).unwrap();
         s.knobs.set(Knob::RandomPageCost, 20.4).unwrap();
         s.knobs.set(Knob::CpuOperatorCost, 0.00125).unwrap();
@@ -493,9 +498,11 @@ mod tests {
     #[test]
     fn versions_apply_before_knobs() {
         // A value equal to the 8.0 default is not written for an 8.0 scenario and reads back.
-        let mut s = Scenario::default();
-        s.mysql_version = EngineVersion::Mysql80;
-        s.knobs = crate::knobs::KnobValues::defaults(s.pg_version, s.mysql_version);
+        let mut s = Scenario {
+            mysql_version: EngineVersion::Mysql80,
+            knobs: crate::knobs::KnobValues::defaults(EngineVersion::Pg18, EngineVersion::Mysql80),
+            ..Scenario::default()
+        };
         s.knobs.set(Knob::IoBlockReadCost, 2.0).unwrap();
         let link = encode(&s, &EmbedOptions::default());
         assert_eq!(link, "v=1&my=8.0&iobrc=2");
@@ -520,7 +527,7 @@ mod tests {
     /// Links written by released versions: each must open the same scenario forever.
     #[test]
     fn golden_links_of_format_1() {
-        let golden: &[(&str, fn() -> Scenario)] = &[
+        let golden: &[(&str, ScenarioOf)] = &[
             ("v=1", Scenario::default),
             (
                 "v=1&e=both&rpc=20.4&mbrc=0.5&coc=0.00125&w=t1:1,25&log=1",
