@@ -443,14 +443,10 @@ mod tests {
         s.knobs.set(Knob::MemoryBlockReadCost, 0.5).unwrap();
         s.knobs.set(Knob::RandomPageCost, 20.4).unwrap();
         s.knobs.set(Knob::CpuOperatorCost, 0.00125).unwrap();
-        s.view = View::Cost;
-        s.log_y = true;
-        s.workload = Workload::T1Sweep {
-            from: 0.01,
-            to: 0.25,
-        };
         s
     }
+
+    type ScenarioOf = fn() -> Scenario;
 
     #[test]
     fn default_scenario_is_just_the_version() {
