@@ -2,15 +2,43 @@
 
 use crate::components::chart_view::ChartView;
 use crate::components::knobs::{KnobRow, PresetPicker};
+use crate::components::select::Select;
 use crate::components::share::SharePanel;
 use crate::infra;
 use crate::model::{self, switch_pct};
 use crate::state::{Action, HistoryWrite, State};
-use costlab_core::analysis::path_label;
+use costlab_core::analysis::{self, path_label};
 use costlab_core::knobs::{Engine, EngineVersion, Knob};
+use costlab_core::scenario::{CacheState, View};
 use costlab_core::scenario::{Engines, Workload};
+use costlab_core::sim::profile::{Confidence, MachineProfile};
 use costlab_core::url::{self, EmbedOptions};
 use yew::prelude::*;
+
+fn confidence(c: Confidence) -> &'static str {
+    match c {
+        Confidence::Measured => "measured",
+        Confidence::Vendor => "vendor figure",
+        Confidence::Derived => "derived",
+    }
+}
+
+fn bytes(b: f64) -> String {
+    if b >= 1024f64.powi(4) {
+        format!("{:.0} TiB", b / 1024f64.powi(4))
+    } else if b >= 1024f64.powi(3) {
+        format!("{:.0} GiB", b / 1024f64.powi(3))
+    } else {
+        format!("{:.0} MiB", b / 1024f64.powi(2))
+    }
+}
+
+fn device_summary(p: &MachineProfile) -> String {
+    format!(
+        "{:.0} MB/s sequential, {:.0} µs per random 8 kB read",
+        p.device.seq_read_mbps, p.device.random_8k.qd1_latency_us
+    )
+}
 
 #[function_component(App)]
 pub fn app() -> Html {
@@ -69,9 +97,8 @@ pub fn app() -> Html {
 
     let engine_select = {
         let dispatch = dispatch.clone();
-        Callback::from(move |e: Event| {
-            let select: web_sys::HtmlSelectElement = e.target_unchecked_into();
-            let engines = match select.value().as_str() {
+        Callback::from(move |v: String| {
+            let engines = match v.as_str() {
                 "postgres" => Engines::One(Engine::Postgres),
                 "both" => Engines::Both,
                 _ => Engines::One(Engine::Mysql),
@@ -96,6 +123,79 @@ pub fn app() -> Html {
         })
     };
 
+    let profiles = costlab_core::sim::builtin::profiles();
+    let current_profile = profiles.iter().find(|p| p.id == s.machine);
+    let machine_panel = html! {
+        <section class="panel" aria-labelledby="machine-title">
+            <h2 id="machine-title">{ "Machine" }</h2>
+            <div class="panel-row">
+                <label for="machine">{ "Profile" }</label>
+                <Select id="machine" value={s.machine.clone()}
+                    options={profiles.iter().map(|p| (AttrValue::from(p.id.clone()),
+                        AttrValue::from(format!("{} [{}]", p.label, confidence(p.confidence))),
+                        Some(AttrValue::from(p.source.clone())))).collect::<Vec<_>>()}
+                    onchange={let d = dispatch.clone(); move |v: String| d.emit(Action::SetMachine(v))} />
+            </div>
+            <div class="panel-row">
+                <label for="cache">{ "Cache" }</label>
+                <Select id="cache" value={if s.cache == CacheState::Cold { "cold" } else { "warm" }}
+                    options={vec![("warm".into(), "warm (steady state)".into(), None), ("cold".into(), "cold (nothing cached)".into(), None)]}
+                    onchange={let d = dispatch.clone(); move |v: String| d.emit(Action::SetCache(if v == "cold" { CacheState::Cold } else { CacheState::Warm }))} />
+            </div>
+            if let Some(p) = current_profile {
+                <p class="note machine-source">
+                    { format!("{} · buffer {} · RAM {} · {}", device_summary(p), bytes(p.buffer_pool_bytes), bytes(p.ram_bytes),
+                        if p.bypass_os_cache { "O_DIRECT" } else { "buffered I/O" }) }
+                    <br />{ format!("Source ({}): {}", confidence(p.confidence), p.source) }
+                </p>
+            }
+        </section>
+    };
+    let view_panel = {
+        let flip_knobs: Vec<Knob> = s
+            .engines
+            .list()
+            .into_iter()
+            .flat_map(Knob::for_engine)
+            .filter(|k| k.def().unit.starts_with("cost units"))
+            .collect();
+        html! {
+            <section class="panel" aria-labelledby="view-title">
+                <h2 id="view-title">{ "View" }</h2>
+                <div class="panel-row" role="radiogroup" aria-label="Main chart">
+                    { for View::ALL.into_iter().map(|v| {
+                        let dispatch = dispatch.clone();
+                        html! {
+                            <label class="radio">
+                                <input type="radio" name="view" value={v.id()} checked={s.view == v}
+                                    onchange={move |_| dispatch.emit(Action::SetView(v))} />
+                                { v.label() }
+                            </label>
+                        }
+                    }) }
+                </div>
+                <div class="panel-row">
+                    <label class="radio">
+                        <input id="log-y" type="checkbox" checked={s.log_y} onchange={
+                            let dispatch = dispatch.clone();
+                            move |e: Event| {
+                                let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+                                dispatch.emit(Action::SetLogY(input.checked()));
+                            }
+                        } />
+                        { "log scale for cost and time" }
+                    </label>
+                </div>
+                <div class="panel-row">
+                    <label for="flip-knob">{ "Flip map constant" }</label>
+                    <Select id="flip-knob" value={s.flip_knob.def().name}
+                        options={flip_knobs.iter().map(|k| (AttrValue::from(k.def().name), AttrValue::from(k.def().name), Some(AttrValue::from(k.def().help)))).collect::<Vec<_>>()}
+                        onchange={let d = dispatch.clone(); move |v: String| if let Ok(k) = Knob::lookup(&v) { d.emit(Action::SetFlipKnob(k)) }} />
+                </div>
+            </section>
+        }
+    };
+
     let knob_panel = |engine: Engine| {
         let versions: Vec<EngineVersion> = EngineVersion::ALL
             .iter()
@@ -105,12 +205,8 @@ pub fn app() -> Html {
         let current = s.version_of(engine);
         let on_version = {
             let dispatch = dispatch.clone();
-            Callback::from(move |e: Event| {
-                let select: web_sys::HtmlSelectElement = e.target_unchecked_into();
-                if let Some(v) = EngineVersion::ALL
-                    .iter()
-                    .find(|v| v.label() == select.value())
-                {
+            Callback::from(move |label: String| {
+                if let Some(v) = EngineVersion::ALL.iter().find(|v| v.label() == label) {
                     dispatch.emit(Action::SetVersion(*v));
                 }
             })
@@ -129,11 +225,9 @@ pub fn app() -> Html {
                 <h2 id={format!("{id}-knobs-title")}>{ format!("{} constants", engine.name()) }</h2>
                 <div class="panel-row">
                     <label for={format!("{id}-version")}>{ "Defaults of" }</label>
-                    <select id={format!("{id}-version")} onchange={on_version}>
-                        { for versions.iter().map(|v| html! {
-                            <option value={v.label()} selected={*v == current}>{ v.label() }</option>
-                        }) }
-                    </select>
+                    <Select id={format!("{id}-version")} value={current.label()}
+                        options={versions.iter().map(|v| (AttrValue::from(v.label()), AttrValue::from(v.label()), None)).collect::<Vec<_>>()}
+                        onchange={on_version} />
                     <button type="button" class="reset-all" onclick={reset_all}>{ "Reset all" }</button>
                 </div>
                 <PresetPicker {engine} dispatch={dispatch.clone()} />
@@ -167,7 +261,7 @@ pub fn app() -> Html {
                     Some(v) => html! {
                         <ChartView id={format!("embed-{}", s.view.id())}
                             title={format!("{}: {}", v.engine.name(), url::describe(s))}
-                            data={v.cost.clone()} {dark} {resize} exports={false} />
+                            data={v.chart(s.view).unwrap_or(&v.cost).clone()} {dark} {resize} exports={false} />
                     },
                     None => html! { <p class="error" role="alert">{
                         views.iter().find_map(|v| v.as_ref().err()).map(|e| e.to_string()).unwrap_or_default()
@@ -196,24 +290,13 @@ pub fn app() -> Html {
                 </div>
                 <div class="panel-row">
                     <label for="theme">{ "Theme" }</label>
-                    <select id="theme" onchange={
-                        let theme_choice = theme_choice.clone();
-                        move |e: Event| {
-                            let select: web_sys::HtmlSelectElement = e.target_unchecked_into();
-                            let v = select.value();
-                            theme_choice.set(if v == "auto" { None } else { Some(v) });
-                        }
-                    }>
-                        <option value="auto" selected={theme_choice.is_none()}>{ "System" }</option>
-                        <option value="light" selected={theme_choice.as_deref() == Some("light")}>{ "Light" }</option>
-                        <option value="dark" selected={theme_choice.as_deref() == Some("dark")}>{ "Dark" }</option>
-                    </select>
+                    <Select id="theme" value={theme_choice.as_deref().unwrap_or("auto").to_string()}
+                        options={vec![("auto".into(), "System".into(), None), ("light".into(), "Light".into(), None), ("dark".into(), "Dark".into(), None)]}
+                        onchange={let t = theme_choice.clone(); move |v: String| t.set(if v == "auto" { None } else { Some(v) })} />
                     <label for="engines">{ "Engine" }</label>
-                    <select id="engines" onchange={engine_select}>
-                        <option value="mysql" selected={engines_value == "mysql"}>{ "MySQL 8 / InnoDB" }</option>
-                        <option value="postgres" selected={engines_value == "postgres"}>{ "PostgreSQL" }</option>
-                        <option value="both" selected={engines_value == "both"}>{ "Both, side by side" }</option>
-                    </select>
+                    <Select id="engines" value={engines_value}
+                        options={vec![("mysql".into(), "MySQL 8 / InnoDB".into(), None), ("postgres".into(), "PostgreSQL".into(), None), ("both".into(), "Both, side by side".into(), None)]}
+                        onchange={engine_select} />
                 </div>
             </header>
             if !state.link_problems.is_empty() {
@@ -240,6 +323,8 @@ pub fn app() -> Html {
                                 value={format!("{}", to * 100.0)} onchange={sweep_input(false)} />
                         </div>
                     </section>
+                    { machine_panel }
+                    { view_panel }
                     { for s.engines.list().into_iter().map(knob_panel) }
                     <SharePanel scenario={s.clone()} />
                 </aside>
@@ -263,6 +348,34 @@ pub fn app() -> Html {
                                                 v.curves.chosen.first().map(|&c| v.curves.paths[c].label.clone()).unwrap_or_default()) }</li>
                                         }
                                     </ul>
+                                    <ChartView id={format!("time-{id}")}
+                                        title={format!("{}: simulated time on {}", v.engine.name(), analysis::machine_label(&s.machine))}
+                                        data={v.time.clone()} {dark} {resize} />
+                                    <p class="regret" data-total={format!("{}", v.times.total_regret_s)}>
+                                        { "Time lost to the optimizer's choices over the sweep: " }
+                                        <strong>{ model::seconds(v.times.total_regret_s) }</strong>
+                                        { format!(" of {} ({:.1} %).", model::seconds(v.times.total_chosen_s),
+                                            100.0 * v.times.total_regret_s / v.times.total_chosen_s.max(f64::MIN_POSITIVE)) }
+                                    </p>
+                                    { match &v.flip {
+                                        Some(Ok((data, fit))) => html! {
+                                            <>
+                                            <ChartView id={format!("flip-{id}")}
+                                                title={format!("{}: chosen plan by {} and rows selected", v.engine.name(), s.flip_knob.def().name)}
+                                                data={data.clone()} {dark} {resize} />
+                                            <p class="fit">
+                                                { format!("The {} that loses least time on this machine: ", fit.name) }
+                                                <strong class="fitted">{ crate::components::knobs::format_value(fit.best) }</strong>
+                                                { format!(" (any value from {} to {} does as well; time lost {}).",
+                                                    crate::components::knobs::format_value(fit.best_interval.0),
+                                                    crate::components::knobs::format_value(fit.best_interval.1),
+                                                    model::seconds(fit.best_total_regret_s)) }
+                                            </p>
+                                            </>
+                                        },
+                                        Some(Err(e)) => html! { <p class="error" role="alert">{ format!("Cannot draw the flip map: {e}") }</p> },
+                                        None => html! {},
+                                    } }
                                 </div>
                             }
                         }

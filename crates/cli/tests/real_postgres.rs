@@ -19,165 +19,15 @@ use costlab_core::knobs::{EngineVersion, Knob, KnobValues};
 use costlab_core::plan::PlanNode;
 use costlab_core::query::Query;
 use costlab_core::scenario_file::ScenarioFile;
-use postgres::{Client, NoTls};
+use costlab_testpg::PgServer;
+use postgres::Client;
 use serde_json::Value as Json;
-use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
 const COST_TOLERANCE: f64 = 0.005;
 const ROWS_TOLERANCE: f64 = 0.01;
-
-// ---------------------------------------------------------------------------------------
-// A throwaway server
-
-struct PgServer {
-    bin: PathBuf,
-    data: PathBuf,
-    port: u16,
-    as_postgres: bool,
-    // Dropped after `drop` below has stopped the server.
-    _dir: tempfile::TempDir,
-}
-
-fn find_pg_bin() -> Option<PathBuf> {
-    let mut found: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
-        .ok()?
-        .filter_map(|e| e.ok())
-        .filter_map(|e| {
-            let major: u32 = e.file_name().to_str()?.parse().ok()?;
-            let bin = e.path().join("bin");
-            (bin.join("initdb").exists() && bin.join("pg_ctl").exists()).then_some((major, bin))
-        })
-        .collect();
-    found.sort();
-    found.pop().map(|(_, b)| b)
-}
-
-fn free_port() -> u16 {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
-    l.local_addr().expect("local address").port()
-}
-
-impl PgServer {
-    fn command(&self, program: &str) -> Command {
-        let exe = self.bin.join(program);
-        if self.as_postgres {
-            let mut c = Command::new("runuser");
-            c.args(["-u", "postgres", "--"]).arg(exe);
-            c
-        } else {
-            Command::new(exe)
-        }
-    }
-
-    fn start() -> PgServer {
-        let bin = find_pg_bin().unwrap_or_else(|| {
-            panic!(
-                "no PostgreSQL binaries (initdb, pg_ctl) under /usr/lib/postgresql/*/bin; \
-                 run `cargo xtask test`, which installs them"
-            )
-        });
-        let as_postgres = std::fs::metadata("/proc/self")
-            .map(|m| m.uid())
-            .unwrap_or(0)
-            == 0;
-        let dir = tempfile::Builder::new()
-            .prefix("costlab-pg-")
-            .tempdir()
-            .expect("create a temporary directory");
-        if as_postgres {
-            // initdb refuses to run as root: the cluster belongs to the postgres OS user.
-            let ok = Command::new("chown")
-                .args(["postgres:postgres"])
-                .arg(dir.path())
-                .status()
-                .map(|s| s.success())
-                .unwrap_or(false);
-            assert!(ok, "chown of {} to postgres failed", dir.path().display());
-        }
-        let server = PgServer {
-            bin,
-            data: dir.path().join("data"),
-            port: free_port(),
-            as_postgres,
-            _dir: dir,
-        };
-        let out = server
-            .command("initdb")
-            .args([
-                "-A",
-                "trust",
-                "-U",
-                "postgres",
-                "-E",
-                "UTF8",
-                "--locale=C",
-                "--no-sync",
-                "-D",
-            ])
-            .arg(&server.data)
-            .output()
-            .expect("run initdb");
-        assert!(
-            out.status.success(),
-            "initdb failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let sock = server._dir.path();
-        let conf = format!(
-            "\nport = {}\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '{}'\n\
-             fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n\
-             shared_buffers = 128MB\njit = off\nautovacuum = off\nmax_wal_size = 4GB\n",
-            server.port,
-            sock.display()
-        );
-        let conf_path = server.data.join("postgresql.conf");
-        let mut text = std::fs::read_to_string(&conf_path).expect("read postgresql.conf");
-        text.push_str(&conf);
-        std::fs::write(&conf_path, text).expect("write postgresql.conf");
-        let log = server._dir.path().join("server.log");
-        let out = server
-            .command("pg_ctl")
-            .args(["-w", "-t", "120", "-D"])
-            .arg(&server.data)
-            .arg("-l")
-            .arg(&log)
-            .arg("start")
-            .output()
-            .expect("run pg_ctl start");
-        assert!(
-            out.status.success(),
-            "pg_ctl start failed: {}\n{}",
-            String::from_utf8_lossy(&out.stderr),
-            std::fs::read_to_string(&log).unwrap_or_default()
-        );
-        server
-    }
-
-    fn dsn(&self) -> String {
-        format!(
-            "host=127.0.0.1 port={} user=postgres dbname=postgres",
-            self.port
-        )
-    }
-
-    fn connect(&self) -> Client {
-        Client::connect(&self.dsn(), NoTls).expect("connect to the test server")
-    }
-}
-
-impl Drop for PgServer {
-    fn drop(&mut self) {
-        let _ = self
-            .command("pg_ctl")
-            .args(["-D"])
-            .arg(&self.data)
-            .args(["-m", "immediate", "-w", "stop"])
-            .output();
-    }
-}
 
 // ---------------------------------------------------------------------------------------
 // Data
@@ -411,8 +261,8 @@ fn explain(client: &mut Client, sql: &str) -> Node {
 
 fn from_model(n: &PlanNode) -> Node {
     Node {
-        op: n.op.clone(),
-        index: n.index.clone(),
+        op: n.op.to_string(),
+        index: n.index.as_deref().map(str::to_string),
         startup: n.cost.startup,
         total: n.cost.total,
         rows: n.rows,
@@ -1102,7 +952,7 @@ fn model_matches_real_postgres() {
         started.elapsed().as_secs_f64(),
         loaded.as_secs_f64()
     );
-    check_cli(&server, server._dir.path(), &scenario);
+    check_cli(&server, server.dir(), &scenario);
     assert!(report.comparisons > 0, "nothing was compared");
     assert!(
         ok,

@@ -1,12 +1,15 @@
 //! `cargo bench -p costlab-core`: the speed figures the issues ask for.
 //!
-//! - planning one t1 query (all candidate paths, then the choice) per engine;
-//! - a 1,000-point selectivity sweep with exact crossovers per engine; divide by 1,000 for
-//!   the time per point (target: at most 2 µs per point per engine natively).
+//! - planning one t1 query (all candidate paths, then the choice) per engine, on a prepared
+//!   table with EXPLAIN details, and through the validating `plan()` wrapper;
+//! - a 1,000-point selectivity sweep with exact crossovers per engine, on a prepared table
+//!   without EXPLAIN details as the page does it; divide by 1,000 for the time per point
+//!   (target: at most 2 µs per point per engine natively).
 
 use costlab_core::knobs::{EngineVersion, KnobValues};
 use costlab_core::mysql;
 use costlab_core::pg::{self, PgOptions};
+use costlab_core::plan::Detail;
 use costlab_core::sweep::{sweep, Spacing};
 use costlab_core::workload::t1;
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -22,11 +25,19 @@ fn plan_one_query(c: &mut Criterion) {
     let knobs = knobs();
     let env = t1::wl8737_in_memory_env();
     let opts = PgOptions::default();
+    let my = mysql::Prepared::new(&table, &env).unwrap();
+    let pgp = pg::Prepared::new(&table, EngineVersion::Pg18, &opts).unwrap();
     let mut g = c.benchmark_group("plan one t1 query");
     g.bench_function("mysql", |b| {
-        b.iter(|| mysql::plan(black_box(&table), black_box(&query), &knobs, &env).unwrap())
+        b.iter(|| my.plan(black_box(&query), &knobs).unwrap())
     });
     g.bench_function("postgres", |b| {
+        b.iter(|| pgp.plan(black_box(&query), &knobs).unwrap())
+    });
+    g.bench_function("mysql plan() wrapper", |b| {
+        b.iter(|| mysql::plan(black_box(&table), black_box(&query), &knobs, &env).unwrap())
+    });
+    g.bench_function("postgres plan() wrapper", |b| {
         b.iter(|| {
             pg::plan(
                 black_box(&table),
@@ -46,12 +57,18 @@ fn sweep_1000(c: &mut Criterion) {
     let knobs = knobs();
     let env = t1::wl8737_in_memory_env();
     let opts = PgOptions::default();
+    let my = mysql::Prepared::new(&table, &env)
+        .unwrap()
+        .with_detail(Detail::Omit);
+    let pgp = pg::Prepared::new(&table, EngineVersion::Pg18, &opts)
+        .unwrap()
+        .with_detail(Detail::Omit);
     let mut g = c.benchmark_group("1000-point t1 sweep with crossovers");
     g.sample_size(20);
     g.bench_function("mysql", |b| {
         b.iter(|| {
             sweep(
-                |f| mysql::plan(&table, &t1::t1_query(f)?, &knobs, &env),
+                |f| my.plan(&t1::t1_query(f)?, &knobs),
                 0.0,
                 0.2,
                 1000,
@@ -63,15 +80,7 @@ fn sweep_1000(c: &mut Criterion) {
     g.bench_function("postgres", |b| {
         b.iter(|| {
             sweep(
-                |f| {
-                    pg::plan(
-                        &table,
-                        &t1::t1_query(f)?,
-                        &knobs,
-                        EngineVersion::Pg18,
-                        &opts,
-                    )
-                },
+                |f| pgp.plan(&t1::t1_query(f)?, &knobs),
                 0.0,
                 0.2,
                 1000,

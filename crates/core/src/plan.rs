@@ -1,7 +1,190 @@
 //! What every engine produces: plan nodes that carry both what the optimizer believes (cost)
 //! and what the machine has to do (work). The hardware simulation reads only the work.
 
-use serde::Serialize;
+use serde::{Serialize, Serializer};
+use std::borrow::Borrow;
+use std::fmt;
+use std::ops::Deref;
+use std::sync::Arc;
+
+/// An immutable string shared between plans: node names, relation and index names,
+/// candidate keys. Sweeps plan the same table thousands of times, so cloning a name must
+/// not allocate: it is either a `'static` literal or a reference-counted string made once
+/// (per prepared table or per key). It compares, orders, hashes, prints and serializes
+/// exactly like the string it holds.
+#[derive(Clone)]
+pub struct Name(Repr);
+
+#[derive(Clone)]
+enum Repr {
+    Static(&'static str),
+    Shared(Arc<str>),
+}
+
+impl Name {
+    /// A name from a literal; never allocates.
+    pub const fn from_static(s: &'static str) -> Name {
+        Name(Repr::Static(s))
+    }
+
+    /// A name copied once into shared storage; clones of it are free.
+    pub fn new(s: &str) -> Name {
+        Name(Repr::Shared(Arc::from(s)))
+    }
+
+    pub fn as_str(&self) -> &str {
+        match &self.0 {
+            Repr::Static(s) => s,
+            Repr::Shared(s) => s,
+        }
+    }
+}
+
+/// The candidate keys one prepared table has produced, so that planning it again hands out
+/// the same [`Name`]s instead of allocating new strings. Keys only ever get added, and a
+/// key's text fully determines its entry, so there is nothing to invalidate; the set is
+/// bounded by the access paths the table's indexes allow.
+#[derive(Debug, Default)]
+pub(crate) struct KeyNames {
+    known: std::cell::RefCell<std::collections::HashSet<Name>>,
+    scratch: std::cell::RefCell<String>,
+}
+
+impl KeyNames {
+    /// The key spelled by concatenating `parts`.
+    pub(crate) fn get(&self, parts: &[&str]) -> Name {
+        let mut buf = self.scratch.borrow_mut();
+        buf.clear();
+        for p in parts {
+            buf.push_str(p);
+        }
+        let mut known = self.known.borrow_mut();
+        if let Some(n) = known.get(buf.as_str()) {
+            return n.clone();
+        }
+        let n = Name::new(&buf);
+        known.insert(n.clone());
+        n
+    }
+}
+
+impl Deref for Name {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for Name {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl Borrow<str> for Name {
+    fn borrow(&self) -> &str {
+        self.as_str()
+    }
+}
+
+/// Copies the string; for literals in hot paths, [`Name::from_static`] avoids that.
+impl From<&str> for Name {
+    fn from(s: &str) -> Name {
+        Name::new(s)
+    }
+}
+
+impl From<String> for Name {
+    fn from(s: String) -> Name {
+        Name(Repr::Shared(Arc::from(s)))
+    }
+}
+
+impl From<Name> for String {
+    fn from(n: Name) -> String {
+        n.as_str().to_string()
+    }
+}
+
+impl PartialEq for Name {
+    fn eq(&self, other: &Name) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for Name {}
+
+impl PartialOrd for Name {
+    fn partial_cmp(&self, other: &Name) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Name {
+    fn cmp(&self, other: &Name) -> std::cmp::Ordering {
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+impl std::hash::Hash for Name {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state)
+    }
+}
+
+impl PartialEq<str> for Name {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for Name {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<String> for Name {
+    fn eq(&self, other: &String) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl PartialEq<Name> for str {
+    fn eq(&self, other: &Name) -> bool {
+        self == other.as_str()
+    }
+}
+
+impl PartialEq<Name> for &str {
+    fn eq(&self, other: &Name) -> bool {
+        *self == other.as_str()
+    }
+}
+
+impl PartialEq<Name> for String {
+    fn eq(&self, other: &Name) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl fmt::Debug for Name {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl fmt::Display for Name {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self.as_str(), f)
+    }
+}
+
+impl Serialize for Name {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
 
 /// Cost in the engine's own units, split as EXPLAIN prints it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
@@ -32,7 +215,7 @@ pub enum AccessPattern {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PageReads {
     /// Name of the table or index read.
-    pub object: String,
+    pub object: Name,
     /// Size of that object in pages (for cache hit ratios).
     pub object_pages: f64,
     /// Page size in bytes of the object (8192 PostgreSQL, 16384 InnoDB).
@@ -66,14 +249,26 @@ pub struct Work {
     pub workers: f64,
 }
 
+/// How much EXPLAIN text an engine writes into plan nodes ([`PlanNode::details`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Detail {
+    /// Every line EXPLAIN prints: conditions, sort keys, MySQL's JSON cost figures.
+    #[default]
+    Full,
+    /// No detail lines; costs, rows and work are the same as with `Full`. Sweeps compare
+    /// costs at thousands of points and never print these lines, whose formatting would
+    /// otherwise take most of the planning time.
+    Omit,
+}
+
 /// One node of a plan, with its children. Costs are cumulative as EXPLAIN shows them;
 /// work is the node's own (add the children's to get the plan's).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PlanNode {
     /// EXPLAIN's node name: "Seq Scan", "Index Scan", "range", ...
-    pub op: String,
-    pub relation: Option<String>,
-    pub index: Option<String>,
+    pub op: Name,
+    pub relation: Option<Name>,
+    pub index: Option<Name>,
     /// Extra EXPLAIN lines: conditions, "Using MRR", sort keys.
     pub details: Vec<String>,
     pub cost: Cost,
@@ -84,7 +279,7 @@ pub struct PlanNode {
 }
 
 impl PlanNode {
-    pub fn leaf(op: impl Into<String>, cost: Cost, rows: f64, work: Work) -> PlanNode {
+    pub fn leaf(op: impl Into<Name>, cost: Cost, rows: f64, work: Work) -> PlanNode {
         PlanNode {
             op: op.into(),
             relation: None,
@@ -128,7 +323,7 @@ impl PlanNode {
 pub struct Candidate {
     /// Stable identifier of the access path kind, used to match paths across a sweep
     /// ("seq", "index:k7", "bitmap:k7", "range:k7", "dsmrr:k7", ...).
-    pub key: String,
+    pub key: Name,
     pub plan: PlanNode,
 }
 

@@ -6,7 +6,7 @@
 //! model itself** to a relative tolerance of [`CROSSOVER_REL_TOL`], not read off the samples.
 
 use crate::error::{Error, Result};
-use crate::plan::Planned;
+use crate::plan::{Name, Planned};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -23,12 +23,13 @@ pub enum Spacing {
     Log,
 }
 
-/// One sample: every candidate's cost by key, and the key of the plan chosen.
+/// One sample: every candidate's cost by key, and the key of the plan chosen. Keys are
+/// the candidates' shared [`Name`]s, so a point costs no string copies.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SweepPoint {
     pub x: f64,
-    pub costs: BTreeMap<String, f64>,
-    pub chosen: String,
+    pub costs: BTreeMap<Name, f64>,
+    pub chosen: Name,
 }
 
 /// A change of the chosen plan: at `x` (to the tolerance) the choice goes from `from` to `to`
@@ -169,7 +170,7 @@ mod tests {
         let cands: Vec<Candidate> = [("a", x), ("b", 1.0), ("c", 2.5 - x)]
             .iter()
             .map(|(k, c)| Candidate {
-                key: k.to_string(),
+                key: k.to_string().into(),
                 plan: PlanNode::leaf("x", Cost::new(0.0, *c), 1.0, Work::default()),
             })
             .collect();

@@ -437,7 +437,10 @@ mod tests {
             engines: Engines::Both,
             view: View::Cost,
             log_y: true,
-            workload: Workload::T1Sweep { from: 0.01, to: 0.25 },
+            workload: Workload::T1Sweep {
+                from: 0.01,
+                to: 0.25,
+            },
             ..Scenario::default()
         };
         s.knobs.set(Knob::MemoryBlockReadCost, 0.5).unwrap();

@@ -2,4 +2,5 @@
 
 pub mod chart_view;
 pub mod knobs;
+pub mod select;
 pub mod share;

@@ -31,15 +31,17 @@ mod tests;
 
 pub use explain::explain_text;
 
-use crate::catalog::{Column, Index, MysqlIndex, Table};
+use crate::catalog::{Column, Index, MysqlIndex, MysqlTable, Table};
 use crate::error::{check_range, Error, Result};
 use crate::knobs::{Knob, KnobValues};
-use crate::plan::{AccessPattern, Candidate, Cost, PlanNode, Planned, Work};
+use crate::plan::{
+    AccessPattern, Candidate, Cost, Detail, KeyNames, Name, PlanNode, Planned, Work,
+};
 use crate::query::{CmpOp, Predicate, Query};
 use cost_model::{estimate_in_memory_buffer, Constants, Handler};
 use ranges::{cond_fraction, distinct_values, innodb_records_in_range, ColumnCond};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::borrow::Cow;
 
 /// The server and buffer-pool facts that are not statistics of the table.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -132,11 +134,36 @@ fn innodb_tree_height(leaf_pages: f64, ptr_bytes: f64, page_bytes: f64) -> f64 {
     height
 }
 
-/// One MySQL-visible index with what the cost formulas need.
+/// What an index contributes that no query changes: statistics, size in the pool, tree
+/// shape, and its columns as positions in `Table::columns`.
+struct IndexBase {
+    /// Position in `Table::indexes`.
+    at: usize,
+    stats: MysqlIndex,
+    name: Name,
+    clustered: bool,
+    /// Key columns.
+    cols: Vec<usize>,
+    /// Columns an entry carries: the key, plus the PK for a secondary index (InnoDB's
+    /// extended keys).
+    entry_cols: Vec<usize>,
+    /// `index_in_memory_estimate`.
+    f_idx: f64,
+    height: f64,
+    /// Estimated entries per leaf page (stats.records / leaf pages).
+    entries_per_leaf: f64,
+    /// The entries hold every column (`SELECT *` is covered).
+    covers_all: bool,
+}
+
+/// One MySQL-visible index with what the cost formulas need for this query.
 struct IndexInfo<'a> {
     def: &'a Index,
     stats: &'a MysqlIndex,
+    name: &'a Name,
     clustered: bool,
+    /// Key columns (positions in `Table::columns`).
+    cols: &'a [usize],
     /// All columns the query needs are in the index (plus the PK for a secondary index).
     covering: bool,
     /// `index_in_memory_estimate`.
@@ -158,71 +185,65 @@ struct KeyRanges {
     all_equalities: bool,
 }
 
-/// Everything about the query that does not depend on the access path.
-struct Ctx<'a> {
-    table: &'a Table,
-    query: &'a Query,
-    h: Handler<'a>,
-    env: &'a MysqlEnv,
-    cost_based_mrr: bool,
-    /// Conjunction of the predicates, per column (keys lower-cased).
-    conds: BTreeMap<String, ColumnCond>,
-    /// True selectivity of each predicate, in query order (for short-circuit counts).
-    pred_sel: Vec<f64>,
-    /// True rows matching the whole WHERE.
-    true_rows_out: f64,
-    indexes: Vec<IndexInfo<'a>>,
-    /// Range plans per index (same order as `indexes`), None if the index has no range.
-    ranges: Vec<Option<KeyRanges>>,
-    width: f64,
+/// A table checked and digested once for one server state (`MysqlEnv`): column positions,
+/// index sizes in the buffer pool, tree heights. Plans any number of queries with any knob
+/// values exactly as [`plan`] does; sweeps use it so that validation and the per-index
+/// set-up are not repeated at every point.
+pub struct Prepared<'t> {
+    /// Borrowed, or owned by a prepared form that outlives its inputs.
+    table: Cow<'t, Table>,
+    env: Cow<'t, MysqlEnv>,
+    stats: MysqlTable,
+    name: Name,
+    /// `f_tab`: the clustered index's share in the buffer pool.
+    f_tab: f64,
+    /// For each column position, its place in the order of lower-cased names. Products
+    /// over the query's columns run in that order (as over the map keyed by name that
+    /// this replaces), so every float comes out bit for bit the same.
+    rank: Vec<usize>,
+    /// Sum of avg_width over all columns (each name once), in `rank` order: the width of
+    /// `SELECT *`.
+    width_all: f64,
+    indexes: Vec<IndexBase>,
+    detail: Detail,
+    keys: KeyNames,
 }
 
-/// An evaluated access path before it becomes a [`Candidate`].
-struct Path {
-    key: String,
-    op: &'static str,
-    index: Option<usize>,
-    /// The cost the choice compares (see the module docs).
-    cost: f64,
-    /// EXPLAIN rows.
-    rows: f64,
-    /// Key parts used (EXPLAIN key_len / ref).
-    parts: usize,
-    /// EXPLAIN filtered, 0..1.
-    filtered: f64,
-    /// EXPLAIN FORMAT=JSON query_cost when this path runs.
-    query_cost: f64,
-    extra: Vec<String>,
-    work: Work,
-}
-
-/// Plans a single-table query as MySQL 8 / InnoDB's original optimizer would.
+/// Plans a single-table query as MySQL 8 / InnoDB's original optimizer would. Validates
+/// everything on each call; to plan one table many times, use [`Prepared`].
 pub fn plan(table: &Table, query: &Query, knobs: &KnobValues, env: &MysqlEnv) -> Result<Planned> {
+    // Checks in the order they always ran, so a call with several problems reports the
+    // same one.
     table.validate()?;
     query.check(table)?;
     env.validate()?;
-    let stats = table.mysql.as_ref().ok_or_else(|| {
-        Error::invalid(
-            format!("table {}", table.name),
-            "has no InnoDB statistics (mysql section)",
-        )
-    })?;
-    let c = Constants::from_knobs(knobs, env.constants_from_tables)?;
-    let cost_based_mrr = knobs.get(Knob::MrrCostBased) != 0.0;
-    let mut ctx = Ctx::new(table, query, stats, c, env, cost_based_mrr)?;
-    ctx.analyze_ranges();
-    ctx.choose()
+    let prepared = Prepared::validated(Cow::Borrowed(table), Cow::Borrowed(env))?;
+    Constants::from_knobs(knobs, env.constants_from_tables)?;
+    prepared.plan(query, knobs)
 }
 
-impl<'a> Ctx<'a> {
-    fn new(
-        table: &'a Table,
-        query: &'a Query,
-        stats: &'a crate::catalog::MysqlTable,
-        c: Constants,
-        env: &'a MysqlEnv,
-        cost_based_mrr: bool,
-    ) -> Result<Ctx<'a>> {
+impl<'t> Prepared<'t> {
+    pub fn new(table: &'t Table, env: &'t MysqlEnv) -> Result<Prepared<'t>> {
+        table.validate()?;
+        env.validate()?;
+        Prepared::validated(Cow::Borrowed(table), Cow::Borrowed(env))
+    }
+
+    /// [`Prepared::new`] taking ownership, for a holder that also owns the table.
+    pub fn owned(table: Table, env: MysqlEnv) -> Result<Prepared<'static>> {
+        table.validate()?;
+        env.validate()?;
+        Prepared::validated(Cow::Owned(table), Cow::Owned(env))
+    }
+
+    /// [`Prepared::new`] for a table and an environment that have passed validation.
+    fn validated(table: Cow<'t, Table>, env: Cow<'t, MysqlEnv>) -> Result<Prepared<'t>> {
+        let stats = table.mysql.clone().ok_or_else(|| {
+            Error::invalid(
+                format!("table {}", table.name),
+                "has no InnoDB statistics (mysql section)",
+            )
+        })?;
         let primary = table.indexes.iter().find(|i| i.primary);
         let data_bytes = stats.clustered_pages * stats.page_bytes;
         // §3.1 gotcha: without an explicit PK (GEN_CLUST_INDEX) InnoDB reports nothing for
@@ -231,56 +252,66 @@ impl<'a> Ctx<'a> {
             (Some(_), Some(f)) => f,
             _ => estimate_in_memory_buffer(data_bytes, env.innodb_buffer_pool_size),
         };
-        let h = Handler { stats, c, f_tab };
 
-        let mut conds: BTreeMap<String, ColumnCond> = BTreeMap::new();
-        for p in &query.predicates {
-            let cond = ColumnCond::from_predicate(p)?;
-            let key = p.column().to_ascii_lowercase();
-            let merged = match conds.get(&key) {
-                Some(old) => old.and(&cond),
-                None => cond,
-            };
-            conds.insert(key, merged);
-        }
-        let mut pred_sel = Vec::with_capacity(query.predicates.len());
-        for p in &query.predicates {
-            let col = table.column(p.column())?;
-            pred_sel.push(cond_fraction(
-                col,
-                &ColumnCond::from_predicate(p)?,
-                table.rows,
-            ));
-        }
-        let mut true_frac = 1.0;
-        for (name, cond) in &conds {
-            true_frac *= cond_fraction(table.column(name)?, cond, table.rows);
-        }
-
-        let needed: Vec<String> = query
-            .needed_columns(table)
+        let mut by_name: Vec<(String, usize)> = table
+            .columns
             .iter()
-            .map(|c| c.to_ascii_lowercase())
+            .enumerate()
+            .map(|(i, c)| (c.name.to_ascii_lowercase(), i))
             .collect();
-        let pk_cols: Vec<String> = primary
-            .map(|p| p.columns.iter().map(|c| c.to_ascii_lowercase()).collect())
-            .unwrap_or_default();
-        let mut indexes = Vec::new();
-        for def in &table.indexes {
-            let istats = def.mysql.as_ref().ok_or_else(|| {
+        by_name.sort();
+        let mut rank = vec![0; table.columns.len()];
+        for (r, (_, i)) in by_name.iter().enumerate() {
+            rank[*i] = r;
+        }
+        // SELECT * needs every column name once; a name resolves to its first column.
+        let mut width_all = 0.0;
+        for (k, (name, _)) in by_name.iter().enumerate() {
+            if k == 0 || by_name[k - 1].0 != *name {
+                width_all += table.column(name)?.stats.avg_width;
+            }
+        }
+
+        let position = |name: &str| -> Result<usize> {
+            let c = table.column(name)?;
+            Ok(table
+                .columns
+                .iter()
+                .position(|x| std::ptr::eq(x, c))
+                .expect("column of this table"))
+        };
+        // A column whose name repeats (ignoring case) resolves to the first one.
+        let all_cols: Vec<usize> = table
+            .columns
+            .iter()
+            .map(|c| position(&c.name))
+            .collect::<Result<_>>()?;
+        let pk_cols: Vec<usize> = match primary {
+            Some(p) => p
+                .columns
+                .iter()
+                .map(|c| position(c))
+                .collect::<Result<_>>()?,
+            None => Vec::new(),
+        };
+        let mut indexes = Vec::with_capacity(table.indexes.len());
+        for (at, def) in table.indexes.iter().enumerate() {
+            let istats = def.mysql.clone().ok_or_else(|| {
                 Error::invalid(
                     format!("index {}", def.name),
                     "has no InnoDB statistics (mysql section)",
                 )
             })?;
             let clustered = def.primary;
-            let mut cols: Vec<String> =
-                def.columns.iter().map(|c| c.to_ascii_lowercase()).collect();
+            let cols: Vec<usize> = def
+                .columns
+                .iter()
+                .map(|c| position(c))
+                .collect::<Result<_>>()?;
+            let mut entry_cols = cols.clone();
             if !clustered {
-                // Secondary entries carry the PK (InnoDB's extended keys).
-                cols.extend(pk_cols.iter().cloned());
+                entry_cols.extend(pk_cols.iter().copied());
             }
-            let covering = needed.iter().all(|n| cols.contains(n));
             let f_idx = env
                 .index_fraction(&def.name)
                 .or(if clustered { env.table_in_memory } else { None })
@@ -301,28 +332,190 @@ impl<'a> Ctx<'a> {
             } else {
                 stats.records
             };
-            indexes.push(IndexInfo {
-                def,
+            let covers_all = all_cols.iter().all(|c| entry_cols.contains(c));
+            indexes.push(IndexBase {
+                covers_all,
+                at,
                 stats: istats,
+                name: Name::new(&def.name),
                 clustered,
-                covering,
+                cols,
+                entry_cols,
                 f_idx,
                 height,
                 entries_per_leaf,
             });
         }
-        let width = needed
+        let name = Name::new(&table.name);
+        Ok(Prepared {
+            table,
+            env,
+            stats,
+            name,
+            f_tab,
+            rank,
+            width_all,
+            indexes,
+            detail: Detail::Full,
+            keys: KeyNames::default(),
+        })
+    }
+
+    /// Sets how much EXPLAIN text the plans carry (default [`Detail::Full`]).
+    pub fn with_detail(mut self, detail: Detail) -> Prepared<'t> {
+        self.detail = detail;
+        self
+    }
+
+    /// Plans `query` with the knob values.
+    pub fn plan(&self, query: &Query, knobs: &KnobValues) -> Result<Planned> {
+        query.check(&self.table)?;
+        let c = Constants::from_knobs(knobs, self.env.constants_from_tables)?;
+        let cost_based_mrr = knobs.get(Knob::MrrCostBased) != 0.0;
+        let mut ctx = Ctx::new(self, query, c, cost_based_mrr)?;
+        ctx.analyze_ranges();
+        ctx.choose()
+    }
+
+    /// Position in `Table::columns` of a column the query names (checked by Query::check).
+    fn position(&self, name: &str) -> Result<usize> {
+        self.table
+            .columns
             .iter()
-            .filter_map(|n| table.column(n).ok())
-            .map(|c| c.stats.avg_width)
-            .sum();
+            .position(|c| c.name.eq_ignore_ascii_case(name))
+            .ok_or_else(|| Error::UnknownColumn {
+                table: self.table.name.clone(),
+                column: name.to_string(),
+            })
+    }
+}
+
+/// Everything about the query that does not depend on the access path.
+struct Ctx<'a> {
+    prep: &'a Prepared<'a>,
+    table: &'a Table,
+    query: &'a Query,
+    h: Handler<'a>,
+    env: &'a MysqlEnv,
+    cost_based_mrr: bool,
+    /// Conjunction of the predicates per column (position), in lower-cased name order.
+    conds: Vec<(usize, ColumnCond)>,
+    /// Column position of each predicate, in query order.
+    pred_cols: Vec<usize>,
+    /// True selectivity of each predicate, in query order (for short-circuit counts).
+    pred_sel: Vec<f64>,
+    /// True rows matching the whole WHERE.
+    true_rows_out: f64,
+    indexes: Vec<IndexInfo<'a>>,
+    /// Range plans per index (same order as `indexes`), None if the index has no range.
+    ranges: Vec<Option<KeyRanges>>,
+    width: f64,
+}
+
+/// An evaluated access path before it becomes a [`Candidate`].
+struct Path {
+    key: Name,
+    op: &'static str,
+    index: Option<usize>,
+    /// The cost the choice compares (see the module docs).
+    cost: f64,
+    /// EXPLAIN rows.
+    rows: f64,
+    /// Key parts used (EXPLAIN key_len / ref).
+    parts: usize,
+    /// EXPLAIN filtered, 0..1.
+    filtered: f64,
+    /// EXPLAIN FORMAT=JSON query_cost when this path runs.
+    query_cost: f64,
+    /// EXPLAIN Extra items.
+    extra: Vec<&'static str>,
+    work: Work,
+}
+
+impl<'a> Ctx<'a> {
+    fn new(
+        prep: &'a Prepared<'a>,
+        query: &'a Query,
+        c: Constants,
+        cost_based_mrr: bool,
+    ) -> Result<Ctx<'a>> {
+        let table: &'a Table = &prep.table;
+        let h = Handler {
+            stats: &prep.stats,
+            c,
+            f_tab: prep.f_tab,
+        };
+
+        let mut conds: Vec<(usize, ColumnCond)> = Vec::with_capacity(query.predicates.len());
+        let mut pred_cols = Vec::with_capacity(query.predicates.len());
+        let mut pred_sel = Vec::with_capacity(query.predicates.len());
+        for p in &query.predicates {
+            let cond = ColumnCond::from_predicate(p)?;
+            let pos = prep.position(p.column())?;
+            pred_cols.push(pos);
+            pred_sel.push(cond_fraction(&table.columns[pos], &cond, table.rows));
+            match conds.iter_mut().find(|(c, _)| *c == pos) {
+                Some((_, old)) => *old = old.and(&cond),
+                None => conds.push((pos, cond)),
+            }
+        }
+        conds.sort_by_key(|(pos, _)| prep.rank[*pos]);
+        let mut true_frac = 1.0;
+        for (pos, cond) in &conds {
+            true_frac *= cond_fraction(&table.columns[*pos], cond, table.rows);
+        }
+
+        // Columns the query needs; with `SELECT *` that is every column, so an index
+        // covers only if its entries hold them all.
+        let needed: Option<Vec<usize>> = if query.select.is_empty() {
+            None
+        } else {
+            let mut cols = Vec::new();
+            for name in query
+                .select
+                .iter()
+                .map(String::as_str)
+                .chain(query.predicates.iter().map(Predicate::column))
+                .chain(query.order_by.iter().map(|k| k.column.as_str()))
+            {
+                cols.push(prep.position(name)?);
+            }
+            cols.sort_by_key(|p| prep.rank[*p]);
+            cols.dedup();
+            Some(cols)
+        };
+        let covers = |entry: &[usize], covers_all: bool| match &needed {
+            Some(cols) => cols.iter().all(|c| entry.contains(c)),
+            None => covers_all,
+        };
+        let indexes = prep
+            .indexes
+            .iter()
+            .map(|b| IndexInfo {
+                def: &table.indexes[b.at],
+                stats: &b.stats,
+                name: &b.name,
+                clustered: b.clustered,
+                cols: &b.cols,
+                covering: covers(&b.entry_cols, b.covers_all),
+                f_idx: b.f_idx,
+                height: b.height,
+                entries_per_leaf: b.entries_per_leaf,
+            })
+            .collect();
+        let width = match &needed {
+            Some(cols) => cols.iter().map(|&c| table.columns[c].stats.avg_width).sum(),
+            None => prep.width_all,
+        };
         Ok(Ctx {
+            prep,
             table,
             query,
             h,
-            env,
+            env: &prep.env,
             cost_based_mrr,
             conds,
+            pred_cols,
             pred_sel,
             true_rows_out: table.rows * true_frac,
             indexes,
@@ -331,17 +524,12 @@ impl<'a> Ctx<'a> {
         })
     }
 
-    fn column(&self, name: &str) -> &'a Column {
-        // Every index column was checked by Table::validate.
-        self.table
-            .columns
-            .iter()
-            .find(|c| c.name.eq_ignore_ascii_case(name))
-            .expect("validated column")
+    fn column(&self, pos: usize) -> &'a Column {
+        &self.table.columns[pos]
     }
 
-    fn cond(&self, column: &str) -> Option<&ColumnCond> {
-        self.conds.get(&column.to_ascii_lowercase())
+    fn cond(&self, pos: usize) -> Option<&ColumnCond> {
+        self.conds.iter().find(|(c, _)| *c == pos).map(|(_, c)| c)
     }
 
     /// Most ranges one index may produce before further key parts are dropped (the range
@@ -359,9 +547,15 @@ impl<'a> Ctx<'a> {
             let mut parts = 0;
             let mut all_equalities = true;
             let mut impossible = false;
-            for col_name in &idx.def.columns {
-                let col = self.column(col_name);
-                match self.cond(col_name) {
+            if self.cond(idx.cols[0]).is_none() {
+                // No condition on the first key part: no range (checked before the loop
+                // below only to spare its allocations).
+                all.push(None);
+                continue;
+            }
+            for &pos in idx.cols {
+                let col = self.column(pos);
+                match self.cond(pos) {
                     None => break,
                     Some(ColumnCond::Impossible) => {
                         impossible = true;
@@ -451,7 +645,7 @@ impl<'a> Ctx<'a> {
         }
         let records = self.h.records();
         let mut distinct = 1.0;
-        for c in idx.def.columns.iter().take(parts) {
+        for &c in idx.cols.iter().take(parts) {
             let d = distinct_values(&self.column(c).stats, records);
             if d <= 0.0 {
                 return 10.0;
@@ -475,11 +669,11 @@ impl<'a> Ctx<'a> {
 
     /// Filtering effect of the predicates on `column`: the range estimate of an index led
     /// by that column when there is one (`quick_rows / records`), else the defaults.
-    fn column_filter(&self, column: &str) -> f64 {
+    fn column_filter(&self, column: usize) -> f64 {
         let records = self.h.records().max(1.0);
         for (idx, r) in self.indexes.iter().zip(&self.ranges) {
             if let Some(r) = r {
-                if r.parts == 1 && idx.def.columns[0].eq_ignore_ascii_case(column) {
+                if r.parts == 1 && idx.cols[0] == column {
                     return (r.est_rows / records).min(1.0);
                 }
             }
@@ -487,35 +681,30 @@ impl<'a> Ctx<'a> {
         self.query
             .predicates
             .iter()
-            .filter(|p| p.column().eq_ignore_ascii_case(column))
-            .map(Self::default_filter)
+            .zip(&self.pred_cols)
+            .filter(|(_, c)| **c == column)
+            .map(|(p, _)| Self::default_filter(p))
             .product()
     }
 
     /// EXPLAIN filtered for an access that already enforces `used` columns.
-    fn filtered_except(&self, used: &[String]) -> f64 {
+    fn filtered_except(&self, used: &[usize]) -> f64 {
         self.conds
-            .keys()
-            .filter(|c| !used.iter().any(|u| u.eq_ignore_ascii_case(c)))
-            .map(|c| self.column_filter(c))
+            .iter()
+            .filter(|(c, _)| !used.contains(c))
+            .map(|(c, _)| self.column_filter(*c))
             .product()
     }
 
-    fn used_columns(&self, idx: usize, parts: usize) -> Vec<String> {
-        self.indexes[idx]
-            .def
-            .columns
-            .iter()
-            .take(parts)
-            .cloned()
-            .collect()
+    /// The columns of the first `parts` key parts of index `idx`.
+    fn used_columns(&self, idx: usize, parts: usize) -> &'a [usize] {
+        let cols = self.indexes[idx].cols;
+        &cols[..parts.min(cols.len())]
     }
 
     /// Whether predicates remain for the server to evaluate after the access ("Using where").
-    fn needs_where(&self, used: &[String]) -> bool {
-        self.conds
-            .keys()
-            .any(|c| !used.iter().any(|u| u.eq_ignore_ascii_case(c)))
+    fn needs_where(&self, used: &[usize]) -> bool {
+        self.conds.iter().any(|(c, _)| !used.contains(c))
     }
 
     // ----- the candidates -------------------------------------------------------------
@@ -557,7 +746,7 @@ impl<'a> Ctx<'a> {
             self.true_rows_out,
         );
         work.page_reads.push(work::reads(
-            &t.name,
+            &self.prep.name,
             p,
             self.h.stats.page_bytes,
             AccessPattern::Sequential,
@@ -566,10 +755,10 @@ impl<'a> Ctx<'a> {
         ));
         let mut extra = Vec::new();
         if self.needs_where(&[]) {
-            extra.push("Using where".to_string());
+            extra.push("Using where");
         }
         Path {
-            key: "table_scan".into(),
+            key: Name::from_static("table_scan"),
             op: "ALL",
             index: None,
             cost: self.table_scan_bar(),
@@ -611,7 +800,7 @@ impl<'a> Ctx<'a> {
             self.true_rows_out,
         );
         work.page_reads.push(work::reads(
-            &idx.def.name,
+            idx.name,
             leaf,
             self.h.stats.page_bytes,
             AccessPattern::Sequential,
@@ -620,11 +809,11 @@ impl<'a> Ctx<'a> {
         ));
         let mut extra = Vec::new();
         if self.needs_where(&[]) {
-            extra.push("Using where".to_string());
+            extra.push("Using where");
         }
-        extra.push("Using index".to_string());
+        extra.push("Using index");
         Path {
-            key: format!("index_scan:{}", idx.def.name),
+            key: self.prep.keys.get(&["index_scan:", idx.name]),
             op: "index",
             index: Some(k),
             cost,
@@ -655,7 +844,7 @@ impl<'a> Ctx<'a> {
             self.true_rows_out,
         );
         work.page_reads.push(work::index_leaf_reads(
-            &idx.def.name,
+            idx.name,
             idx.stats.leaf_pages.max(1.0),
             self.h.stats.page_bytes,
             true_epl,
@@ -669,7 +858,7 @@ impl<'a> Ctx<'a> {
         let p = self.h.stats.clustered_pages;
         work.rows_examined = rows;
         work.page_reads.push(work::reads(
-            &self.table.name,
+            &self.prep.name,
             p,
             self.h.stats.page_bytes,
             AccessPattern::Random,
@@ -678,12 +867,12 @@ impl<'a> Ctx<'a> {
         ));
     }
 
-    fn range_extra(&self, used: &[String], tail: &[&str]) -> Vec<String> {
+    fn range_extra(&self, used: &[usize], tail: &[&'static str]) -> Vec<&'static str> {
         let mut extra = Vec::new();
         if self.needs_where(used) {
-            extra.push("Using where".to_string());
+            extra.push("Using where");
         }
-        extra.extend(tail.iter().map(|s| s.to_string()));
+        extra.extend_from_slice(tail);
         extra
     }
 
@@ -691,14 +880,14 @@ impl<'a> Ctx<'a> {
     /// Returns the paths and the position of the one `choose_mrr_impl` keeps.
     fn range_paths(&self, k: usize, r: &KeyRanges) -> (Vec<Path>, usize) {
         let idx = &self.indexes[k];
-        let name = &idx.def.name;
+        let name: &str = idx.name;
         let n = r.true_rows.len() as f64;
         let big_r = r.est_rows;
         let rec = self.h.c.row_evaluate_cost(big_r);
         let used = self.used_columns(k, r.parts);
-        let filtered = self.filtered_except(&used);
+        let filtered = self.filtered_except(used);
         let total_true: f64 = r.true_rows.iter().sum();
-        let path = |key: String, cost: f64, extra: Vec<String>, work: Work| Path {
+        let path = |key: Name, cost: f64, extra: Vec<&'static str>, work: Work| Path {
             key,
             op: "range",
             index: Some(k),
@@ -720,8 +909,9 @@ impl<'a> Ctx<'a> {
                 + rec
                 + 0.01;
             let work = self.range_base_work(k, &r.true_rows);
-            let extra = self.range_extra(&used, &["Using index"]);
-            return (vec![path(format!("covering:{name}"), cost, extra, work)], 0);
+            let extra = self.range_extra(used, &["Using index"]);
+            let key = self.prep.keys.get(&["covering:", name]);
+            return (vec![path(key, cost, extra, work)], 0);
         }
 
         // Default MRR: read_cost(k, n, R) + R*rec + 0.01 (§4.3).
@@ -731,15 +921,15 @@ impl<'a> Ctx<'a> {
             // The clustered index *is* the table: its leaves hold the rows.
             default_work.rows_examined = total_true;
             if let Some(pr) = default_work.page_reads.first_mut() {
-                pr.object = self.table.name.clone();
+                pr.object = self.prep.name.clone();
             }
         } else {
             self.add_row_lookups(&mut default_work, total_true);
         }
         let default = path(
-            format!("range:{name}"),
+            self.prep.keys.get(&["range:", name]),
             default_cost,
-            self.range_extra(&used, &[]),
+            self.range_extra(used, &[]),
             default_work,
         );
 
@@ -767,7 +957,7 @@ impl<'a> Ctx<'a> {
         ds_work.rows_examined = total_true;
         ds_work.comparisons = work::sort_comparisons(full, cap, last);
         ds_work.page_reads.push(work::reads(
-            &self.table.name,
+            &self.prep.name,
             p,
             self.h.stats.page_bytes,
             AccessPattern::Sorted,
@@ -782,9 +972,9 @@ impl<'a> Ctx<'a> {
             (ds_cost.min(default_cost), true)
         };
         let ds = path(
-            format!("dsmrr:{name}"),
+            self.prep.keys.get(&["dsmrr:", name]),
             ds_cost,
-            self.range_extra(&used, &["Using MRR"]),
+            self.range_extra(used, &["Using MRR"]),
             ds_work,
         );
         (vec![default, ds], usize::from(ds_wins))
@@ -817,10 +1007,9 @@ impl<'a> Ctx<'a> {
     fn ref_path(&self, k: usize) -> Option<(Path, bool)> {
         let idx = &self.indexes[k];
         let parts = idx
-            .def
-            .columns
+            .cols
             .iter()
-            .take_while(|c| self.cond(c).and_then(ColumnCond::single_point).is_some())
+            .take_while(|&&c| self.cond(c).and_then(ColumnCond::single_point).is_some())
             .count();
         if parts == 0 {
             return None;
@@ -851,40 +1040,40 @@ impl<'a> Ctx<'a> {
         // True rows: the equality prefix's share of the table.
         let used = self.used_columns(k, parts);
         let mut frac = 1.0;
-        for c in &used {
+        for &c in used {
             if let Some(cond) = self.cond(c) {
                 frac *= cond_fraction(self.column(c), cond, self.table.rows);
             }
         }
         let true_rows = frac * self.table.rows;
         let mut work = self.range_base_work(k, &[true_rows]);
-        let mut tail: Vec<&str> = Vec::new();
+        let mut tail: Vec<&'static str> = Vec::new();
         if idx.clustered {
             work.rows_examined = true_rows;
             if let Some(pr) = work.page_reads.first_mut() {
-                pr.object = self.table.name.clone();
+                pr.object = self.prep.name.clone();
             }
         } else if idx.covering {
             tail.push("Using index");
         } else {
             self.add_row_lookups(&mut work, true_rows);
         }
-        let key_name = &idx.def.name;
+        let key_name: &str = idx.name;
         Some((
             Path {
                 key: if unique_full {
-                    format!("const:{key_name}")
+                    self.prep.keys.get(&["const:", key_name])
                 } else {
-                    format!("ref:{key_name}")
+                    self.prep.keys.get(&["ref:", key_name])
                 },
                 op: if unique_full { "const" } else { "ref" },
                 index: Some(k),
                 cost,
                 rows: fanout,
                 parts,
-                filtered: self.filtered_except(&used),
+                filtered: self.filtered_except(used),
                 query_cost: cost,
-                extra: self.range_extra(&used, &tail),
+                extra: self.range_extra(used, &tail),
                 work,
             },
             unique_full,
@@ -893,11 +1082,14 @@ impl<'a> Ctx<'a> {
 
     /// An impossible range: MySQL stops planning and prints "Impossible WHERE".
     fn impossible(&self) -> Planned {
-        let mut node = PlanNode::leaf("NULL", Cost::new(0.0, 0.0), 0.0, Work::default());
-        node.details.push("Impossible WHERE".into());
+        let op = Name::from_static("NULL");
+        let mut node = PlanNode::leaf(op, Cost::new(0.0, 0.0), 0.0, Work::default());
+        if self.prep.detail == Detail::Full {
+            node.details.push("Impossible WHERE".into());
+        }
         Planned {
             candidates: vec![Candidate {
-                key: "impossible".into(),
+                key: Name::from_static("impossible"),
                 plan: node,
             }],
             chosen: 0,
@@ -1022,17 +1214,33 @@ impl<'a> Ctx<'a> {
     }
 
     fn candidate(&self, p: Path) -> Candidate {
+        let details = match self.prep.detail {
+            Detail::Full => self.details(&p),
+            Detail::Omit => Vec::new(),
+        };
+        let op = Name::from_static(p.op);
+        let mut node = PlanNode::leaf(op, Cost::new(0.0, p.cost), p.rows, p.work);
+        node.details = details;
+        node.relation = Some(self.prep.name.clone());
+        node.index = p.index.map(|k| self.indexes[k].name.clone());
+        node.width = self.width;
+        Candidate {
+            key: p.key,
+            plan: node,
+        }
+    }
+
+    /// The node's EXPLAIN lines: Extra items, then the `name: value` columns and the
+    /// EXPLAIN FORMAT=JSON cost figures.
+    fn details(&self, p: &Path) -> Vec<String> {
         let rec = self.h.c.row_evaluate_cost(1.0);
         let eval_cost = rec * p.rows * p.filtered;
-        let mut details = Vec::new();
-        details.extend(p.extra.iter().cloned());
+        let mut details: Vec<String> = p.extra.iter().map(|s| s.to_string()).collect();
         let possible: Vec<&str> = self
             .indexes
             .iter()
             .zip(&self.ranges)
-            .filter(|(i, r)| {
-                r.is_some() || i.def.columns.first().and_then(|c| self.cond(c)).is_some()
-            })
+            .filter(|(i, r)| r.is_some() || self.cond(i.cols[0]).is_some())
             .map(|(i, _)| i.def.name.as_str())
             .collect();
         if !possible.is_empty() {
@@ -1048,15 +1256,7 @@ impl<'a> Ctx<'a> {
         details.push(format!("read_cost: {:.2}", p.query_cost - eval_cost));
         details.push(format!("eval_cost: {:.2}", eval_cost));
         details.push(format!("query_cost: {:.2}", p.query_cost));
-        let mut node = PlanNode::leaf(p.op, Cost::new(0.0, p.cost), p.rows, p.work);
-        node.relation = Some(self.table.name.clone());
-        node.index = p.index.map(|k| self.indexes[k].def.name.clone());
-        node.details = details;
-        node.width = self.width;
-        Candidate {
-            key: p.key,
-            plan: node,
-        }
+        details
     }
 
     /// EXPLAIN key_len: bytes of the used key parts (+1 per nullable part); the whole
@@ -1066,11 +1266,10 @@ impl<'a> Ctx<'a> {
         if parts >= idx.def.columns.len() {
             return idx.stats.key_length;
         }
-        idx.def
-            .columns
+        idx.cols
             .iter()
             .take(parts)
-            .map(|c| {
+            .map(|&c| {
                 let col = self.column(c);
                 let bytes = match col.ty {
                     crate::catalog::ColumnType::Int4 => 4.0,

@@ -2,7 +2,7 @@
 //! No cost constant appears here; counts come from the true data (column statistics and
 //! `Table::rows`), not from the optimizer's estimates.
 
-use crate::plan::{AccessPattern, PageReads, Work};
+use crate::plan::{AccessPattern, Name, PageReads, Work};
 
 /// Expected distinct pages hit by `requests` uniformly random requests over `pages` pages
 /// (Cardenas' formula, sampling with replacement).
@@ -42,7 +42,7 @@ pub fn leaf_pages_for_run(rows: f64, entries_per_page: f64, total_pages: f64) ->
 
 /// One object's page requests.
 pub fn reads(
-    object: &str,
+    object: &Name,
     object_pages: f64,
     page_bytes: f64,
     pattern: AccessPattern,
@@ -50,7 +50,7 @@ pub fn reads(
     distinct: f64,
 ) -> PageReads {
     PageReads {
-        object: object.to_string(),
+        object: object.clone(),
         object_pages,
         page_bytes,
         pattern,
@@ -61,7 +61,7 @@ pub fn reads(
 
 /// Work of reading `runs` index ranges (true rows per range) in one B-tree's leaves.
 pub fn index_leaf_reads(
-    object: &str,
+    object: &Name,
     leaf_pages: f64,
     page_bytes: f64,
     entries_per_page: f64,

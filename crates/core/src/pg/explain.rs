@@ -106,7 +106,7 @@ pub(crate) fn sort_key_text(rel: &Rel) -> String {
 
 /// The node's header line: `Index Scan using i on t  (cost=0.43..8.45 rows=1 width=4)`.
 fn header(n: &PlanNode) -> String {
-    let mut s = n.op.clone();
+    let mut s = n.op.to_string();
     let bitmap_index = n.op == "Bitmap Index Scan";
     match (&n.index, &n.relation) {
         (Some(i), _) if bitmap_index => {

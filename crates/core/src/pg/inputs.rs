@@ -7,9 +7,11 @@
 use crate::catalog::{Column, ColumnStats, ColumnType, Index, Table, Value};
 use crate::error::{Error, Result};
 use crate::knobs::{Knob, KnobValues};
+use crate::plan::Name;
 use crate::query::{CmpOp, Predicate, Query};
 
 use super::selfuncs;
+use std::borrow::Cow;
 
 /// 8 kB heap and index blocks.
 pub(crate) const BLCKSZ: f64 = 8192.0;
@@ -137,7 +139,7 @@ pub(crate) struct ColInfo {
 /// One btree index as the planner sees it (IndexOptInfo, spec 2.2).
 #[derive(Clone, Debug)]
 pub(crate) struct IndexInfo {
-    pub name: String,
+    pub name: Name,
     pub pages: f64,
     pub tuples: f64,
     pub tree_height: f64,
@@ -148,10 +150,23 @@ pub(crate) struct IndexInfo {
     pub covers: Vec<usize>,
 }
 
-/// The base relation with everything the path builders need.
+/// What the planner knows about the table before seeing a query (see
+/// [`TableInfo::build`]).
 #[derive(Clone, Debug)]
-pub(crate) struct Rel {
-    pub name: String,
+pub(crate) struct TableInfo {
+    pub name: Name,
+    pub pages: f64,
+    pub tuples: f64,
+    pub allvisfrac: f64,
+    pub cols: Vec<ColInfo>,
+    pub indexes: Vec<IndexInfo>,
+}
+
+/// The base relation with everything the path builders need: the prepared table's
+/// columns and indexes, borrowed, and the query's clauses and estimates.
+#[derive(Clone, Debug)]
+pub(crate) struct Rel<'a> {
+    pub name: Name,
     /// Current number of heap blocks (spec 2.1 steps 1-3).
     pub pages: f64,
     /// rint(density x pages) (spec 2.1 step 5).
@@ -159,7 +174,8 @@ pub(crate) struct Rel {
     pub allvisfrac: f64,
     /// Sum of pages of all base relations of the query (spec 2.3).
     pub total_table_pages: f64,
-    pub cols: Vec<ColInfo>,
+    /// Borrowed from a prepared table, or owned when built from a bare `Table`.
+    pub cols: Cow<'a, [ColInfo]>,
     pub clauses: Vec<Clause>,
     /// clamp_row_est(tuples x clauselist_selectivity(all clauses)) (spec 2.4).
     pub rows: f64,
@@ -173,7 +189,7 @@ pub(crate) struct Rel {
     /// (equivalence classes, spec 11): (column, descending).
     pub pathkeys: Vec<(usize, bool)>,
     pub limit: Option<f64>,
-    pub indexes: Vec<IndexInfo>,
+    pub indexes: Cow<'a, [IndexInfo]>,
 }
 
 /// clamp_row_est (spec 2.4): at least one row, integral, NaN/huge mapped to 1e100.
@@ -335,19 +351,11 @@ fn synthesize_pg_index(tuples: f64, key_width: f64) -> crate::catalog::PgIndex {
     }
 }
 
-impl Rel {
-    /// Gathers the inputs of spec section 2 and estimates rows (set_baserel_size_estimates).
-    pub fn build(table: &Table, query: &Query) -> Result<Rel> {
-        let col_pos = |name: &str| -> Result<usize> {
-            table
-                .columns
-                .iter()
-                .position(|c| c.name.eq_ignore_ascii_case(name))
-                .ok_or_else(|| Error::UnknownColumn {
-                    table: table.name.clone(),
-                    column: name.to_string(),
-                })
-        };
+impl TableInfo {
+    /// The query-independent half of spec section 2: stored statistics, heap size and
+    /// indexes. A prepared table builds this once; every query then borrows it.
+    pub fn build(table: &Table) -> Result<TableInfo> {
+        let col_pos = |name: &str| column_position(table, name);
 
         let mut cols: Vec<ColInfo> = table
             .columns
@@ -405,7 +413,7 @@ impl Rel {
         // Indexes (spec 2.2): pages physical, tuples = heap estimate.
         let mut indexes = Vec::new();
         for ix in &table.indexes {
-            indexes.push(Self::index_info(ix, tuples, &cols, &col_pos)?);
+            indexes.push(Rel::index_info(ix, tuples, &cols, &col_pos)?);
         }
         for ix in &indexes {
             if let Some(&lead) = ix.keys.first() {
@@ -415,9 +423,78 @@ impl Rel {
                 }
             }
         }
+        Ok(TableInfo {
+            name: Name::new(&table.name),
+            pages: curpages.max(0.0),
+            tuples,
+            allvisfrac,
+            cols,
+            indexes,
+        })
+    }
+}
+
+/// Position of a column in `table.columns` (the first whose name matches, ignoring case).
+fn column_position(table: &Table, name: &str) -> Result<usize> {
+    table
+        .columns
+        .iter()
+        .position(|c| c.name.eq_ignore_ascii_case(name))
+        .ok_or_else(|| Error::UnknownColumn {
+            table: table.name.clone(),
+            column: name.to_string(),
+        })
+}
+
+impl<'a> Rel<'a> {
+    /// Gathers the inputs of spec section 2 and estimates rows (set_baserel_size_estimates).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub fn build(table: &Table, query: &Query) -> Result<Rel<'a>> {
+        let info = TableInfo::build(table)?;
+        let blank = Rel::blank(
+            &info,
+            Cow::Owned(info.cols.clone()),
+            Cow::Owned(info.indexes.clone()),
+        );
+        blank.with_query(table, query)
+    }
+
+    /// [`Rel::build`] over a prepared table, whose columns and indexes it borrows: only
+    /// the query's half of spec section 2 is computed.
+    pub fn for_query(info: &'a TableInfo, table: &Table, query: &Query) -> Result<Rel<'a>> {
+        let blank = Rel::blank(
+            info,
+            Cow::Borrowed(&info.cols),
+            Cow::Borrowed(&info.indexes),
+        );
+        blank.with_query(table, query)
+    }
+
+    /// The relation before any clause: the table's facts only.
+    fn blank(info: &TableInfo, cols: Cow<'a, [ColInfo]>, indexes: Cow<'a, [IndexInfo]>) -> Rel<'a> {
+        Rel {
+            name: info.name.clone(),
+            pages: info.pages,
+            tuples: info.tuples,
+            allvisfrac: info.allvisfrac,
+            total_table_pages: info.pages,
+            cols,
+            clauses: Vec::new(),
+            rows: 0.0,
+            width: 0.0,
+            restrict_ops: QualOps::default(),
+            needed: Vec::new(),
+            pathkeys: Vec::new(),
+            limit: None,
+            indexes,
+        }
+    }
+
+    fn with_query(mut self, table: &Table, query: &Query) -> Result<Rel<'a>> {
+        let col_pos = |name: &str| column_position(table, name);
 
         // Restriction clauses, in query order (BETWEEN expands to two).
-        let mut raw = Vec::new();
+        let mut raw = Vec::with_capacity(query.predicates.len() + 1);
         for p in &query.predicates {
             let c = col_pos(p.column())?;
             let column = &table.columns[c];
@@ -469,21 +546,10 @@ impl Rel {
             }
         }
 
-        let mut rel = Rel {
-            name: table.name.clone(),
-            pages: curpages.max(0.0),
-            tuples,
-            allvisfrac,
-            total_table_pages: curpages.max(0.0),
-            cols,
-            clauses: Vec::new(),
-            rows: 0.0,
-            width: 0.0,
-            restrict_ops: QualOps::default(),
-            needed: Vec::new(),
-            pathkeys: Vec::new(),
-            limit: query.limit,
-            indexes,
+        let mut rel = {
+            self.clauses.reserve(raw.len());
+            self.limit = query.limit;
+            self
         };
         for (col, kind) in raw {
             let ops = clause_ops(&kind);
@@ -523,15 +589,13 @@ impl Rel {
         rel.needed = needed;
 
         // Query pathkeys: a column equated to a constant sorts trivially (spec 11).
-        let equated: Vec<usize> = rel
-            .clauses
-            .iter()
-            .filter(|c| matches!(c.kind, ClauseKind::Op { op: CmpOp::Eq, .. }))
-            .map(|c| c.col)
-            .collect();
         for k in &query.order_by {
             let c = col_pos(&k.column)?;
-            if !equated.contains(&c) && !rel.pathkeys.iter().any(|(pc, _)| *pc == c) {
+            let equated = rel
+                .clauses
+                .iter()
+                .any(|cl| cl.col == c && matches!(cl.kind, ClauseKind::Op { op: CmpOp::Eq, .. }));
+            if !equated && !rel.pathkeys.iter().any(|(pc, _)| *pc == c) {
                 rel.pathkeys.push((c, k.descending));
             }
         }
@@ -559,7 +623,7 @@ impl Rel {
             .clone()
             .unwrap_or_else(|| synthesize_pg_index(heap_tuples, key_width));
         Ok(IndexInfo {
-            name: ix.name.clone(),
+            name: Name::new(&ix.name),
             pages: pg.pages.floor(),
             tuples: heap_tuples,
             tree_height: pg.tree_height.floor(),

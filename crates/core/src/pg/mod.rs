@@ -33,8 +33,9 @@ pub use explain::{explain_node, explain_text};
 use crate::catalog::Table;
 use crate::error::{Error, Result};
 use crate::knobs::{Engine, EngineVersion, KnobValues};
-use crate::plan::{Candidate, Planned};
+use crate::plan::{Candidate, Detail, KeyNames, Planned};
 use crate::query::Query;
+use std::borrow::Cow;
 
 use costsize::{GatherMergeSite, ParallelParams, STD_FUZZ_FACTOR};
 use inputs::{Consts, Rel};
@@ -73,6 +74,7 @@ impl Default for PgOptions {
 }
 
 /// Plans `query` on `table` as PostgreSQL `version` would with the knob values.
+/// Validates everything on each call; to plan one table many times, use [`Prepared`].
 pub fn plan(
     table: &Table,
     query: &Query,
@@ -80,41 +82,109 @@ pub fn plan(
     version: EngineVersion,
     options: &PgOptions,
 ) -> Result<Planned> {
+    // The query is checked before the version and options, as it always was, so a call
+    // with several problems reports the same one.
     table.validate()?;
     query.check(table)?;
-    if version.engine() != Engine::Postgres {
-        return Err(Error::invalid(
-            "version",
-            format!("{} is not a PostgreSQL release", version.label()),
-        ));
+    Prepared::validated(Cow::Borrowed(table), version, Cow::Borrowed(options))?.plan(query, knobs)
+}
+
+/// A table checked and digested once (statistics as pg_statistic stores them, heap and
+/// index sizes), ready to plan any number of queries with any knob values. Sweeps use it:
+/// validating the table and rebuilding its statistics at every point would cost more than
+/// the planning itself. Planning through it gives exactly what [`plan`] gives.
+pub struct Prepared<'t> {
+    /// Borrowed, or owned by a prepared form that outlives its inputs.
+    table: Cow<'t, Table>,
+    version: EngineVersion,
+    options: Cow<'t, PgOptions>,
+    info: inputs::TableInfo,
+    detail: Detail,
+    keys: KeyNames,
+}
+
+impl<'t> Prepared<'t> {
+    pub fn new(
+        table: &'t Table,
+        version: EngineVersion,
+        options: &'t PgOptions,
+    ) -> Result<Prepared<'t>> {
+        table.validate()?;
+        Prepared::validated(Cow::Borrowed(table), version, Cow::Borrowed(options))
     }
-    for (name, v) in [
-        (
-            "min_parallel_table_scan_size",
-            options.min_parallel_table_scan_size,
-        ),
-        (
-            "min_parallel_index_scan_size",
-            options.min_parallel_index_scan_size,
-        ),
-    ] {
-        crate::error::check_range(name, v, 0.0, (i32::MAX / 3) as f64)?;
+
+    /// [`Prepared::new`] taking ownership, for a holder that also owns the table.
+    pub fn owned(
+        table: Table,
+        version: EngineVersion,
+        options: PgOptions,
+    ) -> Result<Prepared<'static>> {
+        table.validate()?;
+        Prepared::validated(Cow::Owned(table), version, Cow::Owned(options))
     }
-    let consts = Consts::from_knobs(knobs)?;
-    let rel = Rel::build(table, query)?;
-    let ctx = Ctx {
-        rel: &rel,
-        c: &consts,
-        version,
-        opts: options,
-        par: ParallelParams {
-            max_workers: consts.max_parallel_workers_per_gather,
-            leader_participation: options.parallel_leader_participation,
-            min_table_pages: options.min_parallel_table_scan_size,
-            min_index_pages: options.min_parallel_index_scan_size,
-        },
-    };
-    Ok(Planner::new(&ctx).run())
+
+    /// [`Prepared::new`] for a table that has passed `Table::validate`.
+    fn validated(
+        table: Cow<'t, Table>,
+        version: EngineVersion,
+        options: Cow<'t, PgOptions>,
+    ) -> Result<Prepared<'t>> {
+        if version.engine() != Engine::Postgres {
+            return Err(Error::invalid(
+                "version",
+                format!("{} is not a PostgreSQL release", version.label()),
+            ));
+        }
+        for (name, v) in [
+            (
+                "min_parallel_table_scan_size",
+                options.min_parallel_table_scan_size,
+            ),
+            (
+                "min_parallel_index_scan_size",
+                options.min_parallel_index_scan_size,
+            ),
+        ] {
+            crate::error::check_range(name, v, 0.0, (i32::MAX / 3) as f64)?;
+        }
+        let info = inputs::TableInfo::build(&table)?;
+        Ok(Prepared {
+            table,
+            version,
+            options,
+            info,
+            detail: Detail::Full,
+            keys: KeyNames::default(),
+        })
+    }
+
+    /// Sets how much EXPLAIN text the plans carry (default [`Detail::Full`]).
+    pub fn with_detail(mut self, detail: Detail) -> Prepared<'t> {
+        self.detail = detail;
+        self
+    }
+
+    /// Plans `query` with the knob values.
+    pub fn plan(&self, query: &Query, knobs: &KnobValues) -> Result<Planned> {
+        query.check(&self.table)?;
+        let consts = Consts::from_knobs(knobs)?;
+        let rel = Rel::for_query(&self.info, &self.table, query)?;
+        let ctx = Ctx {
+            rel: &rel,
+            c: &consts,
+            version: self.version,
+            opts: &self.options,
+            par: ParallelParams {
+                max_workers: consts.max_parallel_workers_per_gather,
+                leader_participation: self.options.parallel_leader_participation,
+                min_table_pages: self.options.min_parallel_table_scan_size,
+                min_index_pages: self.options.min_parallel_index_scan_size,
+            },
+            detail: self.detail,
+            keys: &self.keys,
+        };
+        Ok(Planner::new(&ctx).run())
+    }
 }
 
 /// compare_path_costs_fuzzily's verdict.
@@ -321,12 +391,12 @@ fn cheapest_total(list: &[Path]) -> Option<usize> {
 }
 
 struct Planner<'a> {
-    ctx: &'a Ctx<'a>,
+    ctx: &'a Ctx<'a, 'a>,
     scans: Vec<IndexScan>,
 }
 
 impl<'a> Planner<'a> {
-    fn new(ctx: &'a Ctx<'a>) -> Self {
+    fn new(ctx: &'a Ctx<'a, 'a>) -> Self {
         let scans = (0..ctx.rel.indexes.len())
             .filter_map(|i| ctx.index_scan(i))
             .collect();

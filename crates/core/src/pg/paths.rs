@@ -1,7 +1,7 @@
 //! Access paths with their plan nodes and physical work: what set_plain_rel_pathlist,
 //! create_index_paths, create_bitmap_heap_path and the Gather/Sort/Limit builders make.
 
-use crate::plan::{AccessPattern, Cost, PageReads, PlanNode, Work};
+use crate::plan::{AccessPattern, Cost, Detail, KeyNames, Name, PageReads, PlanNode, Work};
 
 use super::costsize::{
     self, BtreeCost, BtreeInput, GatherMergeSite, NodeCost, ParallelParams, QualCost, RelSize,
@@ -16,7 +16,7 @@ use crate::query::CmpOp;
 /// and what add_path compares.
 #[derive(Clone, Debug)]
 pub(crate) struct Path {
-    pub key: String,
+    pub key: Name,
     pub node: PlanNode,
     /// Rows of the path (per process for partial paths).
     pub rows: f64,
@@ -45,12 +45,16 @@ impl Path {
 }
 
 /// Shared inputs of the builders.
-pub(crate) struct Ctx<'a> {
-    pub rel: &'a Rel,
+pub(crate) struct Ctx<'a, 'r> {
+    pub rel: &'a Rel<'r>,
     pub c: &'a Consts,
     pub version: EngineVersion,
     pub opts: &'a PgOptions,
     pub par: ParallelParams,
+    /// Whether nodes get their EXPLAIN detail lines.
+    pub detail: Detail,
+    /// Candidate keys made so far for this table (reused rather than formatted anew).
+    pub keys: &'a KeyNames,
 }
 
 /// An index scan as build_index_paths sets it up, with its btcostestimate result.
@@ -68,21 +72,26 @@ pub(crate) struct IndexScan {
     pub correlation: f64,
 }
 
-fn node(op: &str, cost: NodeCost, rows: f64, width: f64, work: Work) -> PlanNode {
-    let mut n = PlanNode::leaf(op, Cost::new(cost.startup, cost.total), rows, work);
+fn node(op: &'static str, cost: NodeCost, rows: f64, width: f64, work: Work) -> PlanNode {
+    let mut n = PlanNode::leaf(
+        Name::from_static(op),
+        Cost::new(cost.startup, cost.total),
+        rows,
+        work,
+    );
     n.width = width;
     n
 }
 
 fn reads(
-    object: &str,
+    object: &Name,
     object_pages: f64,
     pattern: AccessPattern,
     requests: f64,
     distinct: f64,
 ) -> PageReads {
     PageReads {
-        object: object.to_string(),
+        object: object.clone(),
         object_pages,
         page_bytes: BLCKSZ,
         pattern,
@@ -99,7 +108,14 @@ fn expected_distinct(t: f64, n: f64) -> f64 {
     (t * (1.0 - (1.0 - 1.0 / t).powf(n))).min(n)
 }
 
-impl Ctx<'_> {
+impl Ctx<'_, '_> {
+    /// Adds an EXPLAIN detail line, formatted only when the plan keeps details.
+    fn detail(&self, node: &mut PlanNode, line: impl FnOnce() -> String) {
+        if self.detail == Detail::Full {
+            node.details.push(line());
+        }
+    }
+
     fn rel_size(&self) -> RelSize {
         RelSize {
             pages: self.rel.pages,
@@ -127,7 +143,7 @@ impl Ctx<'_> {
 
     fn disabled_detail(&self, node: &mut PlanNode, disabled: u32) {
         if disabled > 0 {
-            node.details.push("Disabled: true".into());
+            self.detail(node, || "Disabled: true".into());
         }
     }
 
@@ -177,12 +193,13 @@ impl Ctx<'_> {
         let mut n = node(op, cost, rows, rel.width, work);
         self.relation_node(&mut n);
         if !rel.clauses.is_empty() {
-            n.details
-                .push(format!("Filter: {}", cond_text(rel, &rel.clause_ids())));
+            self.detail(&mut n, || {
+                format!("Filter: {}", cond_text(rel, &rel.clause_ids()))
+            });
         }
         self.disabled_detail(&mut n, disabled);
         Path {
-            key: "seq".into(),
+            key: Name::from_static("seq"),
             node: n,
             rows,
             sorted: rel.pathkeys.is_empty(),
@@ -412,33 +429,31 @@ impl Ctx<'_> {
             workers: cost.workers as f64,
             ..Work::default()
         };
-        let mut op = String::new();
-        if partial {
-            op.push_str("Parallel ");
-        }
-        op.push_str(if s.indexonly {
-            "Index Only Scan"
-        } else {
-            "Index Scan"
-        });
-        if s.backward {
-            op.push_str(" Backward");
-        }
-        let mut n = node(&op, cost.cost, cost.rows, rel.width, work);
+        let op = match (partial, s.indexonly, s.backward) {
+            (false, false, false) => "Index Scan",
+            (false, false, true) => "Index Scan Backward",
+            (false, true, false) => "Index Only Scan",
+            (false, true, true) => "Index Only Scan Backward",
+            (true, false, false) => "Parallel Index Scan",
+            (true, false, true) => "Parallel Index Scan Backward",
+            (true, true, false) => "Parallel Index Only Scan",
+            (true, true, true) => "Parallel Index Only Scan Backward",
+        };
+        let mut n = node(op, cost.cost, cost.rows, rel.width, work);
         self.relation_node(&mut n);
         n.index = Some(ix.name.clone());
         if !s.quals.is_empty() {
-            n.details
-                .push(format!("Index Cond: {}", cond_text(rel, &s.quals)));
+            self.detail(&mut n, || {
+                format!("Index Cond: {}", cond_text(rel, &s.quals))
+            });
         }
         if !s.qpquals.is_empty() {
-            n.details
-                .push(format!("Filter: {}", cond_text(rel, &s.qpquals)));
+            self.detail(&mut n, || format!("Filter: {}", cond_text(rel, &s.qpquals)));
         }
         self.disabled_detail(&mut n, disabled);
         let kind = if s.indexonly { "indexonly" } else { "index" };
         Some(Path {
-            key: format!("{kind}:{}", ix.name),
+            key: self.keys.get(&[kind, ":", &ix.name]),
             node: n,
             rows: cost.rows,
             sorted: s.sorted || rel.pathkeys.is_empty(),
@@ -520,8 +535,9 @@ impl Ctx<'_> {
         );
         n.index = Some(ix.name.clone());
         if !s.quals.is_empty() {
-            n.details
-                .push(format!("Index Cond: {}", cond_text(self.rel, &s.quals)));
+            self.detail(&mut n, || {
+                format!("Index Cond: {}", cond_text(self.rel, &s.quals))
+            });
         }
         n
     }
@@ -603,21 +619,24 @@ impl Ctx<'_> {
         let mut n = node(op, cost, rows, rel.width, work);
         self.relation_node(&mut n);
         if !recheck.is_empty() {
-            n.details
-                .push(format!("Recheck Cond: {}", cond_text(rel, &recheck)));
+            self.detail(&mut n, || {
+                format!("Recheck Cond: {}", cond_text(rel, &recheck))
+            });
         }
         if !filter.is_empty() {
-            n.details
-                .push(format!("Filter: {}", cond_text(rel, &filter)));
+            self.detail(&mut n, || format!("Filter: {}", cond_text(rel, &filter)));
         }
         self.disabled_detail(&mut n, disabled);
         n.children.push(child);
-        let names: Vec<&str> = scans
-            .iter()
-            .map(|s| rel.indexes[s.idx].name.as_str())
-            .collect();
+        let mut key_parts: Vec<&str> = vec!["bitmap:"];
+        for (k, s) in scans.iter().enumerate() {
+            if k > 0 {
+                key_parts.push("+");
+            }
+            key_parts.push(&rel.indexes[s.idx].name);
+        }
         Some(Path {
-            key: format!("bitmap:{}", names.join("+")),
+            key: self.keys.get(&key_parts),
             node: n,
             rows,
             sorted: rel.pathkeys.is_empty(),
@@ -639,10 +658,10 @@ impl Ctx<'_> {
             ..Work::default()
         };
         let mut n = node("Gather", cost, rows, sub.node.width, work);
-        n.details.push(format!("Workers Planned: {}", sub.workers));
+        self.detail(&mut n, || format!("Workers Planned: {}", sub.workers));
         n.children.push(sub.node.clone());
         Path {
-            key: format!("gather-{}", sub.key),
+            key: self.keys.get(&["gather-", &sub.key]),
             node: n,
             rows,
             sorted: self.rel.pathkeys.is_empty(),
@@ -672,10 +691,10 @@ impl Ctx<'_> {
             ..Work::default()
         };
         let mut n = node("Gather Merge", cost, rows, sub.node.width, work);
-        n.details.push(format!("Workers Planned: {workers}"));
+        self.detail(&mut n, || format!("Workers Planned: {workers}"));
         n.children.push(sub.node.clone());
         Path {
-            key: format!("gather-merge-{inner_key}"),
+            key: self.keys.get(&["gather-merge-", inner_key]),
             node: n,
             rows,
             sorted: true,
@@ -698,12 +717,11 @@ impl Ctx<'_> {
             ..Work::default()
         };
         let mut n = node("Sort", cost, sub.rows, sub.node.width, work);
-        n.details
-            .push(format!("Sort Key: {}", sort_key_text(self.rel)));
+        self.detail(&mut n, || format!("Sort Key: {}", sort_key_text(self.rel)));
         self.disabled_detail(&mut n, disabled);
         n.children.push(sub.node.clone());
         Path {
-            key: format!("sort({})", sub.key),
+            key: self.keys.get(&["sort(", &sub.key, ")"]),
             node: n,
             rows: sub.rows,
             sorted: true,
@@ -728,7 +746,7 @@ impl Ctx<'_> {
         let mut n = node("Limit", cost, rows, sub.node.width, work);
         n.children.push(child);
         Path {
-            key: format!("limit({})", sub.key),
+            key: self.keys.get(&["limit(", &sub.key, ")"]),
             node: n,
             rows,
             sorted: sub.sorted,

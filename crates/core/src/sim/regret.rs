@@ -84,9 +84,9 @@ where
         let b = fastest(&times);
         points.push(RegretPoint {
             x,
-            chosen: p.chosen().key.clone(),
+            chosen: p.chosen().key.to_string(),
             chosen_s: times[p.chosen],
-            best: p.candidates[b].key.clone(),
+            best: p.candidates[b].key.to_string(),
             best_s: times[b],
             regret_s: times[p.chosen] - times[b],
         });
@@ -360,7 +360,7 @@ fn grid_steps(
                     match sim.time_plan(&c.plan) {
                         Ok(t) => {
                             best_t = best_t.min(t.total_s);
-                            times.push((c.key.clone(), t.total_s));
+                            times.push((c.key.to_string(), t.total_s));
                         }
                         Err(e) => err = Some(e),
                     }

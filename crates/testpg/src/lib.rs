@@ -1,0 +1,177 @@
+//! A throwaway PostgreSQL server for tests (dev-dependency only).
+//!
+//! [`PgServer::start`] finds the newest server under `/usr/lib/postgresql/*/bin`, runs
+//! `initdb` into a temporary directory (as the `postgres` OS user through `runuser` when
+//! the tests run as root, because initdb refuses root), starts it with `pg_ctl` on a free
+//! loopback port with durability off, and stops it (`-m immediate`) when dropped; the
+//! directory goes with it. `cargo xtask test` installs PostgreSQL.
+
+use postgres::{Client, NoTls};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub struct PgServer {
+    bin: PathBuf,
+    data: PathBuf,
+    port: u16,
+    as_postgres: bool,
+    // Dropped after `drop` below has stopped the server.
+    dir: tempfile::TempDir,
+}
+
+/// The newest PostgreSQL binaries directory with initdb and pg_ctl, if any.
+pub fn find_pg_bin() -> Option<PathBuf> {
+    let mut found: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+        .ok()?
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let major: u32 = e.file_name().to_str()?.parse().ok()?;
+            let bin = e.path().join("bin");
+            (bin.join("initdb").exists() && bin.join("pg_ctl").exists()).then_some((major, bin))
+        })
+        .collect();
+    found.sort();
+    found.pop().map(|(_, b)| b)
+}
+
+fn free_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
+    l.local_addr().expect("local address").port()
+}
+
+impl PgServer {
+    fn command(&self, program: &str) -> Command {
+        let exe = self.bin.join(program);
+        if self.as_postgres {
+            let mut c = Command::new("runuser");
+            c.args(["-u", "postgres", "--"]).arg(exe);
+            c
+        } else {
+            Command::new(exe)
+        }
+    }
+
+    /// Starts a server with `shared_buffers = 128MB` (PostgreSQL's default) and durability
+    /// off. Panics with the server's log when anything fails.
+    pub fn start() -> PgServer {
+        PgServer::start_with("")
+    }
+
+    /// Like [`start`](Self::start), with `extra_conf` appended to postgresql.conf.
+    pub fn start_with(extra_conf: &str) -> PgServer {
+        let bin = find_pg_bin().unwrap_or_else(|| {
+            panic!(
+                "no PostgreSQL binaries (initdb, pg_ctl) under /usr/lib/postgresql/*/bin; \
+                 run `cargo xtask test`, which installs them"
+            )
+        });
+        let as_postgres = std::fs::metadata("/proc/self")
+            .map(|m| m.uid())
+            .unwrap_or(0)
+            == 0;
+        let dir = tempfile::Builder::new()
+            .prefix("costlab-pg-")
+            .tempdir()
+            .expect("create a temporary directory");
+        if as_postgres {
+            // initdb refuses to run as root: the cluster belongs to the postgres OS user.
+            let ok = Command::new("chown")
+                .args(["postgres:postgres"])
+                .arg(dir.path())
+                .status()
+                .map(|s| s.success())
+                .unwrap_or(false);
+            assert!(ok, "chown of {} to postgres failed", dir.path().display());
+        }
+        let server = PgServer {
+            bin,
+            data: dir.path().join("data"),
+            port: free_port(),
+            as_postgres,
+            dir,
+        };
+        let out = server
+            .command("initdb")
+            .args([
+                "-A",
+                "trust",
+                "-U",
+                "postgres",
+                "-E",
+                "UTF8",
+                "--locale=C",
+                "--no-sync",
+                "-D",
+            ])
+            .arg(&server.data)
+            .output()
+            .expect("run initdb");
+        assert!(
+            out.status.success(),
+            "initdb failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let conf = format!(
+            "\nport = {}\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '{}'\n\
+             fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n\
+             shared_buffers = 128MB\njit = off\nautovacuum = off\nmax_wal_size = 4GB\n{extra_conf}\n",
+            server.port,
+            server.dir.path().display()
+        );
+        let conf_path = server.data.join("postgresql.conf");
+        let mut text = std::fs::read_to_string(&conf_path).expect("read postgresql.conf");
+        text.push_str(&conf);
+        std::fs::write(&conf_path, text).expect("write postgresql.conf");
+        let log = server.dir.path().join("server.log");
+        let out = server
+            .command("pg_ctl")
+            .args(["-w", "-t", "120", "-D"])
+            .arg(&server.data)
+            .arg("-l")
+            .arg(&log)
+            .arg("start")
+            .output()
+            .expect("run pg_ctl start");
+        assert!(
+            out.status.success(),
+            "pg_ctl start failed: {}\n{}",
+            String::from_utf8_lossy(&out.stderr),
+            std::fs::read_to_string(&log).unwrap_or_default()
+        );
+        server
+    }
+
+    /// Connection string over loopback TCP, user and database `postgres`.
+    pub fn dsn(&self) -> String {
+        format!(
+            "host=127.0.0.1 port={} user=postgres dbname=postgres",
+            self.port
+        )
+    }
+
+    pub fn connect(&self) -> Client {
+        Client::connect(&self.dsn(), NoTls).expect("connect to the test server")
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The temporary directory holding the cluster, its socket and log; removed on drop.
+    /// Tests may put their own scratch files here.
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+impl Drop for PgServer {
+    fn drop(&mut self) {
+        let _ = self
+            .command("pg_ctl")
+            .args(["-D"])
+            .arg(&self.data)
+            .args(["-m", "immediate", "-w", "stop"])
+            .output();
+    }
+}
