@@ -100,7 +100,7 @@ test('the back button steps back through meaningful changes', async () => {
 
 test('copy embed code, and the snippet renders in a blank page', async () => {
   const { page } = await open(browser, '#v=1&mbrc=0.5');
-  await page.locator('details summary').click();
+  await page.locator('.share details summary').click();
   const snippet = await page.locator('#embed-code').inputValue();
   assert.match(snippet, /<iframe src="[^"]*embed=1/);
   const blank = await browser.newPage();
@@ -110,4 +110,42 @@ test('copy embed code, and the snippet renders in a blank page', async () => {
   await frame.locator('canvas').waitFor({ timeout: 20000 });
   // The iframe takes the height the embed reports.
   await blank.waitForFunction(() => parseInt(document.querySelector('iframe').style.height) > 200, null, { timeout: 10000 });
+});
+
+test('a custom machine travels in the link', async () => {
+  const { page, problems } = await open(browser);
+  await page.locator('.machine-editor summary').click();
+  await page.locator('#m-seq').fill('123');
+  await page.locator('#m-seq').press('Enter');
+  await page.waitForFunction(() => location.hash.includes('m=custom') && location.hash.includes('p.seq=123'));
+  const link = page.url();
+  assert.ok(link.length < 2000, `link is ${link.length} characters`);
+  const second = await open(browser, link.slice(link.indexOf('#')));
+  await second.page.locator('.machine-source').waitFor();
+  assert.match(await second.page.locator('.machine-source').innerText(), /123 MB\/s sequential/);
+  assert.equal(await second.page.locator('#machine').inputValue(), 'custom');
+  assert.deepEqual(problems, []);
+  assert.deepEqual(second.problems, []);
+});
+
+test('the example documentation page renders both embeds, each sized to its content', async () => {
+  const { page, problems } = await open(browser, 'static/docs-example.html');
+  for (const id of ['#embed-rpc', '#embed-mbrc']) {
+    const frame = page.frameLocator(id);
+    await frame.locator('canvas').waitFor({ timeout: 20000 });
+    await frame.locator('.open-full a').waitFor();
+    assert.match(await frame.locator('.open-full a').getAttribute('href'), /#v=1/);
+    // The host page set the height the embed reported (not the 480 px it started with).
+    await page.waitForFunction(
+      (sel) => {
+        const f = document.querySelector(sel);
+        const h = parseInt(f.style.height);
+        return h > 200 && Math.abs(h - f.contentDocument.documentElement.scrollHeight) <= 2;
+      },
+      id,
+      { timeout: 10000 },
+    );
+  }
+  assert.equal(await page.frameLocator('#embed-rpc').locator('[data-knob="random_page_cost"]').count(), 1);
+  assert.deepEqual(problems, []);
 });

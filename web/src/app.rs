@@ -2,6 +2,7 @@
 
 use crate::components::chart_view::ChartView;
 use crate::components::knobs::{KnobRow, PresetPicker};
+use crate::components::machine::MachineEditor;
 use crate::components::select::Select;
 use crate::components::share::SharePanel;
 use crate::infra;
@@ -123,8 +124,11 @@ pub fn app() -> Html {
         })
     };
 
-    let profiles = costlab_core::sim::builtin::profiles();
-    let current_profile = profiles.iter().find(|p| p.id == s.machine);
+    let mut profiles = costlab_core::sim::builtin::profiles();
+    if let Some(custom) = &s.custom_machine {
+        profiles.insert(0, custom.clone());
+    }
+    let current_profile = analysis::machine(s).ok();
     let machine_panel = html! {
         <section class="panel" aria-labelledby="machine-title">
             <h2 id="machine-title">{ "Machine" }</h2>
@@ -142,12 +146,13 @@ pub fn app() -> Html {
                     options={vec![("warm".into(), "warm (steady state)".into(), None), ("cold".into(), "cold (nothing cached)".into(), None)]}
                     onchange={let d = dispatch.clone(); move |v: String| d.emit(Action::SetCache(if v == "cold" { CacheState::Cold } else { CacheState::Warm }))} />
             </div>
-            if let Some(p) = current_profile {
+            if let Some(p) = &current_profile {
                 <p class="note machine-source">
                     { format!("{} · buffer {} · RAM {} · {}", device_summary(p), bytes(p.buffer_pool_bytes), bytes(p.ram_bytes),
                         if p.bypass_os_cache { "O_DIRECT" } else { "buffered I/O" }) }
                     <br />{ format!("Source ({}): {}", confidence(p.confidence), p.source) }
                 </p>
+                <MachineEditor profile={p.clone()} dispatch={dispatch.clone()} />
             }
         </section>
     };
@@ -349,7 +354,7 @@ pub fn app() -> Html {
                                         }
                                     </ul>
                                     <ChartView id={format!("time-{id}")}
-                                        title={format!("{}: simulated time on {}", v.engine.name(), analysis::machine_label(&s.machine))}
+                                        title={format!("{}: simulated time on {}", v.engine.name(), analysis::machine_label(s))}
                                         data={v.time.clone()} {dark} {resize} />
                                     <p class="regret" data-total={format!("{}", v.times.total_regret_s)}>
                                         { "Time lost to the optimizer's choices over the sweep: " }

@@ -208,3 +208,11 @@ pub fn post_height_to_parent() {
     let _ = js_sys::Reflect::set(&msg, &"height".into(), &(height as f64).into());
     let _ = parent.post_message(&msg, "*");
 }
+
+/// A User Timing mark, so tests and curious users can measure input-to-redraw time in the
+/// browser's performance timeline. Failures are ignored: timing is not behaviour.
+pub fn mark(name: &str) {
+    if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
+        let _ = p.mark(name);
+    }
+}

@@ -58,6 +58,8 @@ pub enum Action {
     SetEngines(Engines),
     SetVersion(EngineVersion),
     SetMachine(String),
+    /// Run on an edited or loaded profile.
+    SetCustomMachine(Box<costlab_core::sim::profile::MachineProfile>),
     SetCache(CacheState),
     SetSweep {
         from: f64,
@@ -122,12 +124,25 @@ impl Reducible for State {
                 }
                 Err(e) => next.error = Some(e.to_string()),
             },
-            Action::SetEngines(e) => s.engines = e,
+            Action::SetEngines(e) => {
+                s.engines = e;
+                // The flip map needs a constant of an engine on show.
+                if !e.list().contains(&s.flip_knob.def().engine) {
+                    s.flip_knob = match e.list()[0] {
+                        Engine::Postgres => Knob::RandomPageCost,
+                        Engine::Mysql => Knob::MemoryBlockReadCost,
+                    };
+                }
+            }
             Action::SetVersion(v) => match v.engine() {
                 Engine::Postgres => s.pg_version = v,
                 Engine::Mysql => s.mysql_version = v,
             },
             Action::SetMachine(id) => s.machine = id,
+            Action::SetCustomMachine(p) => {
+                s.machine = costlab_core::scenario::CUSTOM_MACHINE.into();
+                s.custom_machine = Some(*p);
+            }
             Action::SetCache(c) => s.cache = c,
             Action::SetSweep { from, to } => {
                 let w = Workload::T1Sweep { from, to };

@@ -12,7 +12,15 @@ use yew::Reducible;
 wasm_bindgen_test_configure!(run_in_browser);
 
 fn mount() -> web_sys::Element {
-    let document = web_sys::window().unwrap().document().unwrap();
+    // The test runner's own address may carry a fragment; the app reads its scenario there.
+    let window = web_sys::window().unwrap();
+    let path = window.location().pathname().unwrap();
+    window
+        .history()
+        .unwrap()
+        .replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&path))
+        .unwrap();
+    let document = window.document().unwrap();
     let root = document.create_element("div").unwrap();
     document.body().unwrap().append_child(&root).unwrap();
     yew::Renderer::<App>::with_root(root.clone()).render();
@@ -36,7 +44,9 @@ async fn app_renders_every_mysql_knob_labelled_and_a_chart() {
         root.query_selector("canvas#cost-mysql").unwrap().is_some(),
         "no chart canvas"
     );
-    assert!(root.query_selector(".error").unwrap().is_none());
+    if let Some(e) = root.query_selector(".error").unwrap() {
+        panic!("the page shows an error: {:?}", e.text_content());
+    }
     // The default scenario switches from range to table scan near WL#8737's 9 %.
     let switch = root
         .query_selector(".switch-point strong")
@@ -73,4 +83,23 @@ fn presets_and_resets_move_only_their_engine() {
     let bad = s.clone().reduce(Action::SetSweep { from: 0.5, to: 0.1 });
     assert!(bad.error.as_deref().unwrap_or("").contains("sweep range"));
     assert_eq!(bad.scenario.workload, s.scenario.workload);
+}
+
+#[wasm_bindgen_test]
+fn switching_engines_keeps_the_flip_map_on_a_shown_engine() {
+    let state = Rc::new(State::default());
+    assert_eq!(state.scenario.flip_knob, Knob::MemoryBlockReadCost);
+    let pg = state.reduce(Action::SetEngines(Engines::One(Engine::Postgres)));
+    assert_eq!(pg.scenario.flip_knob, Knob::RandomPageCost);
+    let both = pg.reduce(Action::SetEngines(Engines::Both));
+    assert_eq!(both.scenario.flip_knob, Knob::RandomPageCost);
+}
+
+#[wasm_bindgen_test]
+fn a_link_opens_its_scenario_and_reports_bad_parts() {
+    let s = State::from_link("#v=1&e=pg&rpc=20.4&mbrc=abc");
+    assert_eq!(s.scenario.engines, Engines::One(Engine::Postgres));
+    assert_eq!(s.scenario.knobs.get(Knob::RandomPageCost), 20.4);
+    assert_eq!(s.link_problems.len(), 1);
+    assert_eq!(s.link_problems[0].key, "memory_block_read_cost");
 }

@@ -1,7 +1,9 @@
 //! The command line's library half: importing statistics from a live server and running the
-//! core's engines for `costlab explain` and `costlab sweep`. The binary (`main.rs`) only parses
+//! core's engines for `costlab explain` and `costlab sweep`, and the hardware simulation for
+//! `costlab simulate` and `costlab fit`. The binary (`main.rs`) only parses
 //! arguments and prints; the integration tests call these functions directly.
 
 pub mod engines;
 pub mod import;
 pub mod pgarray;
+pub mod simulate;

@@ -6,10 +6,15 @@
 use clap::{Args, Parser, Subcommand};
 use costlab::engines::{self, Setup};
 use costlab::import::{import_postgres, one_line, ImportOptions};
+use costlab::simulate::{self, Machine, Planner};
 use costlab_core::knobs::{Engine, Knob, KnobValues};
+use costlab_core::plan::Detail;
 use costlab_core::query::Query;
+use costlab_core::scenario::Scenario;
 use costlab_core::scenario_file::{ScenarioFile, MAX_BYTES};
+use costlab_core::sim::{builtin, MachineProfile};
 use costlab_core::sweep::{self, Spacing};
+use costlab_core::workload::t1;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -37,6 +42,12 @@ enum Command {
     Explain(ExplainArgs),
     /// Vary a constant of the query (or a knob) and print where the chosen plan changes.
     Sweep(SweepArgs),
+    /// Time every candidate plan of a query on a machine profile: which plan the engine
+    /// chooses, which is fastest, and the time the choice loses.
+    Simulate(SimulateArgs),
+    /// Fit one cost constant (or a pair) so that the engine's choices lose the least
+    /// simulated time over a sweep of queries.
+    Fit(FitArgs),
 }
 
 #[derive(Subcommand)]
@@ -124,6 +135,99 @@ struct SweepArgs {
     json: bool,
 }
 
+/// The machine, engine and workload `simulate` and `fit` work with.
+#[derive(Args)]
+struct MachineArgs {
+    /// postgres or mysql.
+    #[arg(long)]
+    engine: Option<String>,
+    /// Release to model (15..18 for PostgreSQL; 5.7, 8.0, 8.4 for MySQL); default: the
+    /// scenario's release, else the newest; for --workload t1 the seed's (PostgreSQL 18,
+    /// MySQL 5.7).
+    #[arg(long)]
+    engine_version: Option<String>,
+    /// Built-in machine profile (see `costlab simulate --list-profiles`).
+    #[arg(long, conflicts_with = "profile_file")]
+    profile: Option<String>,
+    /// Machine profile JSON file (a probe's calibration file, or one of
+    /// `costlab simulate --list-profiles --json`), validated.
+    #[arg(long, value_name = "FILE")]
+    profile_file: Option<PathBuf>,
+    /// Nothing cached when the query starts (default: the warm steady state).
+    #[arg(long)]
+    cold: bool,
+    /// Built-in workload: `t1` (WL#8737's table and range query).
+    #[arg(long, conflicts_with = "scenario")]
+    workload: Option<String>,
+    /// Scenario file (costlab import writes one).
+    #[arg(long)]
+    scenario: Option<PathBuf>,
+    /// Override a knob: name=value (engine parameter name or URL key); repeatable.
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    sets: Vec<String>,
+    /// PostgreSQL: turn off plan types (seqscan, indexscan, indexonlyscan, bitmapscan, sort).
+    #[arg(long, value_delimiter = ',')]
+    disable: Vec<String>,
+}
+
+#[derive(Args)]
+struct SimulateArgs {
+    #[command(flatten)]
+    machine: MachineArgs,
+    /// List the built-in machine profiles (with --json: every field of each).
+    #[arg(long)]
+    list_profiles: bool,
+    /// The query (with --scenario); default: the scenario's query.
+    #[arg(long)]
+    query: Option<String>,
+    /// With --workload t1: the fraction of t1's rows the range holds (0 to 1).
+    #[arg(long)]
+    fraction: Option<f64>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+struct FitArgs {
+    #[command(flatten)]
+    machine: MachineArgs,
+    /// Fit random_page_cost on each of the random_page_cost seed's five devices and print
+    /// it next to the seed's measured ratio (other options are not needed).
+    #[arg(long)]
+    seed_table: bool,
+    /// The cost constant to fit (engine parameter name or URL key).
+    #[arg(long)]
+    knob: Option<String>,
+    /// A second constant: fit the pair on a refined log grid.
+    #[arg(long)]
+    knob2: Option<String>,
+    /// Search range of --knob as LO,HI (default: the knob's whole range).
+    #[arg(long, value_name = "LO,HI")]
+    range: Option<String>,
+    /// Search range of --knob2 as LO,HI.
+    #[arg(long, value_name = "LO,HI")]
+    range2: Option<String>,
+    /// With --scenario: the query with `{x}` where the swept value goes.
+    #[arg(long)]
+    query_template: Option<String>,
+    /// Sweep start (for --workload t1: fraction of rows).
+    #[arg(long)]
+    from: Option<f64>,
+    /// Sweep end.
+    #[arg(long)]
+    to: Option<f64>,
+    /// Sweep points.
+    #[arg(long, default_value_t = 201)]
+    points: usize,
+    /// Spread the sweep points evenly in log(x).
+    #[arg(long)]
+    log: bool,
+    /// Print the fit as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
 /// A failure and its exit code.
 enum Fail {
     Usage(String),
@@ -158,7 +262,7 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             let msg = if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-                "a command is required: import, explain or sweep".to_string()
+                "a command is required: import, explain, sweep, simulate or fit".to_string()
             } else {
                 clap_one_line(&e.render().to_string())
             };
@@ -226,6 +330,8 @@ fn run(cmd: Command) -> Result<(), Fail> {
         }
         Command::Explain(a) => explain(a),
         Command::Sweep(a) => sweep_cmd(a),
+        Command::Simulate(a) => simulate_cmd(a),
+        Command::Fit(a) => fit_cmd(a),
     }
 }
 
@@ -291,17 +397,7 @@ fn prepare(c: &Common) -> Result<(ScenarioFile, KnobValues, Setup), Fail> {
     let scenario = load_scenario(&c.scenario)?;
     let version = engines::version_for(engine, &scenario, named).map_err(usage)?;
     let mut knobs = engines::knobs_for(&scenario, version)?;
-    for s in &c.sets {
-        let knob = knobs.set_assignment(s).map_err(usage)?;
-        if knob.def().engine != engine {
-            return Err(Fail::Usage(format!(
-                "--set {}: a {} knob has no effect on {}",
-                knob.def().name,
-                knob.def().engine.name(),
-                engine.name()
-            )));
-        }
-    }
+    apply_sets(&mut knobs, &c.sets, engine)?;
     let setup = match engine {
         Engine::Postgres => {
             if c.buffer_pool_mb.is_some() {
@@ -334,6 +430,22 @@ fn prepare(c: &Common) -> Result<(ScenarioFile, KnobValues, Setup), Fail> {
         }
     };
     Ok((scenario, knobs, setup))
+}
+
+/// Applies `--set name=value` assignments; each must be a knob of `engine`.
+fn apply_sets(knobs: &mut KnobValues, sets: &[String], engine: Engine) -> Result<(), Fail> {
+    for s in sets {
+        let knob = knobs.set_assignment(s).map_err(usage)?;
+        if knob.def().engine != engine {
+            return Err(Fail::Usage(format!(
+                "--set {}: a {} knob has no effect on {}",
+                knob.def().name,
+                knob.def().engine.name(),
+                engine.name()
+            )));
+        }
+    }
+    Ok(())
 }
 
 fn explain(a: ExplainArgs) -> Result<(), Fail> {
@@ -457,5 +569,320 @@ fn fmt_x(x: f64) -> String {
         s.to_string()
     } else {
         format!("{x:.6e}")
+    }
+}
+
+/// Where `simulate` and `fit` take their table and query from.
+enum Source {
+    T1,
+    File(ScenarioFile),
+}
+
+/// The workload, machine and constants of `simulate` and `fit`.
+fn machine_setup(a: &MachineArgs) -> Result<(Source, Machine, KnobValues), Fail> {
+    let engine = a
+        .engine
+        .as_deref()
+        .ok_or_else(|| usage("--engine is required (postgres or mysql)"))?;
+    let engine = Engine::parse(engine).map_err(usage)?;
+    let named = a
+        .engine_version
+        .as_deref()
+        .map(engines::parse_version)
+        .transpose()
+        .map_err(usage)?;
+    let source = match (&a.workload, &a.scenario) {
+        (Some(w), None) if w.eq_ignore_ascii_case("t1") => Source::T1,
+        (Some(w), None) => {
+            return Err(Fail::Usage(format!(
+                "--workload: `{w}` is not a built-in workload (t1)"
+            )))
+        }
+        (None, Some(path)) => Source::File(load_scenario(path)?),
+        _ => {
+            return Err(usage(
+                "a workload is required: --workload t1 or --scenario FILE",
+            ))
+        }
+    };
+    let (version, mut knobs) = match &source {
+        Source::T1 => {
+            // The seed's releases, as the page's default scenario.
+            let seed = Scenario::default();
+            let version = match named {
+                Some(v) if v.engine() != engine => {
+                    return Err(Fail::Usage(format!(
+                        "--engine-version: {} is not a release of {}",
+                        v.label(),
+                        engine.name()
+                    )))
+                }
+                Some(v) => v,
+                None => seed.version_of(engine),
+            };
+            let (pg, my) = match engine {
+                Engine::Postgres => (version, seed.mysql_version),
+                Engine::Mysql => (seed.pg_version, version),
+            };
+            (version, KnobValues::defaults(pg, my))
+        }
+        Source::File(f) => {
+            let version = engines::version_for(engine, f, named).map_err(usage)?;
+            (version, engines::knobs_for(f, version)?)
+        }
+    };
+    apply_sets(&mut knobs, &a.sets, engine)?;
+    let mut profile = match (&a.profile, &a.profile_file) {
+        (Some(id), None) => builtin::find(id).map_err(usage)?,
+        (None, Some(path)) => load_profile(path)?,
+        _ => {
+            return Err(usage(
+                "a machine is required: --profile ID (see costlab simulate --list-profiles) or --profile-file FILE",
+            ))
+        }
+    };
+    if a.cold {
+        profile.warm_cache = false;
+    }
+    let pg_options = match engine {
+        Engine::Postgres => engines::pg_options(&a.disable).map_err(usage)?,
+        Engine::Mysql if !a.disable.is_empty() => {
+            return Err(usage(
+                "--disable takes PostgreSQL's enable_* switches; not available for MySQL",
+            ))
+        }
+        Engine::Mysql => Default::default(),
+    };
+    Ok((
+        source,
+        Machine {
+            version,
+            profile,
+            pg_options,
+        },
+        knobs,
+    ))
+}
+
+fn load_profile(path: &Path) -> Result<MachineProfile, Fail> {
+    let fail = |e: std::io::Error| Fail::Error(format!("cannot read {}: {e}", path.display()));
+    let meta = std::fs::metadata(path).map_err(fail)?;
+    if meta.len() > simulate::MAX_PROFILE_BYTES as u64 {
+        return Err(Fail::Error(format!(
+            "{}: {} bytes is larger than the {} a profile may have",
+            path.display(),
+            meta.len(),
+            simulate::MAX_PROFILE_BYTES
+        )));
+    }
+    let text = std::fs::read_to_string(path).map_err(fail)?;
+    let (profile, warnings) = simulate::profile_from_json(&text)
+        .map_err(|e| Fail::Error(format!("{}: {e}", path.display())))?;
+    for w in warnings {
+        let _ = writeln!(
+            std::io::stderr(),
+            "warning: {}: {}",
+            path.display(),
+            one_line(&w)
+        );
+    }
+    Ok(profile)
+}
+
+fn to_json<T: serde::Serialize>(v: &T) -> Result<String, Fail> {
+    serde_json::to_string_pretty(v)
+        .map(|mut s| {
+            s.push('\n');
+            s
+        })
+        .map_err(|e| Fail::Error(format!("cannot encode the report: {e}")))
+}
+
+/// `SELECT ...` of t1 at a fraction, as text.
+fn t1_sql(fraction: f64) -> Result<String, Fail> {
+    let (lo, hi) = t1::t1_bounds(fraction).map_err(usage)?;
+    Ok(format!(
+        "SELECT * FROM t1 WHERE i7 > {lo} AND i7 < {hi} AND i8 = 2"
+    ))
+}
+
+fn simulate_cmd(a: SimulateArgs) -> Result<(), Fail> {
+    if a.list_profiles {
+        let all = builtin::profiles();
+        return print(&if a.json {
+            to_json(&all)?
+        } else {
+            simulate::profiles_text(&all)
+        });
+    }
+    let (source, machine, knobs) = machine_setup(&a.machine)?;
+    let (table, query, sql) = match &source {
+        Source::T1 => {
+            if a.query.is_some() {
+                return Err(usage(
+                    "--query goes with --scenario; --workload t1 takes --fraction",
+                ));
+            }
+            let f = a
+                .fraction
+                .ok_or_else(|| usage("--workload t1 needs --fraction F (0 to 1)"))?;
+            let sql = t1_sql(f)?;
+            (t1::t1_table(), t1::t1_query(f).map_err(usage)?, sql)
+        }
+        Source::File(file) => {
+            if a.fraction.is_some() {
+                return Err(usage("--fraction goes with --workload t1"));
+            }
+            let sql = match a.query.as_deref().or(file.query.as_deref()) {
+                Some(q) => q.to_string(),
+                None => {
+                    return Err(usage(
+                        "no query: pass --query \"SELECT ...\" (the scenario has none)",
+                    ))
+                }
+            };
+            let query = Query::parse(&sql)?;
+            (file.table(&query.table)?.clone(), query, sql)
+        }
+    };
+    let planner = Planner::new(&machine, &table, Detail::Omit)?;
+    let report = simulate::simulate(&machine, &planner, &query, &sql, &knobs)?;
+    print(&if a.json {
+        to_json(&report)?
+    } else {
+        report.text()
+    })
+}
+
+fn parse_range(flag: &str, s: &Option<String>) -> Result<Option<(f64, f64)>, Fail> {
+    let Some(s) = s else { return Ok(None) };
+    let bad = || Fail::Usage(format!("{flag}: `{s}` is not LO,HI with 0 < LO < HI"));
+    let (lo, hi) = s.split_once(',').ok_or_else(bad)?;
+    let lo: f64 = lo.trim().parse().map_err(|_| bad())?;
+    let hi: f64 = hi.trim().parse().map_err(|_| bad())?;
+    if !(lo.is_finite() && hi.is_finite() && lo > 0.0 && lo < hi) {
+        return Err(bad());
+    }
+    Ok(Some((lo, hi)))
+}
+
+fn fit_knob(flag: &str, name: &str, engine: Engine) -> Result<Knob, Fail> {
+    let k = Knob::lookup(name).map_err(|e| Fail::Usage(format!("{flag}: {e}")))?;
+    if k.def().engine != engine {
+        return Err(Fail::Usage(format!(
+            "{flag} {}: a {} knob has no effect on {}",
+            k.def().name,
+            k.def().engine.name(),
+            engine.name()
+        )));
+    }
+    simulate::fit_range(k, Some((1.0, 2.0))).map_err(|e| Fail::Usage(format!("{flag}: {e}")))?;
+    Ok(k)
+}
+
+fn fit_cmd(a: FitArgs) -> Result<(), Fail> {
+    if a.seed_table {
+        let rows = simulate::seed_table()?;
+        return print(&if a.json {
+            to_json(&rows)?
+        } else {
+            simulate::seed_table_text(&rows)
+        });
+    }
+    let (source, machine, knobs) = machine_setup(&a.machine)?;
+    let engine = machine.engine();
+    let knob = match &a.knob {
+        Some(n) => fit_knob("--knob", n, engine)?,
+        None => return Err(usage("--knob NAME is required (or --seed-table)")),
+    };
+    let knob2 = a
+        .knob2
+        .as_deref()
+        .map(|n| fit_knob("--knob2", n, engine))
+        .transpose()?;
+    if knob2 == Some(knob) {
+        return Err(usage("--knob2 must differ from --knob"));
+    }
+    let range = parse_range("--range", &a.range)?;
+    let range2 = parse_range("--range2", &a.range2)?;
+    if range2.is_some() && knob2.is_none() {
+        return Err(usage("--range2 goes with --knob2"));
+    }
+    let (from, to) = match (a.from, a.to) {
+        (Some(f), Some(t)) => (f, t),
+        _ => return Err(usage("the sweep needs --from A --to B")),
+    };
+    if !(2..=100_000).contains(&a.points) {
+        return Err(Fail::Usage(format!(
+            "--points: {} is outside 2 to 100000",
+            a.points
+        )));
+    }
+    let spacing = if a.log { Spacing::Log } else { Spacing::Linear };
+    let xs = sweep::sample_points(from, to, a.points, spacing).map_err(usage)?;
+    let spacing_name = if a.log { "log" } else { "linear" };
+    let (table, template) = match &source {
+        Source::T1 => {
+            if a.query_template.is_some() {
+                return Err(usage(
+                    "--query-template goes with --scenario; --workload t1 sweeps the fraction of rows",
+                ));
+            }
+            t1::t1_bounds(from).map_err(usage)?;
+            t1::t1_bounds(to).map_err(usage)?;
+            (t1::t1_table(), None)
+        }
+        Source::File(file) => {
+            let Some(tpl) = a.query_template.clone() else {
+                return Err(usage("--scenario needs --query-template \"... {x} ...\""));
+            };
+            if !tpl.contains("{x}") {
+                return Err(usage("the query template has no {x} to sweep"));
+            }
+            let q = Query::parse(&tpl.replace("{x}", &format!("{from}")))?;
+            (file.table(&q.table)?.clone(), Some(tpl))
+        }
+    };
+    let query_at = |x: f64| -> costlab_core::Result<Query> {
+        match &template {
+            None => t1::t1_query(x),
+            Some(tpl) => {
+                let q = Query::parse(&tpl.replace("{x}", &format!("{x}")))?;
+                if !q.table.eq_ignore_ascii_case(&table.name) {
+                    return Err(costlab_core::Error::invalid(
+                        "--query-template",
+                        "every query of the sweep must read the same table",
+                    ));
+                }
+                Ok(q)
+            }
+        }
+    };
+    let describe = match &template {
+        None => format!("t1 (WL#8737), fraction of rows {from} to {to}, {spacing_name}"),
+        Some(tpl) => format!("{tpl}, x from {from} to {to}, {spacing_name}"),
+    };
+    let sweep = simulate::Sweep {
+        describe,
+        xs,
+        query_at: &query_at,
+    };
+    let planner = Planner::new(&machine, &table, Detail::Omit)?;
+    match knob2 {
+        None => {
+            let r = simulate::fit_one(&machine, &planner, &sweep, knob, range, &knobs)?;
+            print(&if a.json { to_json(&r)? } else { r.text() })
+        }
+        Some(k2) => {
+            let r = simulate::fit_two(
+                &machine,
+                &planner,
+                &sweep,
+                (knob, k2),
+                (range, range2),
+                &knobs,
+            )?;
+            print(&if a.json { to_json(&r)? } else { r.text() })
+        }
     }
 }

@@ -63,12 +63,14 @@ fn sweep_1000(c: &mut Criterion) {
     let pgp = pg::Prepared::new(&table, EngineVersion::Pg18, &opts)
         .unwrap()
         .with_detail(Detail::Omit);
+    // One query for the sweep, its bounds moved at each point, as analysis::Planner does.
+    let mut query = t1::T1Query::new();
     let mut g = c.benchmark_group("1000-point t1 sweep with crossovers");
     g.sample_size(20);
     g.bench_function("mysql", |b| {
         b.iter(|| {
             sweep(
-                |f| my.plan(&t1::t1_query(f)?, &knobs),
+                |f| my.plan(query.at(f)?, &knobs),
                 0.0,
                 0.2,
                 1000,
@@ -80,7 +82,7 @@ fn sweep_1000(c: &mut Criterion) {
     g.bench_function("postgres", |b| {
         b.iter(|| {
             sweep(
-                |f| pgp.plan(&t1::t1_query(f)?, &knobs),
+                |f| pgp.plan(query.at(f)?, &knobs),
                 0.0,
                 0.2,
                 1000,
@@ -92,5 +94,38 @@ fn sweep_1000(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, plan_one_query, sweep_1000);
+/// The fit the time view offers: memory_block_read_cost minimising total regret over a
+/// 1,000-point t1 sweep (0-20 % of rows) on the wl8737-memory profile, exact over the
+/// knob's whole range (sim::regret::fit_one on a prepared table). Target: at most 50 ms
+/// natively.
+fn fit_one_1000(c: &mut Criterion) {
+    use costlab_core::knobs::{Engine, Knob};
+    use costlab_core::sim::{builtin, regret, Simulator};
+    let table = t1::t1_table();
+    let knobs = knobs();
+    let env = t1::wl8737_in_memory_env();
+    let my = mysql::Prepared::new(&table, &env)
+        .unwrap()
+        .with_detail(Detail::Omit);
+    let sim = Simulator::new(&builtin::find("wl8737-memory").unwrap(), Engine::Mysql).unwrap();
+    let xs = costlab_core::sweep::sample_points(0.0, 0.2, 1000, Spacing::Linear).unwrap();
+    let mut g = c.benchmark_group("fit one constant over a 1000-point t1 sweep");
+    g.sample_size(10);
+    g.bench_function("mysql memory_block_read_cost", |b| {
+        b.iter(|| {
+            regret::fit_one(
+                &sim,
+                black_box(&xs),
+                Knob::MemoryBlockReadCost,
+                &knobs,
+                None,
+                |f, k| my.plan(&t1::t1_query(f)?, k),
+            )
+            .unwrap()
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, plan_one_query, sweep_1000, fit_one_1000);
 criterion_main!(benches);

@@ -87,14 +87,19 @@ impl View {
     }
 }
 
+/// The machine id that stands for `Scenario::custom_machine`.
+pub const CUSTOM_MACHINE: &str = "custom";
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scenario {
     pub engines: Engines,
     pub pg_version: EngineVersion,
     pub mysql_version: EngineVersion,
     pub knobs: KnobValues,
-    /// Id of a built-in machine profile.
+    /// Id of a built-in machine profile, or [`CUSTOM_MACHINE`] for `custom_machine`.
     pub machine: String,
+    /// A profile the user edited or loaded from a calibration file.
+    pub custom_machine: Option<crate::sim::profile::MachineProfile>,
     pub cache: CacheState,
     pub workload: Workload,
     pub view: View,
@@ -114,6 +119,7 @@ impl Default for Scenario {
             mysql_version: EngineVersion::Mysql57,
             knobs: KnobValues::defaults(EngineVersion::Pg18, EngineVersion::Mysql57),
             machine: "wl8737-memory".into(),
+            custom_machine: None,
             cache: CacheState::Warm,
             workload: Workload::T1_DEFAULT,
             view: View::Cost,
@@ -147,6 +153,18 @@ impl Scenario {
         self.workload.validate()?;
         for k in Knob::all() {
             k.def().validate(self.knobs.get(k))?;
+        }
+        match (self.machine.as_str(), &self.custom_machine) {
+            (CUSTOM_MACHINE, Some(p)) => p.validate()?,
+            (CUSTOM_MACHINE, None) => {
+                return Err(Error::invalid(
+                    "machine",
+                    "custom, but no custom profile is given",
+                ))
+            }
+            (id, _) => {
+                crate::sim::builtin::find(id)?;
+            }
         }
         if self.pg_version.engine() != Engine::Postgres
             || self.mysql_version.engine() != Engine::Mysql

@@ -7,8 +7,7 @@
 
 use crate::error::{Error, Result};
 use crate::plan::{Name, Planned};
-use serde::Serialize;
-use std::collections::BTreeMap;
+use serde::{Serialize, Serializer};
 
 /// Relative width of the bracket at which bisection stops.
 pub const CROSSOVER_REL_TOL: f64 = 1e-9;
@@ -28,8 +27,28 @@ pub enum Spacing {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SweepPoint {
     pub x: f64,
-    pub costs: BTreeMap<Name, f64>,
+    /// (key, cost) of every candidate, sorted by key, each key once: a map kept as one
+    /// sorted list because a sweep makes one per point. Serialized as a map.
+    #[serde(serialize_with = "costs_as_map")]
+    pub costs: Vec<(Name, f64)>,
     pub chosen: Name,
+}
+
+impl SweepPoint {
+    /// The cost of the candidate with this key at this point.
+    pub fn cost(&self, key: &str) -> Option<f64> {
+        self.costs
+            .binary_search_by(|(k, _)| k.as_str().cmp(key))
+            .ok()
+            .map(|i| self.costs[i].1)
+    }
+}
+
+fn costs_as_map<S: Serializer>(
+    costs: &[(Name, f64)],
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    s.collect_map(costs.iter().map(|(k, v)| (k, v)))
 }
 
 /// A change of the chosen plan: at `x` (to the tolerance) the choice goes from `from` to `to`
@@ -82,13 +101,23 @@ pub fn sample_points(lo: f64, hi: f64, n: usize, spacing: Spacing) -> Result<Vec
 }
 
 fn point(x: f64, p: &Planned) -> SweepPoint {
+    let mut costs: Vec<(Name, f64)> = p
+        .candidates
+        .iter()
+        .map(|c| (c.key.clone(), c.plan.cost.total))
+        .collect();
+    // As a map collects them: by key, the last cost of a repeated key kept.
+    costs.sort_by(|a, b| a.0.cmp(&b.0));
+    costs.dedup_by(|later, kept| {
+        let same = later.0 == kept.0;
+        if same {
+            kept.1 = later.1;
+        }
+        same
+    });
     SweepPoint {
         x,
-        costs: p
-            .candidates
-            .iter()
-            .map(|c| (c.key.clone(), c.plan.cost.total))
-            .collect(),
+        costs,
         chosen: p.chosen().key.clone(),
     }
 }
@@ -201,7 +230,29 @@ mod tests {
         );
         assert!((s.crossovers[0].x - 1.0).abs() <= 2e-9);
         assert!((s.crossovers[1].x - 1.5).abs() <= 2e-9);
-        assert_eq!(s.points[0].costs["b"], 1.0);
+        assert_eq!(s.points[0].cost("b"), Some(1.0));
+        assert_eq!(s.points[0].cost("d"), None);
+        let keys: Vec<&str> = s.points[0].costs.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys, ["a", "b", "c"]);
+    }
+
+    #[test]
+    fn costs_serialize_as_a_map_keeping_the_last_of_a_repeated_key() {
+        let planned = Planned {
+            candidates: [("b", 2.0), ("a", 1.0), ("b", 3.0)]
+                .iter()
+                .map(|(k, c)| Candidate {
+                    key: (*k).into(),
+                    plan: PlanNode::leaf("x", Cost::new(0.0, *c), 1.0, Work::default()),
+                })
+                .collect(),
+            chosen: 1,
+        };
+        let p = point(0.5, &planned);
+        assert_eq!(
+            serde_json::to_string(&p).unwrap(),
+            r#"{"x":0.5,"costs":{"a":1.0,"b":3.0},"chosen":"a"}"#
+        );
     }
 
     #[test]

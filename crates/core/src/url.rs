@@ -13,7 +13,8 @@
 //! oversized link gives the default scenario and a message.
 
 use crate::knobs::{Engine, EngineVersion, Knob, KNOBS};
-use crate::scenario::{CacheState, Engines, Scenario, View, Workload};
+use crate::scenario::{CacheState, Engines, Scenario, View, Workload, CUSTOM_MACHINE};
+use crate::sim::profile::{Confidence, MachineProfile, QdPoint};
 
 pub const VERSION: u32 = 1;
 /// Longer fragments are refused before parsing (RFC 9110 asks servers to take 8,000).
@@ -104,6 +105,9 @@ pub fn encode(s: &Scenario, embed: &EmbedOptions) -> String {
     }
     if s.machine != d.machine {
         pairs.push(("m".into(), s.machine.clone()));
+        if let (CUSTOM_MACHINE, Some(p)) = (s.machine.as_str(), &s.custom_machine) {
+            pairs.extend(profile_pairs(p));
+        }
     }
     if s.cache != d.cache {
         pairs.push(("c".into(), "cold".into()));
@@ -187,7 +191,8 @@ pub fn decode(fragment: &str) -> Decoded {
         problems: Vec::new(),
     };
     let f = fragment.strip_prefix('#').unwrap_or(fragment);
-    if f.is_empty() {
+    // No pairs at all: an in-page anchor (#top), not a scenario.
+    if f.is_empty() || !f.contains('=') {
         return out;
     }
     let mut problem = |key: &str, message: String| {
@@ -305,7 +310,7 @@ fn decode_v1(
                 ),
             },
             "m" => {
-                if crate::analysis::is_machine(v) {
+                if v == CUSTOM_MACHINE || crate::analysis::is_machine(v) {
                     s.machine = v.clone();
                 } else {
                     bad(
@@ -379,6 +384,7 @@ fn decode_v1(
                     }
                 }
             }
+            other if other.starts_with("p.") => {}
             other => match KNOBS.iter().find(|d| d.url_key == other) {
                 Some(def) => match v.parse::<f64>() {
                     Ok(x) => {
@@ -396,7 +402,142 @@ fn decode_v1(
             },
         }
     }
+    if s.machine == CUSTOM_MACHINE {
+        match profile_from_pairs(pairs) {
+            Ok(p) => s.custom_machine = Some(p),
+            Err(e) => {
+                problems.push(LinkProblem {
+                    key: "custom machine".into(),
+                    message: format!("{e}; using the default machine"),
+                });
+                s.machine = Scenario::default().machine;
+            }
+        }
+    }
     problems
+}
+
+/// Base of a custom profile from a link: fields the link leaves out keep these values.
+const CUSTOM_BASE: &str = "nvme-consumer-gen4";
+
+fn qd_curve(points: &[QdPoint]) -> String {
+    points
+        .iter()
+        .map(|p| format!("{}:{}", num(p.queue_depth), num(p.iops)))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn parse_qd_curve(v: &str) -> Option<Vec<QdPoint>> {
+    v.split(',')
+        .filter(|x| !x.is_empty())
+        .take(64)
+        .map(|pair| {
+            let (qd, iops) = pair.split_once(':')?;
+            Some(QdPoint {
+                queue_depth: qd.parse().ok()?,
+                iops: iops.parse().ok()?,
+            })
+        })
+        .collect()
+}
+
+/// A custom machine profile as `p.*` pairs: every field, so the link does not depend on
+/// the defaults of any built-in profile.
+fn profile_pairs(p: &MachineProfile) -> Vec<(String, String)> {
+    let mut v: Vec<(&str, String)> = vec![
+        ("p.name", p.label.clone()),
+        ("p.conf", confidence_key(p.confidence).into()),
+        ("p.seq", num(p.device.seq_read_mbps)),
+        ("p.r8", num(p.device.random_8k.qd1_latency_us)),
+        ("p.q8", qd_curve(&p.device.random_8k.iops_by_qd)),
+        ("p.r16", num(p.device.random_16k.qd1_latency_us)),
+        ("p.q16", qd_curve(&p.device.random_16k.iops_by_qd)),
+        ("p.hit", num(p.buffer_hit_ns)),
+        ("p.os", num(p.os_cache_hit_ns)),
+        ("p.row", num(p.cpu_ns_per_row)),
+        ("p.ent", num(p.cpu_ns_per_index_entry)),
+        ("p.op", num(p.cpu_ns_per_operator)),
+        ("p.cmp", num(p.cpu_ns_per_comparison)),
+        ("p.ram", num(p.ram_bytes)),
+        ("p.buf", num(p.buffer_pool_bytes)),
+        ("p.direct", if p.bypass_os_cache { "1" } else { "0" }.into()),
+        ("p.eic", num(p.effective_io_concurrency)),
+    ];
+    if let Some(x) = p.device.skip_read_us {
+        v.push(("p.skip", num(x)));
+    }
+    if let Some(x) = p.device.iops_cap {
+        v.push(("p.iops", num(x)));
+    }
+    if let Some(x) = p.device.mbps_cap {
+        v.push(("p.mbps", num(x)));
+    }
+    v.into_iter().map(|(k, x)| (k.to_string(), x)).collect()
+}
+
+fn confidence_key(c: Confidence) -> &'static str {
+    match c {
+        Confidence::Measured => "measured",
+        Confidence::Vendor => "vendor",
+        Confidence::Derived => "derived",
+    }
+}
+
+fn profile_from_pairs(pairs: &[(String, String)]) -> crate::Result<MachineProfile> {
+    let mut p = crate::sim::builtin::find(CUSTOM_BASE)?;
+    p.id = CUSTOM_MACHINE.into();
+    p.label = "Custom machine".into();
+    p.source = "edited in the playground; shared by link".into();
+    p.confidence = Confidence::Derived;
+    let bad = |k: &str, v: &str| {
+        crate::Error::invalid(
+            format!("custom machine {k}"),
+            format!("`{}` is not valid", truncate(v)),
+        )
+    };
+    for (k, v) in pairs.iter().filter(|(k, _)| k.starts_with("p.")) {
+        let n = || v.parse::<f64>().map_err(|_| bad(k, v));
+        match k.as_str() {
+            "p.name" => p.label = v.chars().take(80).collect(),
+            "p.conf" => {
+                p.confidence = match v.as_str() {
+                    "measured" => Confidence::Measured,
+                    "vendor" => Confidence::Vendor,
+                    "derived" => Confidence::Derived,
+                    _ => return Err(bad(k, v)),
+                }
+            }
+            "p.seq" => p.device.seq_read_mbps = n()?,
+            "p.r8" => p.device.random_8k.qd1_latency_us = n()?,
+            "p.q8" => p.device.random_8k.iops_by_qd = parse_qd_curve(v).ok_or_else(|| bad(k, v))?,
+            "p.r16" => p.device.random_16k.qd1_latency_us = n()?,
+            "p.q16" => {
+                p.device.random_16k.iops_by_qd = parse_qd_curve(v).ok_or_else(|| bad(k, v))?
+            }
+            "p.skip" => p.device.skip_read_us = Some(n()?),
+            "p.iops" => p.device.iops_cap = Some(n()?),
+            "p.mbps" => p.device.mbps_cap = Some(n()?),
+            "p.hit" => p.buffer_hit_ns = n()?,
+            "p.os" => p.os_cache_hit_ns = n()?,
+            "p.row" => p.cpu_ns_per_row = n()?,
+            "p.ent" => p.cpu_ns_per_index_entry = n()?,
+            "p.op" => p.cpu_ns_per_operator = n()?,
+            "p.cmp" => p.cpu_ns_per_comparison = n()?,
+            "p.ram" => p.ram_bytes = n()?,
+            "p.buf" => p.buffer_pool_bytes = n()?,
+            "p.direct" => p.bypass_os_cache = v == "1",
+            "p.eic" => p.effective_io_concurrency = n()?,
+            _ => {
+                return Err(crate::Error::invalid(
+                    "custom machine",
+                    format!("`{}` is not a profile field", truncate(k)),
+                ))
+            }
+        }
+    }
+    p.validate()?;
+    Ok(p)
 }
 
 /// One line a person can read next to the copy-link button.
@@ -414,7 +555,7 @@ pub fn describe(s: &Scenario) -> String {
             parts.push(format!("{} {}", k.def().name, num(s.knobs.get(k))));
         }
     }
-    parts.push(crate::analysis::machine_label(&s.machine));
+    parts.push(crate::analysis::machine_label(s));
     if s.cache == CacheState::Cold {
         parts.push("cold cache".into());
     }
@@ -492,6 +633,46 @@ mod tests {
         assert!(decode("#rpc=2").problems[0]
             .message
             .contains("no format version"));
+    }
+
+    #[test]
+    fn a_custom_machine_travels_whole_and_stays_far_below_2000_characters() {
+        let mut p = crate::sim::builtin::find("hdd-7200").unwrap();
+        p.id = CUSTOM_MACHINE.into();
+        p.label = "My disk & me".into();
+        p.device.seq_read_mbps = 180.5;
+        let s = Scenario {
+            machine: CUSTOM_MACHINE.into(),
+            custom_machine: Some(p.clone()),
+            ..changed()
+        };
+        let link = encode(&s, &EmbedOptions::default());
+        assert!(link.len() < 1000, "{} chars: {link}", link.len());
+        let d = decode(&link);
+        assert_eq!(d.problems, vec![]);
+        let got = d.scenario.custom_machine.clone().unwrap();
+        assert_eq!(got.device, p.device);
+        assert_eq!(got.label, "My disk & me");
+        assert_eq!(got.cpu_ns_per_row, p.cpu_ns_per_row);
+        assert_eq!(got.buffer_pool_bytes, p.buffer_pool_bytes);
+        // A custom profile that does not validate falls back to the default machine only.
+        let broken = link.replace("p.seq=180.5", "p.seq=0");
+        let d = decode(&broken);
+        assert_eq!(d.scenario.machine, Scenario::default().machine);
+        assert_eq!(d.scenario.knobs, s.knobs);
+        assert!(
+            d.problems
+                .iter()
+                .any(|x| x.key == "custom machine" && x.message.contains("seq_read_mbps")),
+            "{:?}",
+            d.problems
+        );
+    }
+
+    #[test]
+    fn an_anchor_is_not_a_scenario_nor_a_problem() {
+        assert_eq!(decode("#top"), decode(""));
+        assert!(decode("#top").problems.is_empty());
     }
 
     #[test]

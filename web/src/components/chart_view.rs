@@ -41,6 +41,7 @@ pub fn chart_view(props: &ChartViewProps) -> Html {
                             Ok(g) => *geometry.borrow_mut() = g,
                             Err(e) => web_sys::console::error_1(&e.into()),
                         }
+                        infra::mark("costlab-drawn");
                     }
                 }
             },

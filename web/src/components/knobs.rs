@@ -37,6 +37,7 @@ pub fn knob_row(props: &KnobRowProps) -> Html {
         Callback::from(move |e: InputEvent| {
             let input: web_sys::HtmlInputElement = e.target_unchecked_into();
             if let Ok(pos) = input.value().parse::<f64>() {
+                crate::infra::mark("costlab-input");
                 dispatch.emit(Action::SetKnob(knob, knob.def().from_slider(pos / 1000.0)));
             }
         })

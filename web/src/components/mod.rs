@@ -2,5 +2,6 @@
 
 pub mod chart_view;
 pub mod knobs;
+pub mod machine;
 pub mod select;
 pub mod share;

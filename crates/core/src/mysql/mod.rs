@@ -39,7 +39,9 @@ use crate::plan::{
 };
 use crate::query::{CmpOp, Predicate, Query};
 use cost_model::{estimate_in_memory_buffer, Constants, Handler};
-use ranges::{cond_fraction, distinct_values, innodb_records_in_range, ColumnCond};
+use ranges::{
+    cond_fraction, distinct_values, innodb_records_in_range, point_cond_fraction, ColumnCond,
+};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 
@@ -428,8 +430,17 @@ struct Path {
     /// EXPLAIN FORMAT=JSON query_cost when this path runs.
     query_cost: f64,
     /// EXPLAIN Extra items.
-    extra: Vec<&'static str>,
+    extra: Extra,
     work: Work,
+}
+
+/// EXPLAIN's Extra column: "Using where" when predicates remain after the access, then the
+/// access's own items. Kept as flags and a static list, not a `Vec`, because every path of
+/// every sweep point carries one and only [`Detail::Full`] prints it.
+#[derive(Clone, Copy)]
+struct Extra {
+    using_where: bool,
+    tail: &'static [&'static str],
 }
 
 impl<'a> Ctx<'a> {
@@ -567,14 +578,13 @@ impl<'a> Ctx<'a> {
                         }
                         let point_fracs: Vec<f64> = vs
                             .iter()
-                            .map(|v| {
-                                cond_fraction(col, &ColumnCond::Points(vec![v.clone()]), records)
-                            })
+                            .map(|v| point_cond_fraction(col, v, records))
                             .collect();
-                        fracs = fracs
-                            .iter()
-                            .flat_map(|f| point_fracs.iter().map(move |p| f * p))
-                            .collect();
+                        let mut next = Vec::with_capacity(fracs.len() * vs.len());
+                        for f in &fracs {
+                            next.extend(point_fracs.iter().map(|p| f * p));
+                        }
+                        fracs = next;
                         parts += 1;
                     }
                     Some(cond @ ColumnCond::Interval(_)) => {
@@ -753,10 +763,7 @@ impl<'a> Ctx<'a> {
             p,
             p,
         ));
-        let mut extra = Vec::new();
-        if self.needs_where(&[]) {
-            extra.push("Using where");
-        }
+        let extra = self.range_extra(&[], &[]);
         Path {
             key: Name::from_static("table_scan"),
             op: "ALL",
@@ -807,11 +814,7 @@ impl<'a> Ctx<'a> {
             leaf,
             leaf,
         ));
-        let mut extra = Vec::new();
-        if self.needs_where(&[]) {
-            extra.push("Using where");
-        }
-        extra.push("Using index");
+        let extra = self.range_extra(&[], &["Using index"]);
         Path {
             key: self.prep.keys.get(&["index_scan:", idx.name]),
             op: "index",
@@ -867,13 +870,11 @@ impl<'a> Ctx<'a> {
         ));
     }
 
-    fn range_extra(&self, used: &[usize], tail: &[&'static str]) -> Vec<&'static str> {
-        let mut extra = Vec::new();
-        if self.needs_where(used) {
-            extra.push("Using where");
+    fn range_extra(&self, used: &[usize], tail: &'static [&'static str]) -> Extra {
+        Extra {
+            using_where: self.needs_where(used),
+            tail,
         }
-        extra.extend_from_slice(tail);
-        extra
     }
 
     /// Range paths of index `k`: covering, or default MRR plus DS-MRR when eligible.
@@ -887,7 +888,7 @@ impl<'a> Ctx<'a> {
         let used = self.used_columns(k, r.parts);
         let filtered = self.filtered_except(used);
         let total_true: f64 = r.true_rows.iter().sum();
-        let path = |key: Name, cost: f64, extra: Vec<&'static str>, work: Work| Path {
+        let path = |key: Name, cost: f64, extra: Extra, work: Work| Path {
             key,
             op: "range",
             index: Some(k),
@@ -1047,14 +1048,14 @@ impl<'a> Ctx<'a> {
         }
         let true_rows = frac * self.table.rows;
         let mut work = self.range_base_work(k, &[true_rows]);
-        let mut tail: Vec<&'static str> = Vec::new();
+        let mut tail: &'static [&'static str] = &[];
         if idx.clustered {
             work.rows_examined = true_rows;
             if let Some(pr) = work.page_reads.first_mut() {
                 pr.object = self.prep.name.clone();
             }
         } else if idx.covering {
-            tail.push("Using index");
+            tail = &["Using index"];
         } else {
             self.add_row_lookups(&mut work, true_rows);
         }
@@ -1073,7 +1074,7 @@ impl<'a> Ctx<'a> {
                 parts,
                 filtered: self.filtered_except(used),
                 query_cost: cost,
-                extra: self.range_extra(used, &tail),
+                extra: self.range_extra(used, tail),
                 work,
             },
             unique_full,
@@ -1235,7 +1236,11 @@ impl<'a> Ctx<'a> {
     fn details(&self, p: &Path) -> Vec<String> {
         let rec = self.h.c.row_evaluate_cost(1.0);
         let eval_cost = rec * p.rows * p.filtered;
-        let mut details: Vec<String> = p.extra.iter().map(|s| s.to_string()).collect();
+        let mut details: Vec<String> = Vec::new();
+        if p.extra.using_where {
+            details.push("Using where".into());
+        }
+        details.extend(p.extra.tail.iter().map(|s| s.to_string()));
         let possible: Vec<&str> = self
             .indexes
             .iter()

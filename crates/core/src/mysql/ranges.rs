@@ -216,20 +216,21 @@ fn is_discrete(ty: &ColumnType) -> bool {
 /// Share of rows whose value is in the histogram part below `x` (0..1). Numbers are
 /// interpolated linearly inside a bucket; other values land in the middle of theirs.
 fn histogram_cdf(bounds: &[Value], x: f64) -> f64 {
-    let nums: Vec<f64> = bounds.iter().filter_map(Value::as_f64).collect();
-    let m = nums.len();
-    if m < 2 || m != bounds.len() {
+    // Read in place rather than copied out: sweeps call this at every point.
+    let m = bounds.len();
+    if m < 2 || !bounds.iter().all(|b| matches!(b, Value::Num(_))) {
         return 0.5;
     }
-    if x <= nums[0] {
+    let num = |i: usize| bounds[i].as_f64().unwrap_or(f64::NAN);
+    if x <= num(0) {
         return 0.0;
     }
-    if x >= nums[m - 1] {
+    if x >= num(m - 1) {
         return 1.0;
     }
-    // First bound strictly above x; bucket i spans nums[i-1]..nums[i].
-    let i = nums.partition_point(|b| *b <= x);
-    let (a, b) = (nums[i - 1], nums[i]);
+    // First bound strictly above x; bucket i spans bounds[i-1]..bounds[i].
+    let i = bounds.partition_point(|b| b.as_f64().is_some_and(|b| b <= x));
+    let (a, b) = (num(i - 1), num(i));
     let within = if b > a { (x - a) / (b - a) } else { 0.0 };
     ((i - 1) as f64 + within) / (m - 1) as f64
 }
@@ -355,6 +356,14 @@ pub fn cond_fraction(col: &Column, cond: &ColumnCond, rows: f64) -> f64 {
         ColumnCond::Points(vs) => vs.iter().map(|v| point_fraction(col, v, rows)).sum(),
         ColumnCond::Interval(iv) => interval_fraction(col, iv),
     };
+    f.clamp(0.0, 1.0)
+}
+
+/// [`cond_fraction`] of `col = v` (`ColumnCond::Points(vec![v])`), without building that
+/// condition: the range optimizer asks it for each value of an IN list at every point.
+pub fn point_cond_fraction(col: &Column, v: &Value, rows: f64) -> f64 {
+    // Summed like the one-element list cond_fraction sums, so the value is bit for bit the same.
+    let f: f64 = std::iter::once(point_fraction(col, v, rows)).sum();
     f.clamp(0.0, 1.0)
 }
 

@@ -148,6 +148,43 @@ pub(crate) struct IndexInfo {
     pub keys: Vec<usize>,
     /// Key plus INCLUDE columns (what an index-only scan can return).
     pub covers: Vec<usize>,
+    /// Made on first use: a table planned once should not spell keys of indexes the
+    /// query never uses.
+    path_keys: std::cell::OnceCell<IndexKeys>,
+}
+
+impl IndexInfo {
+    pub fn path_keys(&self) -> &IndexKeys {
+        self.path_keys.get_or_init(|| IndexKeys::new(&self.name))
+    }
+}
+
+/// Candidate keys of one index's paths and of a Gather over each, made once per table:
+/// sweeps need them at every point, and spelling and looking them up would take longer
+/// than costing the paths.
+#[derive(Clone, Debug)]
+pub(crate) struct IndexKeys {
+    pub index: Name,
+    pub indexonly: Name,
+    pub bitmap: Name,
+    pub gather_index: Name,
+    pub gather_indexonly: Name,
+    pub gather_bitmap: Name,
+}
+
+impl IndexKeys {
+    fn new(index: &str) -> IndexKeys {
+        let key = |kind: &str| Name::from(format!("{kind}:{index}"));
+        let gathered = |kind: &str| Name::from(format!("gather-{kind}:{index}"));
+        IndexKeys {
+            index: key("index"),
+            indexonly: key("indexonly"),
+            bitmap: key("bitmap"),
+            gather_index: gathered("index"),
+            gather_indexonly: gathered("indexonly"),
+            gather_bitmap: gathered("bitmap"),
+        }
+    }
 }
 
 /// What the planner knows about the table before seeing a query (see
@@ -307,6 +344,16 @@ fn clause_ops(kind: &ClauseKind) -> QualOps {
                 }
             }
         }
+    }
+}
+
+/// A clause on column position `col`, its selectivity still to be estimated.
+fn clause(col: usize, kind: ClauseKind) -> Clause {
+    Clause {
+        col,
+        ops: clause_ops(&kind),
+        kind,
+        selec: 0.0,
     }
 }
 
@@ -493,13 +540,15 @@ impl<'a> Rel<'a> {
     fn with_query(mut self, table: &Table, query: &Query) -> Result<Rel<'a>> {
         let col_pos = |name: &str| column_position(table, name);
 
-        // Restriction clauses, in query order (BETWEEN expands to two).
-        let mut raw = Vec::with_capacity(query.predicates.len() + 1);
+        // Restriction clauses, in query order (BETWEEN expands to two); their selectivity
+        // follows below, once all are in.
+        let mut clauses = std::mem::take(&mut self.clauses);
+        clauses.reserve(query.predicates.len() + 1);
         for p in &query.predicates {
             let c = col_pos(p.column())?;
             let column = &table.columns[c];
             match p {
-                Predicate::Cmp { op, value, .. } => raw.push((
+                Predicate::Cmp { op, value, .. } => clauses.push(clause(
                     c,
                     ClauseKind::Op {
                         op: *op,
@@ -507,14 +556,14 @@ impl<'a> Rel<'a> {
                     },
                 )),
                 Predicate::Between { lo, hi, .. } => {
-                    raw.push((
+                    clauses.push(clause(
                         c,
                         ClauseKind::Op {
                             op: CmpOp::Ge,
                             value: coerce_value(column, lo)?,
                         },
                     ));
-                    raw.push((
+                    clauses.push(clause(
                         c,
                         ClauseKind::Op {
                             op: CmpOp::Le,
@@ -532,7 +581,7 @@ impl<'a> Rel<'a> {
                         .collect::<Result<Vec<_>>>()?;
                     // A one-element IN list is parsed as a plain `=`.
                     if vals.len() == 1 {
-                        raw.push((
+                        clauses.push(clause(
                             c,
                             ClauseKind::Op {
                                 op: CmpOp::Eq,
@@ -540,28 +589,21 @@ impl<'a> Rel<'a> {
                             },
                         ));
                     } else {
-                        raw.push((c, ClauseKind::AnyEq { values: vals }));
+                        clauses.push(clause(c, ClauseKind::AnyEq { values: vals }));
                     }
                 }
             }
         }
 
-        let mut rel = {
-            self.clauses.reserve(raw.len());
-            self.limit = query.limit;
-            self
-        };
-        for (col, kind) in raw {
-            let ops = clause_ops(&kind);
-            let mut clause = Clause {
-                col,
-                kind,
-                selec: 0.0,
-                ops,
-            };
-            clause.selec = selfuncs::clause_selectivity(&rel, &clause);
-            rel.restrict_ops = rel.restrict_ops.add(ops);
-            rel.clauses.push(clause);
+        let mut rel = self;
+        rel.limit = query.limit;
+        rel.clauses = clauses;
+        // clause_selectivity reads the table's statistics, never the other clauses.
+        for i in 0..rel.clauses.len() {
+            let selec = selfuncs::clause_selectivity(&rel, &rel.clauses[i]);
+            let clause = &mut rel.clauses[i];
+            clause.selec = selec;
+            rel.restrict_ops = rel.restrict_ops.add(clause.ops);
         }
         let all: Vec<usize> = (0..rel.clauses.len()).collect();
         rel.rows = clamp_row_est(rel.tuples * selfuncs::clauselist_selectivity(&rel, &all));
@@ -630,11 +672,14 @@ impl<'a> Rel<'a> {
             unique: ix.unique || ix.primary,
             keys,
             covers,
+            path_keys: Default::default(),
         })
     }
 
-    pub fn clause_ids(&self) -> Vec<usize> {
-        (0..self.clauses.len()).collect()
+    /// Ids of all restriction clauses, as a range: callers filter or collect it as they
+    /// need, instead of every call allocating a list.
+    pub fn clause_ids(&self) -> std::ops::Range<usize> {
+        0..self.clauses.len()
     }
 
     pub fn qual_ops(&self, ids: &[usize]) -> QualOps {

@@ -244,17 +244,18 @@ fn compare_keys(p1: &Path, p2: &Path) -> KeysCmp {
 }
 
 /// add_path (spec 9.1): keeps `list` free of dominated paths, sorted by
-/// (disabled nodes, total cost).
-fn add_path(list: &mut Vec<Path>, new: Path, consider_startup: bool) {
+/// (disabled nodes, total cost). Lists hold references: the paths live in the planner's
+/// own vectors, so keeping or dropping one never copies its plan.
+fn add_path<'p>(list: &mut Vec<&'p Path>, new: &'p Path, consider_startup: bool) {
     let mut accept_new = true;
     let mut insert_at = 0;
     let mut i = 0;
     while i < list.len() {
-        let old = &list[i];
+        let old = list[i];
         let mut remove_old = false;
-        let costcmp = compare_fuzzily(&new, old, STD_FUZZ_FACTOR, consider_startup);
+        let costcmp = compare_fuzzily(new, old, STD_FUZZ_FACTOR, consider_startup);
         if costcmp != CostCmp::Different {
-            let keyscmp = compare_keys(&new, old);
+            let keyscmp = compare_keys(new, old);
             let new_safe = new.parallel_safe as u8;
             let old_safe = old.parallel_safe as u8;
             match costcmp {
@@ -278,7 +279,7 @@ fn add_path(list: &mut Vec<Path>, new: Path, consider_startup: bool) {
                             remove_old = true;
                         } else if new.rows > old.rows {
                             accept_new = false;
-                        } else if compare_fuzzily(&new, old, 1.0000000001, consider_startup)
+                        } else if compare_fuzzily(new, old, 1.0000000001, consider_startup)
                             == CostCmp::Better1
                         {
                             remove_old = true;
@@ -317,15 +318,16 @@ fn add_path(list: &mut Vec<Path>, new: Path, consider_startup: bool) {
     list.insert(insert_at.min(list.len()), new);
 }
 
-/// add_partial_path (spec 9.1): total cost and pathkeys only.
-fn add_partial_path(list: &mut Vec<Path>, new: Path) {
+/// add_partial_path (spec 9.1): total cost and pathkeys only; references as in
+/// [`add_path`].
+fn add_partial_path<'p>(list: &mut Vec<&'p Path>, new: &'p Path) {
     let mut accept_new = true;
     let mut insert_at = 0;
     let mut i = 0;
     while i < list.len() {
-        let old = &list[i];
+        let old = list[i];
         let mut remove_old = false;
-        let keyscmp = compare_keys(&new, old);
+        let keyscmp = compare_keys(new, old);
         if new.disabled != old.disabled {
             if new.disabled > old.disabled {
                 accept_new = keyscmp == KeysCmp::Better1;
@@ -365,13 +367,13 @@ fn add_partial_path(list: &mut Vec<Path>, new: Path) {
 }
 
 /// set_cheapest's cheapest total path: disabled nodes, total, then startup cost.
-fn cheapest_total(list: &[Path]) -> Option<usize> {
+fn cheapest_total(list: &[&Path]) -> Option<usize> {
     let mut best: Option<usize> = None;
     for (i, p) in list.iter().enumerate() {
         best = match best {
             None => Some(i),
             Some(b) => {
-                let q = &list[b];
+                let q = list[b];
                 let key = |p: &Path| (p.disabled, p.total(), p.startup());
                 let (pd, pt, ps) = key(p);
                 let (qd, qt, qs) = key(q);
@@ -422,12 +424,10 @@ impl<'a> Planner<'a> {
     fn choose_bitmap_and(&self) -> Vec<&IndexScan> {
         let mut cands: Vec<&IndexScan> = Vec::new();
         for s in self.scans.iter().filter(|s| self.ctx.bitmap_eligible(s)) {
-            let mut ids = s.quals.clone();
-            ids.sort_unstable();
+            // The same clause set: each clause is an index qual at most once per scan, so
+            // equal lengths and inclusion decide it (no sorted copies needed).
             let dup = cands.iter().position(|o| {
-                let mut oids = o.quals.clone();
-                oids.sort_unstable();
-                oids == ids
+                o.quals.len() == s.quals.len() && o.quals.iter().all(|q| s.quals.contains(q))
             });
             match dup {
                 Some(k) => {
@@ -476,19 +476,20 @@ impl<'a> Planner<'a> {
     }
 
     /// Wraps an access path for the query: Sort if it lacks the ORDER BY, then Limit.
-    fn finish(&self, p: &Path) -> Path {
-        let mut p = p.clone();
+    /// A path that needs neither comes back as it is.
+    fn finish(&self, mut p: Path) -> Path {
         if !p.sorted {
-            p = self.ctx.sort(&p, self.limit_tuples());
+            p = self.ctx.sort(p, self.limit_tuples());
         }
         if let Some(l) = self.ctx.rel.limit {
-            p = self.ctx.limit(&p, l);
+            p = self.ctx.limit(p, l);
         }
         p
     }
 
     /// Gather Merge over a partial path, sorting it first when needed; `site` says which
-    /// planner function builds it (it sets the row estimate in PG 15-17).
+    /// planner function builds it (it sets the row estimate in PG 15-17). Builds on a copy:
+    /// the partial path is still needed by its caller.
     fn gather_merge(
         &self,
         partial: &Path,
@@ -501,19 +502,29 @@ impl<'a> Planner<'a> {
         let sorted = if partial.sorted {
             partial.clone()
         } else {
-            self.ctx.sort(partial, limit_tuples)
+            self.ctx.sort(partial.clone(), limit_tuples)
         };
         Some(
             self.ctx
-                .gather_merge(&sorted, partial.workers, &partial.key, site),
+                .gather_merge(sorted, partial.workers, &partial.key, site),
         )
     }
 
+    /// Builds every path, lets add_path and set_cheapest choose, and returns the
+    /// candidates with the choice.
+    ///
+    /// Paths are built once, into `complete` and `partials`; the choice works on
+    /// references to them, and the candidates then take them apart. Only the paths built
+    /// for the choice alone (Sort, Limit, Gather Merge on top of others) are copies: a
+    /// sweep plans at every point, and copying plans was most of its time.
     fn run(&self) -> Planned {
         let ctx = self.ctx;
         let parallel = ctx.par.max_workers > 0;
 
-        // Access paths, complete and partial (set_plain_rel_pathlist, create_index_paths).
+        // Access paths, complete and partial (set_plain_rel_pathlist, create_index_paths),
+        // in the order the candidates show them: plain scans, then a bitmap heap scan per
+        // eligible index, then the BitmapAnd choose_bitmap_and picked if it has several
+        // indexes.
         let seq_workers = if parallel {
             costsize::compute_parallel_worker(
                 ctx.rel.pages,
@@ -525,36 +536,58 @@ impl<'a> Planner<'a> {
         } else {
             0
         };
-        let mut complete = vec![ctx.seq_path(0)];
-        let mut partial = Vec::new();
+        // Room for every path up front: growing moves the paths, which are large.
+        let most = 2 * self.scans.len() + 2;
+        let mut complete = Vec::with_capacity(most);
+        complete.push(ctx.seq_path(0));
+        let mut partials = Vec::with_capacity(most);
         if seq_workers > 0 {
-            partial.push(ctx.seq_path(seq_workers));
+            partials.push(ctx.seq_path(seq_workers));
         }
         for s in &self.scans {
             complete.extend(ctx.index_path(s, false));
             if parallel {
-                partial.extend(ctx.index_path(s, true));
+                partials.extend(ctx.index_path(s, true));
             }
         }
+        let (plain, plain_partial) = (complete.len(), partials.len());
+
+        // The bitmap path add_path compares (where it sits in `complete` / `partials`):
+        // for one index, that index's own bitmap path, the same path shown.
         let chosen_bitmap = self.choose_bitmap_and();
-        let mut bitmap_display = Vec::new();
-        let mut bitmap_partial_display = Vec::new();
+        let single = match chosen_bitmap[..] {
+            [s] => Some(s),
+            _ => None,
+        };
+        let mut chosen_at = None;
+        let mut chosen_partial_at = None;
         for s in self.scans.iter().filter(|s| ctx.bitmap_eligible(s)) {
-            bitmap_display.extend(ctx.bitmap_path(&[s], false));
+            let is_chosen = single.is_some_and(|c| std::ptr::eq(c, s));
+            if let Some(p) = ctx.bitmap_path(&[s], false) {
+                if is_chosen {
+                    chosen_at = Some(complete.len());
+                }
+                complete.push(p);
+            }
             if parallel {
-                bitmap_partial_display.extend(ctx.bitmap_path(&[s], true));
+                if let Some(p) = ctx.bitmap_path(&[s], true) {
+                    if is_chosen {
+                        chosen_partial_at = Some(partials.len());
+                    }
+                    partials.push(p);
+                }
             }
         }
-        let mut chosen_bitmap_path = None;
-        let mut chosen_bitmap_partial = None;
-        if !chosen_bitmap.is_empty() {
-            chosen_bitmap_path = ctx.bitmap_path(&chosen_bitmap, false);
-            if parallel {
-                chosen_bitmap_partial = ctx.bitmap_path(&chosen_bitmap, true);
+        if chosen_bitmap.len() > 1 {
+            if let Some(p) = ctx.bitmap_path(&chosen_bitmap, false) {
+                chosen_at = Some(complete.len());
+                complete.push(p);
             }
-            if chosen_bitmap.len() > 1 {
-                bitmap_display.extend(chosen_bitmap_path.clone());
-                bitmap_partial_display.extend(chosen_bitmap_partial.clone());
+            if parallel {
+                if let Some(p) = ctx.bitmap_path(&chosen_bitmap, true) {
+                    chosen_partial_at = Some(partials.len());
+                    partials.push(p);
+                }
             }
         }
 
@@ -562,29 +595,70 @@ impl<'a> Planner<'a> {
         // cheapest partial path and Gather Merge over ordered ones
         // (generate_useful_gather_paths).
         let startup = self.consider_startup();
-        let mut pathlist: Vec<Path> = Vec::new();
-        for p in complete.iter().chain(chosen_bitmap_path.iter()) {
-            add_path(&mut pathlist, p.clone(), startup);
+        let mut pathlist: Vec<&Path> = Vec::new();
+        for p in complete[..plain]
+            .iter()
+            .chain(chosen_at.map(|i| &complete[i]))
+        {
+            add_path(&mut pathlist, p, startup);
         }
-        let mut partial_list: Vec<Path> = Vec::new();
-        for p in partial.iter().chain(chosen_bitmap_partial.iter()) {
-            add_partial_path(&mut partial_list, p.clone());
+        let mut partial_list: Vec<&Path> = Vec::new();
+        for p in partials[..plain_partial]
+            .iter()
+            .chain(chosen_partial_at.map(|i| &partials[i]))
+        {
+            add_partial_path(&mut partial_list, p);
         }
-        if let Some(first) = partial_list.first() {
-            add_path(&mut pathlist, ctx.gather(first), startup);
-            if self.has_order() {
-                for p in partial_list.iter().filter(|p| p.sorted) {
-                    add_path(
-                        &mut pathlist,
-                        ctx.gather_merge(p, p.workers, &p.key, GatherMergeSite::ScanRel),
-                        startup,
-                    );
-                }
-                if !first.sorted {
-                    if let Some(gm) = self.gather_merge(first, -1.0, GatherMergeSite::ScanRel) {
-                        add_path(&mut pathlist, gm, startup);
-                    }
-                }
+        let first = partial_list.first().copied();
+        // The Gather over the cheapest partial path is also a candidate: found by position,
+        // it is built once below with the others.
+        let first_at = first.map(|f| {
+            partials
+                .iter()
+                .position(|p| std::ptr::eq(p, f))
+                .expect("add_partial_path lists paths of `partials`")
+        });
+        // Gather Merge paths (ORDER BY only), built from copies while the partial paths
+        // are whole: those add_path compares, the one create_ordered_paths adds, and one
+        // per partial path for the candidates.
+        let mut gather_merges: Vec<Path> = Vec::new();
+        let mut ordered_gm = None;
+        let mut shown_gm: Vec<Option<Path>> = Vec::new();
+        if let (Some(first), true) = (first, self.has_order()) {
+            for p in partial_list.iter().filter(|p| p.sorted) {
+                gather_merges.push(ctx.gather_merge(
+                    (*p).clone(),
+                    p.workers,
+                    &p.key,
+                    GatherMergeSite::ScanRel,
+                ));
+            }
+            if !first.sorted {
+                gather_merges.extend(self.gather_merge(first, -1.0, GatherMergeSite::ScanRel));
+                ordered_gm =
+                    self.gather_merge(first, self.limit_tuples(), GatherMergeSite::Ordered);
+            }
+        }
+        if self.has_order() {
+            // Presorted partial paths get their Gather Merge in generate_gather_paths; an
+            // unsorted one is sorted and gathered in create_ordered_paths.
+            shown_gm = partials
+                .iter()
+                .map(|p| {
+                    let site = if p.sorted {
+                        GatherMergeSite::ScanRel
+                    } else {
+                        GatherMergeSite::Ordered
+                    };
+                    self.gather_merge(p, self.limit_tuples(), site)
+                })
+                .collect();
+        }
+        let gathers: Vec<Path> = partials.into_iter().map(|p| ctx.gather(p)).collect();
+        if let Some(i) = first_at {
+            add_path(&mut pathlist, &gathers[i], startup);
+            for gm in &gather_merges {
+                add_path(&mut pathlist, gm, startup);
             }
         }
 
@@ -592,79 +666,115 @@ impl<'a> Planner<'a> {
         // and Gather Merge over the sorted cheapest partial path (its rows in PG 15-17:
         // partial rows x parallel_workers, see GatherMergeSite::Ordered).
         let mut current = pathlist;
+        let sorted_cheapest;
         if self.has_order() {
             let cheapest = cheapest_total(&current);
+            sorted_cheapest = cheapest.map(|i| ctx.sort(current[i].clone(), self.limit_tuples()));
             let mut ordered = Vec::new();
             for (i, p) in current.iter().enumerate() {
                 if p.sorted {
-                    add_path(&mut ordered, p.clone(), startup);
+                    add_path(&mut ordered, p, startup);
                 } else if Some(i) == cheapest {
-                    add_path(&mut ordered, ctx.sort(p, self.limit_tuples()), startup);
-                }
-            }
-            if let Some(first) = partial_list.first() {
-                if !first.sorted {
-                    if let Some(gm) =
-                        self.gather_merge(first, self.limit_tuples(), GatherMergeSite::Ordered)
-                    {
-                        add_path(&mut ordered, gm, startup);
+                    if let Some(sorted) = &sorted_cheapest {
+                        add_path(&mut ordered, sorted, startup);
                     }
                 }
             }
+            if let Some(gm) = &ordered_gm {
+                add_path(&mut ordered, gm, startup);
+            }
             current = ordered;
         }
+        let limited: Vec<Path>;
         if let Some(l) = ctx.rel.limit {
-            let mut limited = Vec::new();
-            for p in &current {
-                add_path(&mut limited, ctx.limit(p, l), startup);
+            limited = current.iter().map(|p| ctx.limit((*p).clone(), l)).collect();
+            let mut list = Vec::new();
+            for p in &limited {
+                add_path(&mut list, p, startup);
             }
-            current = limited;
+            current = list;
         }
-        let winner = cheapest_total(&current).map(|i| current[i].clone());
 
-        // Candidates shown: every access path made ready for the query.
-        let mut shown: Vec<Path> = Vec::new();
-        for p in complete.iter().chain(bitmap_display.iter()) {
-            shown.push(self.finish(p));
+        // The plan chosen. A path that needs no Sort or Limit on top is shown as it is, so
+        // its candidate is simply marked; any other is copied before the paths are taken
+        // apart, and its plan replaces the one shown under its key.
+        let winner = cheapest_total(&current).map(|i| {
+            let w = current[i];
+            let at = |arena: &[Path]| arena.iter().position(|p| std::ptr::eq(p, w));
+            let shown_as_is = w.sorted && ctx.rel.limit.is_none();
+            match (shown_as_is, at(&complete), at(&gathers)) {
+                (true, Some(i), _) => Winner::Complete(i),
+                (true, None, Some(i)) => Winner::Gathered(i),
+                _ => Winner::Built(Box::new(w.clone())),
+            }
+        });
+
+        // Candidates: every access path made ready for the query, one per key (the first
+        // shown); the chosen plan is the one under its key.
+        let mut candidates: Vec<Candidate> =
+            Vec::with_capacity(complete.len() + gathers.len() + shown_gm.len());
+        let mut chosen = None;
+        for (i, p) in complete.into_iter().enumerate() {
+            let is_winner = matches!(winner, Some(Winner::Complete(w)) if w == i);
+            show(&mut candidates, &mut chosen, self.finish(p), is_winner);
         }
-        for p in partial.iter().chain(bitmap_partial_display.iter()) {
-            shown.push(self.finish(&ctx.gather(p)));
-            // Presorted partial paths get their Gather Merge in generate_gather_paths; an
-            // unsorted one is sorted and gathered in create_ordered_paths.
-            let site = if p.sorted {
-                GatherMergeSite::ScanRel
-            } else {
-                GatherMergeSite::Ordered
-            };
-            if let Some(gm) = self.gather_merge(p, self.limit_tuples(), site) {
-                shown.push(self.finish(&gm));
+        let mut shown_gm = shown_gm.into_iter();
+        for (i, g) in gathers.into_iter().enumerate() {
+            let is_winner = matches!(winner, Some(Winner::Gathered(w)) if w == i);
+            show(&mut candidates, &mut chosen, self.finish(g), is_winner);
+            if let Some(gm) = shown_gm.next().flatten() {
+                show(&mut candidates, &mut chosen, self.finish(gm), false);
             }
         }
-        let mut candidates: Vec<Candidate> = Vec::new();
-        for p in shown {
-            if !candidates.iter().any(|c| c.key == p.key) {
-                candidates.push(Candidate {
-                    key: p.key,
-                    plan: p.node,
-                });
-            }
+        if let Some(Winner::Built(w)) = winner {
+            let same_key = candidates.iter().position(|c| c.key == w.key);
+            chosen = Some(put_chosen(&mut candidates, same_key, *w));
         }
-        let chosen = match winner {
-            Some(w) => match candidates.iter().position(|c| c.key == w.key) {
-                Some(i) => {
-                    candidates[i].plan = w.node;
-                    i
-                }
-                None => {
-                    candidates.push(Candidate {
-                        key: w.key,
-                        plan: w.node,
-                    });
-                    candidates.len() - 1
-                }
-            },
-            None => 0,
-        };
-        Planned { candidates, chosen }
+        Planned {
+            candidates,
+            chosen: chosen.unwrap_or(0),
+        }
+    }
+}
+
+/// Where the chosen plan comes from once the path lists are done with.
+enum Winner {
+    /// `complete[i]`, which the candidates show as it is.
+    Complete(usize),
+    /// `gathers[i]`, likewise.
+    Gathered(usize),
+    /// A path built for the choice (a Sort, Limit or Gather Merge on top of another).
+    Built(Box<Path>),
+}
+
+/// Adds a path to the candidates unless one with its key is there already; the chosen
+/// path's plan goes under its key either way, and `chosen` says where.
+fn show(candidates: &mut Vec<Candidate>, chosen: &mut Option<usize>, p: Path, is_winner: bool) {
+    let same_key = candidates.iter().position(|c| c.key == p.key);
+    if is_winner {
+        *chosen = Some(put_chosen(candidates, same_key, p));
+    } else if same_key.is_none() {
+        candidates.push(Candidate {
+            key: p.key,
+            plan: p.node,
+        });
+    }
+}
+
+/// Puts the chosen path's plan under its key: over the candidate already shown with that
+/// key (at `same_key`), else as a new candidate. Returns its position.
+fn put_chosen(candidates: &mut Vec<Candidate>, same_key: Option<usize>, p: Path) -> usize {
+    match same_key {
+        Some(i) => {
+            candidates[i].plan = p.node;
+            i
+        }
+        None => {
+            candidates.push(Candidate {
+                key: p.key,
+                plan: p.node,
+            });
+            candidates.len() - 1
+        }
     }
 }

@@ -27,6 +27,9 @@ pub(crate) struct Path {
     pub parallel_safe: bool,
     /// Planned workers of a partial path (0 for a complete path).
     pub workers: u32,
+    /// The key a Gather over this path gets, when made with the table (see
+    /// [`IndexKeys`](super::inputs::IndexKeys)); else [`Ctx::gather`] spells it.
+    pub gather_key: Option<Name>,
 }
 
 impl Path {
@@ -194,7 +197,8 @@ impl Ctx<'_, '_> {
         self.relation_node(&mut n);
         if !rel.clauses.is_empty() {
             self.detail(&mut n, || {
-                format!("Filter: {}", cond_text(rel, &rel.clause_ids()))
+                let all: Vec<usize> = rel.clause_ids().collect();
+                format!("Filter: {}", cond_text(rel, &all))
             });
         }
         self.disabled_detail(&mut n, disabled);
@@ -206,6 +210,7 @@ impl Ctx<'_, '_> {
             disabled,
             parallel_safe: true,
             workers,
+            gather_key: Some(Name::from_static("gather-seq")),
         }
     }
 
@@ -215,31 +220,50 @@ impl Ctx<'_, '_> {
     pub fn index_scan(&self, idx: usize) -> Option<IndexScan> {
         let rel = self.rel;
         let ix = &rel.indexes[idx];
-        // match_clauses_to_index: clauses on any key column, grouped by column.
-        let mut per_col: Vec<Vec<usize>> = vec![Vec::new(); ix.keys.len()];
-        for (i, cl) in rel.clauses.iter().enumerate() {
-            if let Some(k) = ix.keys.iter().position(|&c| c == cl.col) {
-                per_col[k].push(i);
-            }
+        let indexonly =
+            self.opts.enable_indexonlyscan && rel.needed.iter().all(|c| ix.covers.contains(c));
+        // No clause on a key column, no ORDER BY to provide, not index-only: no path. Most
+        // indexes of a table are like that for any one query, so say so before the work
+        // (and the allocations) below; the full test further down gives the same answer.
+        if !indexonly
+            && rel.pathkeys.is_empty()
+            && !rel.clauses.iter().any(|cl| ix.keys.contains(&cl.col))
+        {
+            return None;
         }
-        let quals: Vec<usize> = per_col.iter().flatten().copied().collect();
-        let qpquals: Vec<usize> = rel
-            .clause_ids()
-            .into_iter()
-            .filter(|i| !quals.contains(i))
-            .collect();
-
-        // Boundary quals: `=` columns from the front, then the first non-`=` column.
-        let mut boundary = Vec::new();
+        // match_clauses_to_index: clauses on any key column, grouped by column in key
+        // order (a column listed twice gets its clauses at its first place). The boundary
+        // quals, `=` columns from the front then the first non-`=` column, are a prefix
+        // of them.
+        let key_of = |col: usize| ix.keys.iter().position(|&c| c == col);
+        let mut quals: Vec<usize> = Vec::new();
+        let mut boundary_len = 0;
+        let mut boundary_open = true;
+        let mut first_col_quals = 0;
         let mut last_col = None;
         let mut eq_here = false;
         let mut found_saop = false;
-        for (k, list) in per_col.iter().enumerate() {
-            if list.is_empty() {
-                break;
+        for k in 0..ix.keys.len() {
+            let start = quals.len();
+            quals.extend(
+                rel.clauses
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, cl)| key_of(cl.col) == Some(k))
+                    .map(|(i, _)| i),
+            );
+            if k == 0 {
+                first_col_quals = quals.len();
+            }
+            if !boundary_open {
+                continue;
+            }
+            if quals.len() == start {
+                boundary_open = false;
+                continue;
             }
             eq_here = false;
-            for &i in list {
+            for &i in &quals[start..] {
                 let cl = &rel.clauses[i];
                 if cl.is_eq() {
                     eq_here = true;
@@ -247,13 +271,15 @@ impl Ctx<'_, '_> {
                 if cl.array_len().is_some() {
                     found_saop = true;
                 }
-                boundary.push(i);
             }
+            boundary_len = quals.len();
             last_col = Some(k);
             if !eq_here {
-                break;
+                boundary_open = false;
             }
         }
+        let boundary = &quals[..boundary_len];
+        let qpquals: Vec<usize> = rel.clause_ids().filter(|i| !quals.contains(i)).collect();
         let unique_all_eq =
             ix.unique && last_col == Some(ix.keys.len() - 1) && eq_here && !found_saop;
         let sa = |ids: &[usize]| -> f64 {
@@ -265,43 +291,32 @@ impl Ctx<'_, '_> {
 
         // Useful ordering: index keys minus columns equated to constants must start
         // with the query's ORDER BY, all ascending (forward) or all descending (backward).
-        let equated: Vec<usize> = rel
-            .clauses
-            .iter()
-            .filter(|c| matches!(c.kind, ClauseKind::Op { op: CmpOp::Eq, .. }))
-            .map(|c| c.col)
-            .collect();
-        let index_keys: Vec<usize> = ix
-            .keys
-            .iter()
-            .copied()
-            .filter(|c| !equated.contains(c))
-            .collect();
         let pk = &rel.pathkeys;
         let mut sorted = false;
         let mut backward = false;
-        if !pk.is_empty()
-            && pk.len() <= index_keys.len()
-            && pk.iter().zip(&index_keys).all(|((c, _), k)| c == k)
-        {
-            let all_desc = pk.iter().all(|(_, d)| *d);
-            let all_asc = pk.iter().all(|(_, d)| !*d);
-            sorted = all_asc || all_desc;
-            backward = all_desc;
+        if !pk.is_empty() {
+            let equated = |col: usize| {
+                rel.clauses
+                    .iter()
+                    .any(|c| c.col == col && matches!(c.kind, ClauseKind::Op { op: CmpOp::Eq, .. }))
+            };
+            let mut index_keys = ix.keys.iter().copied().filter(|&c| !equated(c));
+            if pk.iter().all(|&(c, _)| index_keys.next() == Some(c)) {
+                let all_desc = pk.iter().all(|(_, d)| *d);
+                let all_asc = pk.iter().all(|(_, d)| !*d);
+                sorted = all_asc || all_desc;
+                backward = all_desc;
+            }
         }
         // Before 17 an IN list on a later index column loses the index order.
         if self.version < EngineVersion::Pg17
-            && per_col
+            && quals[first_col_quals..]
                 .iter()
-                .skip(1)
-                .flatten()
                 .any(|&i| rel.clauses[i].array_len().is_some())
         {
             sorted = false;
             backward = false;
         }
-        let indexonly =
-            self.opts.enable_indexonlyscan && rel.needed.iter().all(|c| ix.covers.contains(c));
         if quals.is_empty() && !sorted && !indexonly {
             return None;
         }
@@ -313,10 +328,10 @@ impl Ctx<'_, '_> {
             rel_tuples: rel.tuples,
             total_table_pages: rel.total_table_pages,
             n_index_quals: quals.len() as f64,
-            boundary_sa_scans: sa(&boundary),
+            boundary_sa_scans: sa(boundary),
             all_sa_scans: sa(&quals),
             unique_all_eq,
-            btree_selectivity: super::selfuncs::clauselist_selectivity(rel, &boundary),
+            btree_selectivity: super::selfuncs::clauselist_selectivity(rel, boundary),
             index_selectivity: super::selfuncs::clauselist_selectivity(rel, &quals),
         };
         let bt = costsize::btcostestimate(self.c, self.version, &input);
@@ -345,11 +360,13 @@ impl Ctx<'_, '_> {
     /// Index page reads of one index scan: root-to-leaf descents (random) and the
     /// leaf pages walked in key order (taken as sequential: a btree built in one go
     /// lays its leaves out in key order).
+    /// Room is left for the two heap reads an index scan adds.
     fn index_reads(&self, s: &IndexScan) -> Vec<PageReads> {
         let ix = &self.rel.indexes[s.idx];
         let levels = (ix.tree_height + 1.0).max(1.0);
         let sa = s.bt.num_sa_scans;
-        vec![
+        let mut v = Vec::with_capacity(4);
+        v.extend([
             reads(
                 &ix.name,
                 ix.pages,
@@ -364,7 +381,8 @@ impl Ctx<'_, '_> {
                 s.bt.num_index_pages * sa,
                 (s.bt.num_index_pages * sa).min(ix.pages.max(1.0)),
             ),
-        ]
+        ]);
+        v
     }
 
     /// Index entries read and operator calls on them (quals plus descent comparisons).
@@ -451,15 +469,21 @@ impl Ctx<'_, '_> {
             self.detail(&mut n, || format!("Filter: {}", cond_text(rel, &s.qpquals)));
         }
         self.disabled_detail(&mut n, disabled);
-        let kind = if s.indexonly { "indexonly" } else { "index" };
+        let keys = &ix.path_keys();
+        let (key, gather_key) = if s.indexonly {
+            (&keys.indexonly, &keys.gather_indexonly)
+        } else {
+            (&keys.index, &keys.gather_index)
+        };
         Some(Path {
-            key: self.keys.get(&[kind, ":", &ix.name]),
+            key: key.clone(),
             node: n,
             rows: cost.rows,
             sorted: s.sorted || rel.pathkeys.is_empty(),
             disabled,
             parallel_safe: true,
             workers: cost.workers,
+            gather_key: Some(gather_key.clone()),
         })
     }
 
@@ -589,13 +613,6 @@ impl Ctx<'_, '_> {
             and.children = scans.iter().map(|s| self.bitmap_index_node(s)).collect();
             and
         };
-        let mut recheck: Vec<usize> = scans.iter().flat_map(|s| s.quals.clone()).collect();
-        recheck.sort_unstable();
-        let filter: Vec<usize> = rel
-            .clause_ids()
-            .into_iter()
-            .filter(|i| !recheck.contains(i))
-            .collect();
         let work = Work {
             page_reads: vec![reads(
                 &rel.name,
@@ -618,36 +635,53 @@ impl Ctx<'_, '_> {
         };
         let mut n = node(op, cost, rows, rel.width, work);
         self.relation_node(&mut n);
-        if !recheck.is_empty() {
-            self.detail(&mut n, || {
-                format!("Recheck Cond: {}", cond_text(rel, &recheck))
-            });
-        }
-        if !filter.is_empty() {
-            self.detail(&mut n, || format!("Filter: {}", cond_text(rel, &filter)));
+        // The clause lists are only for the detail lines; a plan without them skips both.
+        if self.detail == Detail::Full {
+            let mut recheck: Vec<usize> = scans.iter().flat_map(|s| s.quals.clone()).collect();
+            recheck.sort_unstable();
+            let filter: Vec<usize> = rel.clause_ids().filter(|i| !recheck.contains(i)).collect();
+            if !recheck.is_empty() {
+                self.detail(&mut n, || {
+                    format!("Recheck Cond: {}", cond_text(rel, &recheck))
+                });
+            }
+            if !filter.is_empty() {
+                self.detail(&mut n, || format!("Filter: {}", cond_text(rel, &filter)));
+            }
         }
         self.disabled_detail(&mut n, disabled);
         n.children.push(child);
-        let mut key_parts: Vec<&str> = vec!["bitmap:"];
-        for (k, s) in scans.iter().enumerate() {
-            if k > 0 {
-                key_parts.push("+");
+        let (key, gather_key) = match scans {
+            [s] => {
+                let keys = &rel.indexes[s.idx].path_keys();
+                (keys.bitmap.clone(), Some(keys.gather_bitmap.clone()))
             }
-            key_parts.push(&rel.indexes[s.idx].name);
-        }
+            _ => {
+                let mut key_parts: Vec<&str> = vec!["bitmap:"];
+                for (k, s) in scans.iter().enumerate() {
+                    if k > 0 {
+                        key_parts.push("+");
+                    }
+                    key_parts.push(&rel.indexes[s.idx].name);
+                }
+                (self.keys.get(&key_parts), None)
+            }
+        };
         Some(Path {
-            key: self.keys.get(&key_parts),
+            key,
             node: n,
             rows,
             sorted: rel.pathkeys.is_empty(),
             disabled,
             parallel_safe: true,
             workers,
+            gather_key,
         })
     }
 
-    /// Gather over a partial path (spec 3.2).
-    pub fn gather(&self, sub: &Path) -> Path {
+    /// Gather over a partial path (spec 3.2). Takes the partial path whole: its node
+    /// becomes the child (moved, not copied; a caller that keeps the path clones it).
+    pub fn gather(&self, sub: Path) -> Path {
         let d = self.par.divisor(sub.workers);
         let rows = costsize::gather_rows(self.version, self.rel.rows, sub.rows, d);
         let cost = costsize::cost_gather(self.c, sub.cost(), rows);
@@ -659,22 +693,27 @@ impl Ctx<'_, '_> {
         };
         let mut n = node("Gather", cost, rows, sub.node.width, work);
         self.detail(&mut n, || format!("Workers Planned: {}", sub.workers));
-        n.children.push(sub.node.clone());
+        let key = sub
+            .gather_key
+            .unwrap_or_else(|| self.keys.get(&["gather-", &sub.key]));
+        n.children.push(sub.node);
         Path {
-            key: self.keys.get(&["gather-", &sub.key]),
+            key,
             node: n,
             rows,
             sorted: self.rel.pathkeys.is_empty(),
             disabled: sub.disabled,
             parallel_safe: false,
             workers: 0,
+            gather_key: None,
         }
     }
 
-    /// Gather Merge over a sorted partial path (spec 3.2), built at `site`.
+    /// Gather Merge over a sorted partial path (spec 3.2), built at `site`; the path is
+    /// taken whole like [`Ctx::gather`]'s.
     pub fn gather_merge(
         &self,
-        sub: &Path,
+        sub: Path,
         workers: u32,
         inner_key: &str,
         site: GatherMergeSite,
@@ -692,7 +731,7 @@ impl Ctx<'_, '_> {
         };
         let mut n = node("Gather Merge", cost, rows, sub.node.width, work);
         self.detail(&mut n, || format!("Workers Planned: {workers}"));
-        n.children.push(sub.node.clone());
+        n.children.push(sub.node);
         Path {
             key: self.keys.get(&["gather-merge-", inner_key]),
             node: n,
@@ -701,11 +740,13 @@ impl Ctx<'_, '_> {
             disabled: sub.disabled,
             parallel_safe: false,
             workers: 0,
+            gather_key: None,
         }
     }
 
-    /// Sort on the query's ORDER BY (spec 8.1); `limit_tuples` <= 0 for none.
-    pub fn sort(&self, sub: &Path, limit_tuples: f64) -> Path {
+    /// Sort on the query's ORDER BY (spec 8.1); `limit_tuples` <= 0 for none. The input
+    /// path is taken whole like [`Ctx::gather`]'s.
+    pub fn sort(&self, sub: Path, limit_tuples: f64) -> Path {
         let s = costsize::cost_tuplesort(self.c, sub.rows, sub.node.width, limit_tuples);
         let (dc, disabled) = self.disable(self.opts.enable_sort);
         let cost = costsize::cost_sort(sub.total(), &s, dc);
@@ -719,23 +760,26 @@ impl Ctx<'_, '_> {
         let mut n = node("Sort", cost, sub.rows, sub.node.width, work);
         self.detail(&mut n, || format!("Sort Key: {}", sort_key_text(self.rel)));
         self.disabled_detail(&mut n, disabled);
-        n.children.push(sub.node.clone());
+        let key = self.keys.get(&["sort(", &sub.key, ")"]);
+        n.children.push(sub.node);
         Path {
-            key: self.keys.get(&["sort(", &sub.key, ")"]),
+            key,
             node: n,
             rows: sub.rows,
             sorted: true,
             disabled: sub.disabled + disabled,
             parallel_safe: sub.parallel_safe,
             workers: sub.workers,
+            gather_key: None,
         }
     }
 
     /// Limit (spec 8.3). The input stops early: its streaming work is scaled by the
-    /// fraction of rows taken.
-    pub fn limit(&self, sub: &Path, count: f64) -> Path {
+    /// fraction of rows taken. The input path is taken whole like [`Ctx::gather`]'s.
+    pub fn limit(&self, sub: Path, count: f64) -> Path {
         let (cost, rows) = costsize::cost_limit(sub.cost(), sub.rows, count);
-        let mut child = sub.node.clone();
+        let key = self.keys.get(&["limit(", &sub.key, ")"]);
+        let mut child = sub.node;
         if sub.rows > 0.0 {
             scale_streaming_work(&mut child, (rows / sub.rows).min(1.0));
         }
@@ -743,16 +787,17 @@ impl Ctx<'_, '_> {
             rows_out: rows,
             ..Work::default()
         };
-        let mut n = node("Limit", cost, rows, sub.node.width, work);
+        let mut n = node("Limit", cost, rows, child.width, work);
         n.children.push(child);
         Path {
-            key: self.keys.get(&["limit(", &sub.key, ")"]),
+            key,
             node: n,
             rows,
             sorted: sub.sorted,
             disabled: sub.disabled,
             parallel_safe: sub.parallel_safe,
             workers: 0,
+            gather_key: None,
         }
     }
 }

@@ -61,49 +61,74 @@ pub(crate) fn clause_selectivity(rel: &Rel, clause: &Clause) -> f64 {
     }
 }
 
-/// One group of range bounds on the same column (clausesel.c's RangeQueryClause).
-struct RangePair {
-    col: usize,
-    lo: Option<f64>,
-    hi: Option<f64>,
+/// Whether a clause is a lower (`>`, `>=`) or upper (`<`, `<=`) bound that
+/// clauselist_selectivity pairs with others on its column; None for any other clause.
+fn range_bound(c: &Clause) -> Option<bool> {
+    match &c.kind {
+        ClauseKind::Op {
+            op: CmpOp::Gt | CmpOp::Ge,
+            ..
+        } => Some(true),
+        ClauseKind::Op {
+            op: CmpOp::Lt | CmpOp::Le,
+            ..
+        } => Some(false),
+        _ => None,
+    }
 }
 
 /// clauselist_selectivity (spec 7.1): plain clauses multiplied in list order, then
 /// `<`/`>` bounds on the same column combined as `hi + lo - 1 + P(NULL)`, newest
 /// group first.
+///
+/// PostgreSQL collects the groups in a list (clausesel.c's RangeQueryClause); here each
+/// group is read off `ids` where it starts, which needs no list: the planner calls this
+/// several times per index at every sweep point.
 pub(crate) fn clauselist_selectivity(rel: &Rel, ids: &[usize]) -> f64 {
     if ids.len() == 1 {
         return rel.clauses[ids[0]].selec;
     }
     let mut s1 = 1.0;
-    let mut ranges: Vec<RangePair> = Vec::new();
     for &i in ids {
         let c = &rel.clauses[i];
-        let s2 = c.selec;
-        let is_lobound = match &c.kind {
-            ClauseKind::Op {
-                op: CmpOp::Gt | CmpOp::Ge,
-                ..
-            } => true,
-            ClauseKind::Op {
-                op: CmpOp::Lt | CmpOp::Le,
-                ..
-            } => false,
-            _ => {
-                s1 *= s2;
-                continue;
-            }
-        };
-        add_range_clause(&mut ranges, c.col, is_lobound, s2);
+        if range_bound(c).is_none() {
+            s1 *= c.selec;
+        }
     }
-    // New groups were pushed at the end; PostgreSQL prepends, so walk backwards.
-    for r in ranges.iter().rev() {
-        let s2 = match (r.lo, r.hi) {
+    // A group starts at its column's first bound; PostgreSQL prepends each new group, so
+    // walking the starts backwards multiplies in its order.
+    for (n, &i) in ids.iter().enumerate().rev() {
+        let c = &rel.clauses[i];
+        if range_bound(c).is_none() {
+            continue;
+        }
+        let same_group = |j: &usize| {
+            let d = &rel.clauses[*j];
+            d.col == c.col && range_bound(d).is_some()
+        };
+        if ids[..n].iter().any(same_group) {
+            continue;
+        }
+        // addRangeClause: two bounds of the same kind keep the more restrictive one.
+        let (mut lo, mut hi) = (None, None);
+        for j in ids[n..].iter().filter(|j| same_group(j)) {
+            let d = &rel.clauses[*j];
+            let slot = if range_bound(d) == Some(true) {
+                &mut lo
+            } else {
+                &mut hi
+            };
+            *slot = Some(match *slot {
+                Some(old) if old <= d.selec => old,
+                _ => d.selec,
+            });
+        }
+        let s2 = match (lo, hi) {
             (Some(lo), Some(hi)) => {
                 if lo == DEFAULT_INEQ_SEL || hi == DEFAULT_INEQ_SEL {
                     DEFAULT_RANGE_INEQ_SEL
                 } else {
-                    let s = hi + lo - 1.0 + nulltestsel_is_null(&rel.cols[r.col]);
+                    let s = hi + lo - 1.0 + nulltestsel_is_null(&rel.cols[c.col]);
                     if s <= 0.0 {
                         if s < -0.01 {
                             DEFAULT_RANGE_INEQ_SEL
@@ -121,23 +146,6 @@ pub(crate) fn clauselist_selectivity(rel: &Rel, ids: &[usize]) -> f64 {
         s1 *= s2;
     }
     s1
-}
-
-/// addRangeClause: two bounds of the same kind keep the more restrictive one.
-fn add_range_clause(ranges: &mut Vec<RangePair>, col: usize, is_lobound: bool, s2: f64) {
-    if let Some(r) = ranges.iter_mut().find(|r| r.col == col) {
-        let slot = if is_lobound { &mut r.lo } else { &mut r.hi };
-        *slot = Some(match *slot {
-            Some(old) if old <= s2 => old,
-            _ => s2,
-        });
-        return;
-    }
-    ranges.push(RangePair {
-        col,
-        lo: is_lobound.then_some(s2),
-        hi: (!is_lobound).then_some(s2),
-    });
 }
 
 /// nulltestsel(IS NULL): the null fraction, or the default without statistics.

@@ -6,6 +6,15 @@
 //! from calibration-and-devices.md §5 with the confidence that section gives.
 
 use super::profile::{Confidence, Device, MachineProfile, QdPoint, RandomRead};
+use super::regret::{self, Fit1};
+use super::time::Simulator;
+use crate::catalog::{Column, ColumnStats, ColumnType, Index, PgIndex, PgTable, Table, Value};
+use crate::knobs::{Engine, EngineVersion, Knob, KnobValues};
+use crate::pg::{self, PgOptions};
+use crate::plan::Detail;
+use crate::query::{CmpOp, OrderKey, Predicate, Query};
+use crate::sweep;
+use crate::workload::t1;
 
 const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 const MIB: f64 = 1024.0 * 1024.0;
@@ -105,6 +114,122 @@ pub const SEED_RPC_TABLE: [(&str, f64, f64, f64); 5] = [
     ("seed-azure-scsi", 2.1, 1_292.0, 28.5),
     ("seed-azure-hdd", 209.8, 27_586.0, 62.6),
 ];
+
+/// `(rows, pages)` of the table the seed timed on device `id`: the Azure runs used 10M
+/// rows, the others 500M.
+pub fn seed_experiment_size(id: &str) -> (f64, f64) {
+    if id.contains("azure") {
+        (SEED_ROWS_10M, SEED_PAGES_10M)
+    } else {
+        (SEED_ROWS_500M, SEED_PAGES_500M)
+    }
+}
+
+/// The seed's random_page_cost table `test_table`: `id` unique in random heap order
+/// (correlation 0), `rows` rows on `pages` 8 kB pages, a btree on id as CREATE INDEX
+/// builds it (PostgreSQL facts only).
+pub fn seed_experiment_table(rows: f64, pages: f64) -> Table {
+    let (ipages, height) = t1::pg_int4_btree(rows);
+    let col = |name: &str| Column {
+        name: name.into(),
+        ty: ColumnType::Int4,
+        not_null: true,
+        stats: ColumnStats {
+            n_distinct: -1.0,
+            histogram: (0..=100)
+                .map(|i| Value::Num(1.0 + (rows - 1.0) * i as f64 / 100.0))
+                .collect(),
+            correlation: 0.0,
+            avg_width: 4.0,
+            ..Default::default()
+        },
+    };
+    Table {
+        name: "test_table".into(),
+        rows,
+        columns: vec![col("id"), col("val")],
+        indexes: vec![Index {
+            name: "test_table_id_idx".into(),
+            columns: vec!["id".into()],
+            include: Vec::new(),
+            unique: false,
+            primary: false,
+            pg: Some(PgIndex {
+                pages: ipages,
+                tree_height: height,
+            }),
+            mysql: None,
+        }],
+        pg: Some(PgTable {
+            pages,
+            reltuples: rows,
+            relpages: pages,
+            relallvisible: 0.0,
+        }),
+        mysql: None,
+    }
+}
+
+/// `SELECT * FROM test_table [WHERE id <= max_id] [ORDER BY id]`: the seed's two timed
+/// queries (no WHERE; with ORDER BY id the index scan) and the range the fit sweeps.
+pub fn seed_experiment_query(max_id: Option<f64>, order_by_id: bool) -> Query {
+    Query {
+        table: "test_table".into(),
+        select: Vec::new(),
+        predicates: max_id
+            .map(|x| Predicate::Cmp {
+                column: "id".into(),
+                op: CmpOp::Le,
+                value: Value::Num(x),
+            })
+            .into_iter()
+            .collect(),
+        order_by: if order_by_id {
+            vec![OrderKey {
+                column: "id".into(),
+                descending: false,
+            }]
+        } else {
+            Vec::new()
+        },
+        limit: None,
+    }
+}
+
+/// PostgreSQL 18's defaults with max_parallel_workers_per_gather 0: the seed forces
+/// single-process plans (calibration §1.2).
+pub fn seed_experiment_knobs() -> KnobValues {
+    let mut k = KnobValues::defaults(EngineVersion::Pg18, EngineVersion::Mysql84);
+    // Cannot fail: 0 is inside the knob's range.
+    let _ = k.set(Knob::MaxParallelWorkersPerGather, 0.0);
+    k
+}
+
+/// The random_page_cost that minimises total regret on seed device `id` over `points`
+/// log-spaced selectivities of `SELECT * FROM test_table WHERE id <= X`, from one row to
+/// the whole table, on the experiment's table (PostgreSQL 18, single process, the knob's
+/// whole range). The seed's measured ratio is a device ratio of one query pair; the
+/// fitted constant also absorbs what the cost model leaves out (prefetch, caching).
+pub fn fit_seed_random_page_cost(id: &str, points: usize) -> crate::Result<Fit1> {
+    let profile = find(id)?;
+    let sim = Simulator::new(&profile, Engine::Postgres)?;
+    let (rows, pages) = seed_experiment_size(id);
+    let prepared = pg::Prepared::owned(
+        seed_experiment_table(rows, pages),
+        EngineVersion::Pg18,
+        PgOptions::default(),
+    )?
+    .with_detail(Detail::Omit);
+    let xs = sweep::sample_points(1.0 / rows, 1.0, points.max(2), sweep::Spacing::Log)?;
+    regret::fit_one(
+        &sim,
+        &xs,
+        Knob::RandomPageCost,
+        &seed_experiment_knobs(),
+        None,
+        |f, k| prepared.plan(&seed_experiment_query(Some((f * rows).max(1.0)), false), k),
+    )
+}
 
 /// The seed's 64 GB test machines (three SSD setups): PostgreSQL with buffered I/O,
 /// shared_buffers left at 128 MB (the method of calibration §1.2), warm page cache.

@@ -12,6 +12,9 @@
 //!   field, [`MachineProfile::warnings`] flags unusual values.
 //! * [`builtin`]: [`builtin::profiles`] and [`builtin::find`]: the seed devices (derived
 //!   from the seeds' timings), reference disks and cloud volumes, each with its source.
+//!   The random_page_cost experiment's table and queries ([`builtin::seed_experiment_table`],
+//!   [`builtin::seed_experiment_query`]) and its fit per device
+//!   ([`builtin::fit_seed_random_page_cost`]).
 //! * [`time`]: [`Simulator::new`]`(profile, engine)` then [`Simulator::time_plan`]`(&PlanNode)`
 //!   → [`PlanTime`] (total seconds, I/O seconds by pattern, CPU seconds, cache hits and
 //!   misses, per node). The module docs list every modelling assumption.

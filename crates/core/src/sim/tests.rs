@@ -3,89 +3,24 @@
 
 use super::builtin::{self, SEED_PAGES_10M, SEED_PAGES_500M, SEED_ROWS_10M, SEED_ROWS_500M};
 use super::*;
-use crate::catalog::{Column, ColumnStats, ColumnType, Index, PgIndex, PgTable, Table, Value};
 use crate::knobs::{Engine, EngineVersion, Knob, KnobValues};
 use crate::pg::{self, PgOptions};
 use crate::plan::Planned;
-use crate::query::{CmpOp, OrderKey, Predicate, Query};
 use crate::workload::t1;
 
-/// The seed's random_page_cost table: `id` unique in random heap order (correlation 0),
-/// `rows` rows on `pages` 8 kB pages, a btree on id.
-fn seed_table(rows: f64, pages: f64) -> Table {
-    let (ipages, height) = t1::pg_int4_btree(rows);
-    let col = |name: &str, correlation: f64| Column {
-        name: name.into(),
-        ty: ColumnType::Int4,
-        not_null: true,
-        stats: ColumnStats {
-            n_distinct: -1.0,
-            histogram: (0..=100)
-                .map(|i| Value::Num(1.0 + (rows - 1.0) * i as f64 / 100.0))
-                .collect(),
-            correlation,
-            avg_width: 4.0,
-            ..Default::default()
-        },
-    };
-    Table {
-        name: "test_table".into(),
-        rows,
-        columns: vec![col("id", 0.0), col("val", 0.0)],
-        indexes: vec![Index {
-            name: "test_table_id_idx".into(),
-            columns: vec!["id".into()],
-            include: Vec::new(),
-            unique: false,
-            primary: false,
-            pg: Some(PgIndex {
-                pages: ipages,
-                tree_height: height,
-            }),
-            mysql: None,
-        }],
-        pg: Some(PgTable {
-            pages,
-            reltuples: rows,
-            relpages: pages,
-            relallvisible: 0.0,
-        }),
-        mysql: None,
-    }
-}
-
 fn pg_knobs() -> KnobValues {
-    let mut k = KnobValues::defaults(EngineVersion::Pg18, EngineVersion::Mysql84);
-    // The seed forces single-process plans (calibration §1.2).
-    k.set(Knob::MaxParallelWorkersPerGather, 0.0).unwrap();
-    k
-}
-
-fn seed_query(order: bool, preds: Vec<Predicate>) -> Query {
-    Query {
-        table: "test_table".into(),
-        select: Vec::new(),
-        predicates: preds,
-        order_by: if order {
-            vec![OrderKey {
-                column: "id".into(),
-                descending: false,
-            }]
-        } else {
-            Vec::new()
-        },
-        limit: None,
-    }
+    builtin::seed_experiment_knobs()
 }
 
 /// The seed's two plans from pg::plan: `SELECT * FROM t` (Seq Scan) and
 /// `SELECT * FROM t ORDER BY id` read through the index (the Index Scan candidate).
 fn seed_plans(rows: f64, pages: f64) -> (crate::plan::PlanNode, crate::plan::PlanNode) {
-    let t = seed_table(rows, pages);
+    let t = builtin::seed_experiment_table(rows, pages);
     let k = pg_knobs();
     let o = PgOptions::default();
-    let seq = pg::plan(&t, &seed_query(false, vec![]), &k, EngineVersion::Pg18, &o).unwrap();
-    let idx = pg::plan(&t, &seed_query(true, vec![]), &k, EngineVersion::Pg18, &o).unwrap();
+    let q = |order| builtin::seed_experiment_query(None, order);
+    let seq = pg::plan(&t, &q(false), &k, EngineVersion::Pg18, &o).unwrap();
+    let idx = pg::plan(&t, &q(true), &k, EngineVersion::Pg18, &o).unwrap();
     (
         seq.find("seq").expect("seq candidate").plan.clone(),
         idx.find("index:test_table_id_idx")
@@ -358,44 +293,13 @@ fn fitted_memory_block_read_cost_in_memory() {
     );
 }
 
-/// The PostgreSQL experiment's workload for fitting random_page_cost: `SELECT * FROM
-/// test_table WHERE id <= X` over selectivities from one row to all rows (log-spaced).
-fn seed_sweep_points(rows: f64, n: usize) -> Vec<f64> {
-    crate::sweep::sample_points(1.0 / rows, 1.0, n, crate::sweep::Spacing::Log).unwrap()
-}
-
-fn seed_range_plan(t: &Table, f: f64, k: &KnobValues) -> crate::Result<Planned> {
-    let x = (f * t.rows).max(1.0);
-    let q = seed_query(
-        false,
-        vec![Predicate::Cmp {
-            column: "id".into(),
-            op: CmpOp::Le,
-            value: Value::Num(x),
-        }],
-    );
-    pg::plan(t, &q, k, EngineVersion::Pg18, &PgOptions::default())
-}
-
 /// 5d. Fitted random_page_cost on each seed device, over the experiment's table and a
-/// range query from one row to the whole table. Reported next to the seed's ratio.
+/// range query from one row to the whole table (log-spaced selectivities,
+/// builtin::fit_seed_random_page_cost). Reported next to the seed's ratio.
 #[test]
 fn fitted_random_page_cost_per_seed_device() {
-    let t500 = seed_table(SEED_ROWS_500M, SEED_PAGES_500M);
-    let t10 = seed_table(SEED_ROWS_10M, SEED_PAGES_10M);
     for (id, _, _, seed_rpc) in builtin::SEED_RPC_TABLE {
-        let t = if id.contains("azure") { &t10 } else { &t500 };
-        let sim = Simulator::new(&builtin::find(id).unwrap(), Engine::Postgres).unwrap();
-        let xs = seed_sweep_points(t.rows, 60);
-        let fit = regret::fit_one(
-            &sim,
-            &xs,
-            Knob::RandomPageCost,
-            &pg_knobs(),
-            None,
-            |f, k| seed_range_plan(t, f, k),
-        )
-        .unwrap();
+        let fit = builtin::fit_seed_random_page_cost(id, 60).unwrap();
         let at4 = fit.regret_at(4.0);
         let at_seed = fit.regret_at(seed_rpc);
         eprintln!(

@@ -255,12 +255,46 @@ pub fn t1_bounds(fraction: f64) -> Result<(f64, f64)> {
 /// `fraction` (0..=1) of the rows; out of range or NaN is a typed error.
 pub fn t1_query(fraction: f64) -> Result<Query> {
     let (lo, hi) = t1_bounds(fraction)?;
+    Ok(query_between(lo, hi))
+}
+
+/// [`t1_query`] kept for a sweep: [`T1Query::at`] moves the bounds of the one query in
+/// place, where building a new query per point would allocate its strings every time.
+#[derive(Clone, Debug)]
+pub struct T1Query(Query);
+
+impl Default for T1Query {
+    fn default() -> T1Query {
+        T1Query(query_between(-1.0, 0.0))
+    }
+}
+
+impl T1Query {
+    pub fn new() -> T1Query {
+        T1Query::default()
+    }
+
+    /// The query at `fraction`: the same as `t1_query(fraction)`, same errors.
+    pub fn at(&mut self, fraction: f64) -> Result<&Query> {
+        let (lo, hi) = t1_bounds(fraction)?;
+        // The two i7 bounds lead the predicates (see `query_between`).
+        for (p, bound) in self.0.predicates.iter_mut().zip([lo, hi]) {
+            if let Predicate::Cmp { value, .. } = p {
+                *value = Value::Num(bound);
+            }
+        }
+        Ok(&self.0)
+    }
+}
+
+/// `i7 > lo AND i7 < hi AND i8 = 2`.
+fn query_between(lo: f64, hi: f64) -> Query {
     let cmp = |column: &str, op, v: f64| Predicate::Cmp {
         column: column.into(),
         op,
         value: Value::Num(v),
     };
-    Ok(Query {
+    Query {
         table: "t1".into(),
         select: Vec::new(),
         predicates: vec![
@@ -270,7 +304,7 @@ pub fn t1_query(fraction: f64) -> Result<Query> {
         ],
         order_by: Vec::new(),
         limit: None,
-    })
+    }
 }
 
 /// WL#8737's memory-bound server: a 36 GB buffer pool holding all of t1, as InnoDB reports
@@ -343,6 +377,16 @@ mod tests {
             assert_eq!(q.predicates.len(), 3);
             q.check(&t1_table()).unwrap();
         }
+    }
+
+    #[test]
+    fn the_kept_query_is_the_query_at_each_fraction() {
+        let mut kept = T1Query::new();
+        for f in [0.3, 0.0, 0.01, 0.123456789, 1.0, 0.2] {
+            assert_eq!(kept.at(f).unwrap(), &t1_query(f).unwrap());
+        }
+        assert!(kept.at(f64::NAN).is_err());
+        assert_eq!(kept.at(0.05).unwrap(), &t1_query(0.05).unwrap());
     }
 
     #[test]

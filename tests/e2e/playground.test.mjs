@@ -1,0 +1,138 @@
+// The playground as a user meets it: profiles change the time chart, themes switch, the
+// page fits phones and wide screens, exports carry the data, and the page stays live.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { launch, open, SCREENSHOTS } from './browser.mjs';
+
+let browser;
+before(async () => {
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+});
+
+const frame = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+
+test('picking a device profile changes the time chart', async () => {
+  const { page, problems } = await open(browser);
+  const time = page.locator('canvas#time-mysql');
+  await time.waitFor();
+  await frame(page);
+  const before = await time.screenshot();
+  const regretBefore = await page.locator('.regret').getAttribute('data-total');
+  await page.selectOption('#machine', 'wl8737-disk');
+  await frame(page);
+  await frame(page);
+  const after = await time.screenshot();
+  assert.notDeepEqual(after, before, 'the time chart did not change');
+  assert.notEqual(await page.locator('.regret').getAttribute('data-total'), regretBefore);
+  assert.match(await page.locator('.machine-source').innerText(), /1 GB buffer pool|disk/i);
+  assert.deepEqual(problems, []);
+});
+
+for (const width of [375, 1440]) {
+  test(`no horizontal overflow at ${width} px`, async () => {
+    const { page, problems } = await open(browser, '#v=1&e=both', { width, height: 900 });
+    await page.locator('canvas#cost-pg').waitFor();
+    await frame(page);
+    const { scroll, client } = await page.evaluate(() => ({
+      scroll: document.documentElement.scrollWidth,
+      client: document.documentElement.clientWidth,
+    }));
+    assert.ok(scroll <= client, `page is ${scroll} px wide in a ${client} px window`);
+    await page.screenshot({ path: join(SCREENSHOTS, `playground-${width}.png`), fullPage: width === 375 });
+    assert.deepEqual(problems, []);
+  });
+}
+
+test('switching themes recolours the page and the charts', async () => {
+  const { page, problems } = await open(browser);
+  const cost = page.locator('canvas#cost-mysql');
+  await cost.waitFor();
+  await page.selectOption('#theme', 'light');
+  await frame(page);
+  const light = await cost.screenshot();
+  const lightBg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  await page.selectOption('#theme', 'dark');
+  await frame(page);
+  assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
+  const darkBg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  assert.notEqual(darkBg, lightBg);
+  assert.notDeepEqual(await cost.screenshot(), light);
+  await page.screenshot({ path: join(SCREENSHOTS, 'playground-dark.png') });
+  assert.deepEqual(problems, []);
+});
+
+test('CSV export carries the header and one row per sweep point', async () => {
+  const { page, problems } = await open(browser);
+  await page.locator('#cost-mysql-view .export-csv').waitFor();
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.locator('#cost-mysql-view .export-csv').click(),
+  ]);
+  assert.equal(download.suggestedFilename(), 'costlab-cost-mysql.csv');
+  const text = readFileSync(await download.path(), 'utf8');
+  const lines = text.trim().split('\n');
+  assert.equal(lines[0], 'rows selected (%),range scan on k7,table scan,chosen plan');
+  assert.equal(lines.length, 1 + 401);
+  assert.equal(lines[1].split(',')[0], '0');
+  assert.equal(lines[401].split(',')[0], '20');
+  assert.deepEqual(problems, []);
+});
+
+test('the flip map marks the current and the fitted constant', async () => {
+  const { page, problems } = await open(browser, '#v=1&view=flip');
+  await page.locator('canvas#flip-mysql').waitFor({ timeout: 20000 });
+  const fitted = Number(await page.locator('.fit .fitted').innerText());
+  // WL#8737 chose 0.2 over 0.5 on this server; the fit must fall on the same side.
+  assert.ok(fitted > 0 && fitted < 0.5, `fitted ${fitted}`);
+  assert.deepEqual(problems, []);
+});
+
+test('keyboard reaches and labels every knob', async () => {
+  const { page } = await open(browser);
+  await page.locator('[data-knob]').first().waitFor();
+  const unlabelled = await page.evaluate(() =>
+    [...document.querySelectorAll('input, select, button')]
+      .filter((el) => !el.labels?.length && !el.getAttribute('aria-label') && !el.textContent.trim())
+      .map((el) => el.outerHTML.slice(0, 80)),
+  );
+  assert.deepEqual(unlabelled, []);
+  await page.locator('#knob-mbrc').focus();
+  await page.keyboard.press('ArrowLeft');
+  await frame(page);
+  assert.notEqual(await page.locator('#knob-mbrc').getAttribute('aria-valuetext'), '1');
+});
+
+test('measure: input-to-redraw time and first render (printed, not asserted)', async () => {
+  const { page, problems } = await open(browser);
+  const slider = page.locator('#knob-mbrc');
+  await slider.waitFor();
+  await frame(page);
+  const first = await page.evaluate(() => {
+    const drawn = performance.getEntriesByName('costlab-drawn')[0];
+    return drawn ? drawn.startTime : NaN;
+  });
+  await slider.focus();
+  const samples = [];
+  for (let i = 0; i < 60; i++) {
+    await page.keyboard.press(i % 2 ? 'ArrowLeft' : 'ArrowRight');
+    await frame(page);
+    const ms = await page.evaluate(() => {
+      const inputs = performance.getEntriesByName('costlab-input');
+      const last = inputs[inputs.length - 1];
+      const drawn = performance.getEntriesByName('costlab-drawn').filter((d) => d.startTime >= last.startTime);
+      performance.clearMarks();
+      return drawn.length ? drawn[drawn.length - 1].startTime - last.startTime : NaN;
+    });
+    samples.push(ms);
+  }
+  const sorted = samples.filter(Number.isFinite).sort((a, b) => a - b);
+  assert.ok(sorted.length >= 50, `only ${sorted.length} redraws measured`);
+  const p = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+  console.log(`# measure t1 view (MySQL, cost + time charts): first render ${first.toFixed(0)} ms after navigation; input to redraw median ${p(0.5).toFixed(1)} ms, p95 ${p(0.95).toFixed(1)} ms over ${sorted.length} inputs`);
+  assert.deepEqual(problems, []);
+});
