@@ -136,3 +136,24 @@ test('measure: input-to-redraw time and first render (printed, not asserted)', a
   console.log(`# measure t1 view (MySQL, cost + time charts): first render ${first.toFixed(0)} ms after navigation; input to redraw median ${p(0.5).toFixed(1)} ms, p95 ${p(0.95).toFixed(1)} ms over ${sorted.length} inputs`);
   assert.deepEqual(problems, []);
 });
+
+test('moving random_page_cost moves the switch point to where the core puts it', async () => {
+  const { execFileSync } = await import('node:child_process');
+  const core = (hash) => JSON.parse(execFileSync(process.env.COSTLAB_CLI, ['url', 'decode', hash, '--switches']))
+    .switches.PostgreSQL.map((s) => {
+      const p = s.fraction * 100;
+      return `${p >= 10 ? p.toFixed(2) : p >= 1 ? p.toFixed(3) : p.toFixed(4)}%`;
+    });
+  const { page, problems } = await open(browser, '#v=1&e=pg');
+  await page.locator('.switch-point strong').first().waitFor();
+  const before = await page.locator('.switch-point strong').allInnerTexts();
+  assert.deepEqual(before, core('#v=1&e=pg'));
+  const input = page.locator('[data-knob="random_page_cost"] input[type="number"]');
+  await input.fill('20.4');
+  await input.press('Enter');
+  await page.waitForFunction(() => location.hash.includes('rpc=20.4'));
+  const after = await page.locator('.switch-point strong').allInnerTexts();
+  assert.notDeepEqual(after, before);
+  assert.deepEqual(after, core('#v=1&e=pg&rpc=20.4'));
+  assert.deepEqual(problems, []);
+});

@@ -333,7 +333,7 @@ pub fn app() -> Html {
                     { for s.engines.list().into_iter().map(knob_panel) }
                     <SharePanel scenario={s.clone()} />
                 </aside>
-                <div class="views">
+                <div class={classes!("views", (s.engines == Engines::Both).then_some("both"))}>
                     { for views.iter().enumerate().map(|(i, v)| match v {
                         Ok(v) => {
                             let id = if v.engine == Engine::Postgres { "pg" } else { "mysql" };
@@ -356,11 +356,11 @@ pub fn app() -> Html {
                                     <ChartView id={format!("time-{id}")}
                                         title={format!("{}: simulated time on {}", v.engine.name(), analysis::machine_label(s))}
                                         data={v.time.clone()} {dark} {resize} />
-                                    <p class="regret" data-total={format!("{}", v.times.total_regret_s)}>
+                                    <p class="regret" data-total={format!("{}", v.curves.times.total_regret_s)}>
                                         { "Time lost to the optimizer's choices over the sweep: " }
-                                        <strong>{ model::seconds(v.times.total_regret_s) }</strong>
-                                        { format!(" of {} ({:.1} %).", model::seconds(v.times.total_chosen_s),
-                                            100.0 * v.times.total_regret_s / v.times.total_chosen_s.max(f64::MIN_POSITIVE)) }
+                                        <strong>{ model::seconds(v.curves.times.total_regret_s) }</strong>
+                                        { format!(" of {} ({:.1} %).", model::seconds(v.curves.times.total_chosen_s),
+                                            100.0 * v.curves.times.total_regret_s / v.curves.times.total_chosen_s.max(f64::MIN_POSITIVE)) }
                                     </p>
                                     { match &v.flip {
                                         Some(Ok((data, fit))) => html! {

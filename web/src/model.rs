@@ -1,7 +1,7 @@
 //! What the page computes from the core: chart data for the current scenario.
 
 use crate::chart::{Band, ChartData, HeatMap, LineChart, Series};
-use costlab_core::analysis::{self, engine_curves, path_label, EngineCurves, TimeCurves};
+use costlab_core::analysis::{self, engine_curves, path_label, EngineCurves};
 use costlab_core::knobs::Engine;
 use costlab_core::scenario::{Scenario, View};
 use costlab_core::sim::regret::Fit1;
@@ -33,7 +33,6 @@ pub struct EngineView {
     pub engine: Engine,
     pub curves: EngineCurves,
     pub cost: ChartData,
-    pub times: TimeCurves,
     pub time: ChartData,
     /// Only computed when the flip map is the scenario's view (it plans a whole grid).
     pub flip: Option<Result<(ChartData, Fit1)>>,
@@ -60,7 +59,7 @@ fn pct(x: f64) -> f64 {
 
 pub fn engine_view(scenario: &Scenario, engine: Engine) -> Result<EngineView> {
     let curves = engine_curves(scenario, engine)?;
-    let times = analysis::time_curves(scenario, &curves)?;
+    let times = &curves.times;
     let xs: Vec<f64> = curves.xs.iter().map(|x| pct(*x)).collect();
     // One series per path, from its values along the sweep.
     let per_path = |values: Vec<&[f64]>| -> Vec<Series> {
@@ -132,11 +131,10 @@ pub fn engine_view(scenario: &Scenario, engine: Engine) -> Result<EngineView> {
         .then(|| flip_chart(scenario, engine));
     Ok(EngineView {
         engine,
-        curves,
         cost,
-        times,
         time,
         flip,
+        curves,
     })
 }
 

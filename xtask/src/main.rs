@@ -324,8 +324,26 @@ fn run_e2e(t: &mut Tally) -> Result<(), String> {
             .args(["--test", "--test-reporter=tap", "--test-concurrency=1"])
             .args(&files)
             .env("COSTLAB_BASE_URL", &base)
+            .env("COSTLAB_CLI", cli_binary()?)
             .env("CHROMIUM", tools::CHROMIUM),
     )
+}
+
+/// The command line, built if needed: end-to-end tests ask it what the core computes and
+/// compare that with what the page shows.
+fn cli_binary() -> Result<String, String> {
+    let status = cargo()
+        .args(["build", "--quiet", "-p", "costlab"])
+        .current_dir(root())
+        .status()
+        .map_err(|e| format!("cannot build the command line: {e}"))?;
+    if !status.success() {
+        return Err("building the command line failed".into());
+    }
+    let dir = std::env::var("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| root().join("target"));
+    Ok(dir.join("debug/costlab").display().to_string())
 }
 
 fn e2e_only() -> Result<(), String> {

@@ -15,7 +15,7 @@ use costlab_core::scenario_file::{ScenarioFile, MAX_BYTES};
 use costlab_core::sim::{builtin, MachineProfile};
 use costlab_core::sweep::{self, Spacing};
 use costlab_core::workload::t1;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -48,6 +48,30 @@ enum Command {
     /// Fit one cost constant (or a pair) so that the engine's choices lose the least
     /// simulated time over a sweep of queries.
     Fit(FitArgs),
+    /// Convert between playground links and JSON link files (for generated documentation).
+    Url {
+        #[command(subcommand)]
+        action: UrlAction,
+    },
+}
+
+#[derive(Subcommand)]
+enum UrlAction {
+    /// Read a playground link (or just its `#...` fragment) and print it as a JSON link file;
+    /// parts the page would reject are reported, one line each, on stderr.
+    Decode {
+        link: String,
+        /// Also print the switch points the page shows for this scenario.
+        #[arg(long)]
+        switches: bool,
+    },
+    /// Read a JSON link file (a path, or - for stdin) and print the link.
+    Encode {
+        file: String,
+        /// Address of the playground to put before the fragment.
+        #[arg(long, default_value = "")]
+        base: String,
+    },
 }
 
 #[derive(Subcommand)]
@@ -262,7 +286,7 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             let msg = if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-                "a command is required: import, explain, sweep, simulate or fit".to_string()
+                "a command is required: import, explain, sweep, simulate, fit or url".to_string()
             } else {
                 clap_one_line(&e.render().to_string())
             };
@@ -332,6 +356,69 @@ fn run(cmd: Command) -> Result<(), Fail> {
         Command::Sweep(a) => sweep_cmd(a),
         Command::Simulate(a) => simulate_cmd(a),
         Command::Fit(a) => fit_cmd(a),
+        Command::Url { action } => url_cmd(action),
+    }
+}
+
+/// Longest link file read (a link itself is capped by the decoder).
+const MAX_LINK_FILE: u64 = 1024 * 1024;
+
+fn url_cmd(action: UrlAction) -> Result<(), Fail> {
+    use costlab_core::url::{self, LinkFile};
+    match action {
+        UrlAction::Decode { link, switches } => {
+            let fragment = link.split_once('#').map_or(link.as_str(), |(_, f)| f);
+            let d = url::decode(fragment);
+            for p in &d.problems {
+                let _ = writeln!(std::io::stderr(), "warning: {}", one_line(&p.to_string()));
+            }
+            let file = LinkFile::from_link(&d.scenario, &d.embed);
+            if !switches {
+                return print(&to_json(&file)?);
+            }
+            let mut out = serde_json::Map::new();
+            out.insert(
+                "link".into(),
+                serde_json::to_value(&file).map_err(|e| Fail::Error(e.to_string()))?,
+            );
+            let mut per_engine = serde_json::Map::new();
+            for engine in d.scenario.engines.list() {
+                let c = costlab_core::analysis::engine_curves(&d.scenario, engine)?;
+                let list: Vec<serde_json::Value> = c
+                    .crossovers
+                    .iter()
+                    .map(|x| serde_json::json!({"fraction": x.x, "from": x.from.to_string(), "to": x.to.to_string()}))
+                    .collect();
+                per_engine.insert(engine.name().to_string(), serde_json::Value::Array(list));
+            }
+            out.insert("switches".into(), serde_json::Value::Object(per_engine));
+            print(&to_json(&out)?)
+        }
+        UrlAction::Encode { file, base } => {
+            let text = if file == "-" {
+                let mut t = String::new();
+                std::io::stdin()
+                    .take(MAX_LINK_FILE)
+                    .read_to_string(&mut t)
+                    .map_err(|e| Fail::Error(format!("stdin: {e}")))?;
+                t
+            } else {
+                let meta =
+                    std::fs::metadata(&file).map_err(|e| Fail::Error(format!("{file}: {e}")))?;
+                if meta.len() > MAX_LINK_FILE {
+                    return Err(Fail::Error(format!(
+                        "{file}: larger than {MAX_LINK_FILE} bytes"
+                    )));
+                }
+                std::fs::read_to_string(&file).map_err(|e| Fail::Error(format!("{file}: {e}")))?
+            };
+            let doc: LinkFile = serde_json::from_str(&text)
+                .map_err(|e| Fail::Error(format!("{file}: not a link file: {e}")))?;
+            let fragment = doc
+                .to_fragment()
+                .map_err(|e| Fail::Error(format!("{file}: {e}")))?;
+            print(&format!("{base}#{fragment}\n"))
+        }
     }
 }
 

@@ -8,7 +8,7 @@ use crate::pg::{self, PgOptions};
 use crate::plan::{Detail, Planned};
 use crate::scenario::{CacheState, Scenario, Workload};
 use crate::sim::{self, profile::MachineProfile, time::Simulator};
-use crate::sweep::{sweep, Crossover, Spacing};
+use crate::sweep::{sweep_with, Crossover, Spacing};
 use crate::workload::t1;
 
 /// Sample points of a sweep: about one per two CSS pixels of a wide chart.
@@ -35,6 +35,8 @@ pub struct EngineCurves {
     /// Index into `paths` of the plan chosen at each sample.
     pub chosen: Vec<usize>,
     pub crossovers: Vec<Crossover>,
+    /// Simulated time of every path on the scenario's machine.
+    pub times: TimeCurves,
 }
 
 impl EngineCurves {
@@ -176,16 +178,29 @@ impl<'a> Planner<'a> {
 /// Costs of every path along the scenario's sweep, for one engine.
 pub fn engine_curves(scenario: &Scenario, engine: Engine) -> Result<EngineCurves> {
     let planner = Planner::new(scenario, engine)?;
+    let sim = Simulator::new(&machine(scenario)?, engine)?;
     let Workload::T1Sweep { from, to } = scenario.workload;
-    let s = sweep(
+    // Each sample is planned once: its costs go to the sweep, its candidates' times here.
+    let mut sample_times: Vec<Vec<(crate::plan::Name, f64)>> = Vec::with_capacity(SWEEP_POINTS);
+    let s = sweep_with(
         |x| planner.plan(x, &scenario.knobs),
+        |_, planned| {
+            let times = planned
+                .candidates
+                .iter()
+                .map(|c| Ok((c.key.clone(), sim.time_plan(&c.plan)?.total_s)))
+                .collect::<Result<Vec<_>>>()?;
+            sample_times.push(times);
+            Ok(())
+        },
         from,
         to,
         SWEEP_POINTS,
         Spacing::Linear,
     )?;
+    let n = s.points.len();
     let mut paths: Vec<PathCurve> = Vec::new();
-    let mut chosen = Vec::with_capacity(s.points.len());
+    let mut chosen = Vec::with_capacity(n);
     for (i, p) in s.points.iter().enumerate() {
         for (key, cost) in &p.costs {
             let idx = match paths.iter().position(|c| &c.key == key) {
@@ -194,7 +209,7 @@ pub fn engine_curves(scenario: &Scenario, engine: Engine) -> Result<EngineCurves
                     paths.push(PathCurve {
                         key: key.to_string(),
                         label: path_label(key),
-                        cost: vec![f64::NAN; s.points.len()],
+                        cost: vec![f64::NAN; n],
                     });
                     paths.len() - 1
                 }
@@ -203,12 +218,40 @@ pub fn engine_curves(scenario: &Scenario, engine: Engine) -> Result<EngineCurves
         }
         chosen.push(paths.iter().position(|c| c.key == p.chosen).unwrap_or(0));
     }
+    let mut seconds = vec![vec![f64::NAN; n]; paths.len()];
+    let mut fastest = Vec::with_capacity(n);
+    let mut regret_s = Vec::with_capacity(n);
+    for (i, times) in sample_times.iter().enumerate() {
+        let mut best: Option<(usize, f64)> = None;
+        for (key, t) in times {
+            if let Some(p) = paths.iter().position(|p| p.key == **key) {
+                seconds[p][i] = *t;
+                if best.is_none_or(|(_, b)| *t < b) {
+                    best = Some((p, *t));
+                }
+            }
+        }
+        let (b, bt) = best.unwrap_or((chosen[i], f64::NAN));
+        fastest.push(b);
+        regret_s.push((seconds[chosen[i]][i] - bt).max(0.0));
+    }
+    let times = TimeCurves {
+        total_regret_s: regret_s.iter().filter(|r| r.is_finite()).sum(),
+        total_chosen_s: (0..n)
+            .map(|i| seconds[chosen[i]][i])
+            .filter(|t| t.is_finite())
+            .sum(),
+        seconds,
+        fastest,
+        regret_s,
+    };
     Ok(EngineCurves {
         engine,
         xs: s.points.iter().map(|p| p.x).collect(),
         paths,
         chosen,
         crossovers: s.crossovers,
+        times,
     })
 }
 
@@ -224,42 +267,6 @@ pub struct TimeCurves {
     pub regret_s: Vec<f64>,
     pub total_regret_s: f64,
     pub total_chosen_s: f64,
-}
-
-/// Times the candidates of the scenario's sweep on its machine.
-pub fn time_curves(scenario: &Scenario, curves: &EngineCurves) -> Result<TimeCurves> {
-    let planner = Planner::new(scenario, curves.engine)?;
-    let sim = Simulator::new(&machine(scenario)?, curves.engine)?;
-    let n = curves.xs.len();
-    let mut seconds = vec![vec![f64::NAN; n]; curves.paths.len()];
-    let mut fastest = Vec::with_capacity(n);
-    let mut regret_s = Vec::with_capacity(n);
-    for (i, &x) in curves.xs.iter().enumerate() {
-        let planned = planner.plan(x, &scenario.knobs)?;
-        let mut best: Option<(usize, f64)> = None;
-        for c in &planned.candidates {
-            if let Some(p) = curves.paths.iter().position(|p| p.key == *c.key) {
-                let t = sim.time_plan(&c.plan)?.total_s;
-                seconds[p][i] = t;
-                if best.is_none_or(|(_, b)| t < b) {
-                    best = Some((p, t));
-                }
-            }
-        }
-        let (b, bt) = best.unwrap_or((curves.chosen[i], f64::NAN));
-        fastest.push(b);
-        regret_s.push((seconds[curves.chosen[i]][i] - bt).max(0.0));
-    }
-    Ok(TimeCurves {
-        total_regret_s: regret_s.iter().filter(|r| r.is_finite()).sum(),
-        total_chosen_s: (0..n)
-            .map(|i| seconds[curves.chosen[i]][i])
-            .filter(|t| t.is_finite())
-            .sum(),
-        seconds,
-        fastest,
-        regret_s,
-    })
 }
 
 /// The plan chosen over a grid of sweep points and values of one knob.
@@ -440,8 +447,10 @@ mod tests {
         let regret = |mbrc: f64| {
             let mut s = Scenario::default();
             s.knobs.set(Knob::MemoryBlockReadCost, mbrc).unwrap();
-            let c = engine_curves(&s, Engine::Mysql).unwrap();
-            time_curves(&s, &c).unwrap().total_regret_s
+            engine_curves(&s, Engine::Mysql)
+                .unwrap()
+                .times
+                .total_regret_s
         };
         let (at_1, at_02) = (regret(1.0), regret(0.2));
         assert!(at_02 < at_1, "regret 0.2: {at_02}, 1.0: {at_1}");
@@ -487,8 +496,7 @@ mod tests {
                     engines: Engines::One(engine),
                     ..Scenario::default()
                 };
-                let c = engine_curves(&s, engine).unwrap();
-                let t = time_curves(&s, &c).unwrap();
+                let t = engine_curves(&s, engine).unwrap().times;
                 assert!(
                     t.seconds
                         .iter()

@@ -123,14 +123,32 @@ fn point(x: f64, p: &Planned) -> SweepPoint {
 }
 
 /// Samples `f` at `n` points and finds every plan change between neighbouring samples.
-pub fn sweep<F>(mut f: F, lo: f64, hi: f64, n: usize, spacing: Spacing) -> Result<Sweep>
+pub fn sweep<F>(f: F, lo: f64, hi: f64, n: usize, spacing: Spacing) -> Result<Sweep>
 where
     F: FnMut(f64) -> Result<Planned>,
+{
+    sweep_with(f, |_, _| Ok(()), lo, hi, n, spacing)
+}
+
+/// [`sweep`], handing every sample's plans to `on_sample` (not the bisection's): callers
+/// that also need more than costs at the samples (simulated times) plan each point once.
+pub fn sweep_with<F, G>(
+    mut f: F,
+    mut on_sample: G,
+    lo: f64,
+    hi: f64,
+    n: usize,
+    spacing: Spacing,
+) -> Result<Sweep>
+where
+    F: FnMut(f64) -> Result<Planned>,
+    G: FnMut(f64, &Planned) -> Result<()>,
 {
     let xs = sample_points(lo, hi, n, spacing)?;
     let mut points = Vec::with_capacity(n);
     for x in xs {
         let p = f(x)?;
+        on_sample(x, &p)?;
         points.push(point(x, &p));
     }
     let mut crossovers = Vec::new();

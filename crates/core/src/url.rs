@@ -15,6 +15,8 @@
 use crate::knobs::{Engine, EngineVersion, Knob, KNOBS};
 use crate::scenario::{CacheState, Engines, Scenario, View, Workload, CUSTOM_MACHINE};
 use crate::sim::profile::{Confidence, MachineProfile, QdPoint};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 pub const VERSION: u32 = 1;
 /// Longer fragments are refused before parsing (RFC 9110 asks servers to take 8,000).
@@ -540,6 +542,157 @@ fn profile_from_pairs(pairs: &[(String, String)]) -> crate::Result<MachineProfil
     Ok(p)
 }
 
+/// A link as a JSON document, for people who generate documentation: the same settings
+/// as the fragment, spelled out (`costlab url encode|decode`). Absent fields mean the
+/// defaults of the link format, exactly as absent keys do in a link.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkFile {
+    /// The link format version (1).
+    pub costlab_link: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engines: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub postgresql: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mysql: Option<String>,
+    /// Changed knobs by engine parameter name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub settings: BTreeMap<String, f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub custom_machine: Option<MachineProfile>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<String>,
+    /// t1 sweep range in percent of rows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep_percent: Option<(f64, f64)>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub view: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flip_knob: Option<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub log_y: bool,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub embed: bool,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub read_only: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub theme: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub embed_knobs: Vec<String>,
+}
+
+impl LinkFile {
+    /// The document for a decoded link (only what differs from the defaults).
+    pub fn from_link(s: &Scenario, embed: &EmbedOptions) -> LinkFile {
+        let pairs: BTreeMap<String, String> = encode(s, embed)
+            .split('&')
+            .filter_map(|p| p.split_once('='))
+            .map(|(k, v)| (k.to_string(), unescape(v).unwrap_or_default()))
+            .collect();
+        let get = |k: &str| pairs.get(k).cloned();
+        let Workload::T1Sweep { from, to } = s.workload;
+        LinkFile {
+            costlab_link: VERSION,
+            engines: get("e"),
+            postgresql: get("pg"),
+            mysql: get("my"),
+            settings: s
+                .changed_knobs()
+                .into_iter()
+                .map(|k| (k.def().name.to_string(), s.knobs.get(k)))
+                .collect(),
+            machine: get("m"),
+            custom_machine: (s.machine == CUSTOM_MACHINE)
+                .then(|| s.custom_machine.clone())
+                .flatten(),
+            cache: get("c"),
+            sweep_percent: get("w").map(|_| (from * 100.0, to * 100.0)),
+            view: get("view"),
+            flip_knob: get("fk")
+                .and_then(|k| Knob::lookup(&k).ok())
+                .map(|k| k.def().name.to_string()),
+            log_y: s.log_y,
+            embed: embed.embed,
+            read_only: embed.read_only,
+            theme: embed.theme.clone(),
+            embed_knobs: embed
+                .knobs
+                .iter()
+                .map(|k| k.def().name.to_string())
+                .collect(),
+        }
+    }
+
+    /// The fragment for this document. Every value goes through the same decoder a link
+    /// does; anything it would reject is an error here, naming the field.
+    pub fn to_fragment(&self) -> crate::Result<String> {
+        if self.costlab_link != VERSION {
+            return Err(crate::Error::invalid(
+                "costlab_link",
+                format!(
+                    "format version {} is not one this costlab writes ({VERSION})",
+                    self.costlab_link
+                ),
+            ));
+        }
+        let mut pairs: Vec<(String, String)> = vec![("v".into(), VERSION.to_string())];
+        let mut put = |k: &str, v: &Option<String>| {
+            if let Some(v) = v {
+                pairs.push((k.into(), v.clone()));
+            }
+        };
+        put("e", &self.engines);
+        put("pg", &self.postgresql);
+        put("my", &self.mysql);
+        put("m", &self.machine);
+        put("c", &self.cache);
+        put("view", &self.view);
+        put("theme", &self.theme);
+        for (name, value) in &self.settings {
+            pairs.push((Knob::lookup(name)?.def().url_key.into(), num(*value)));
+        }
+        if let Some(k) = &self.flip_knob {
+            pairs.push(("fk".into(), Knob::lookup(k)?.def().url_key.into()));
+        }
+        if let Some((a, b)) = self.sweep_percent {
+            pairs.push(("w".into(), format!("t1:{},{}", num(a), num(b))));
+        }
+        if let Some(p) = &self.custom_machine {
+            pairs.extend(profile_pairs(p));
+        }
+        for (flag, key) in [
+            (self.log_y, "log"),
+            (self.embed, "embed"),
+            (self.read_only, "ro"),
+        ] {
+            if flag {
+                pairs.push((key.into(), "1".into()));
+            }
+        }
+        if !self.embed_knobs.is_empty() {
+            let keys: crate::Result<Vec<&str>> = self
+                .embed_knobs
+                .iter()
+                .map(|n| Ok(Knob::lookup(n)?.def().url_key))
+                .collect();
+            pairs.push(("knobs".into(), keys?.join(",")));
+        }
+        let fragment = pairs
+            .iter()
+            .map(|(k, v)| format!("{k}={}", escape(v)))
+            .collect::<Vec<_>>()
+            .join("&");
+        let d = decode(&fragment);
+        if let Some(p) = d.problems.first() {
+            return Err(crate::Error::invalid(p.key.clone(), p.message.clone()));
+        }
+        Ok(encode(&d.scenario, &d.embed))
+    }
+}
+
 /// One line a person can read next to the copy-link button.
 pub fn describe(s: &Scenario) -> String {
     let mut parts = Vec::new();
@@ -667,6 +820,34 @@ mod tests {
             "{:?}",
             d.problems
         );
+    }
+
+    #[test]
+    fn link_files_round_trip_and_name_bad_fields() {
+        let s = changed();
+        let e = EmbedOptions {
+            embed: true,
+            read_only: false,
+            theme: Some("dark".into()),
+            knobs: vec![Knob::RandomPageCost],
+        };
+        let file = LinkFile::from_link(&s, &e);
+        assert_eq!(file.settings["random_page_cost"], 20.4);
+        assert_eq!(file.engines.as_deref(), Some("both"));
+        let json = serde_json::to_string(&file).unwrap();
+        let back: LinkFile = serde_json::from_str(&json).unwrap();
+        let fragment = back.to_fragment().unwrap();
+        assert_eq!(fragment, encode(&s, &e));
+        let mut bad = file.clone();
+        bad.settings.insert("random_page_cost".into(), -1.0);
+        assert!(bad
+            .to_fragment()
+            .unwrap_err()
+            .to_string()
+            .contains("random_page_cost"));
+        let mut bad = file;
+        bad.settings.insert("no_such".into(), 1.0);
+        assert!(bad.to_fragment().is_err());
     }
 
     #[test]
