@@ -473,3 +473,37 @@ fn sweep_prints_crossovers() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
 }
+
+#[test]
+fn url_decode_and_encode_round_trip_and_report_bad_parts() {
+    let o = run(&["url", "decode", "http://localhost:8080/#v=1&e=pg&rpc=20.4&m=seed-nvme"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let file: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(file["settings"]["random_page_cost"], 20.4);
+    assert_eq!(file["machine"], "seed-nvme");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("link.json");
+    std::fs::write(&path, stdout(&o)).unwrap();
+    let o = run(&["url", "encode", path.to_str().unwrap(), "--base", "http://x/"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o).trim(), "http://x/#v=1&e=pg&rpc=20.4&m=seed-nvme");
+
+    // A bad value is reported on stderr and left at its default; the rest is kept.
+    let o = run(&["url", "decode", "#v=1&e=pg&rpc=-1&spc=2"]);
+    assert!(o.status.success());
+    assert!(stderr(&o).contains("random_page_cost"), "{}", stderr(&o));
+    let file: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(file["settings"]["seq_page_cost"], 2.0);
+    assert!(file["settings"].get("random_page_cost").is_none());
+
+    // The WL#8737 default scenario: MySQL leaves the range scan near 9 % of rows.
+    let o = run(&["url", "decode", "#v=1", "--switches"]);
+    let out: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let x = out["switches"]["MySQL"][0]["fraction"].as_f64().unwrap();
+    assert!((0.085..0.096).contains(&x), "{x}");
+
+    std::fs::write(&path, r#"{"costlab_link": 1, "settings": {"random_page_cost": 1e9}}"#).unwrap();
+    assert_fails(&run(&["url", "encode", path.to_str().unwrap()]), 1, "random_page_cost");
+    std::fs::write(&path, r#"{"costlab_link": 9}"#).unwrap();
+    assert_fails(&run(&["url", "encode", path.to_str().unwrap()]), 1, "format version 9");
+}

@@ -910,7 +910,13 @@ mod tests {
         assert!(text.contains("t1 from 1% to 25% of rows"), "{text}");
     }
 
+    /// Inputs per decoder property: a link is untrusted input, so these run in every test
+    /// run (5,000 links in all, a few seconds in a debug build).
+    const DECODER_CASES: u32 = 2_500;
+
     proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(DECODER_CASES))]
+
         #[test]
         fn decoder_never_panics(s in "\\PC{0,300}") {
             let _ = decode(&s);
