@@ -476,7 +476,11 @@ fn sweep_prints_crossovers() {
 
 #[test]
 fn url_decode_and_encode_round_trip_and_report_bad_parts() {
-    let o = run(&["url", "decode", "http://localhost:8080/#v=1&e=pg&rpc=20.4&m=seed-nvme"]);
+    let o = run(&[
+        "url",
+        "decode",
+        "http://localhost:8080/#v=1&e=pg&rpc=20.4&m=seed-nvme",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let file: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(file["settings"]["random_page_cost"], 20.4);
@@ -484,7 +488,13 @@ fn url_decode_and_encode_round_trip_and_report_bad_parts() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("link.json");
     std::fs::write(&path, stdout(&o)).unwrap();
-    let o = run(&["url", "encode", path.to_str().unwrap(), "--base", "http://x/"]);
+    let o = run(&[
+        "url",
+        "encode",
+        path.to_str().unwrap(),
+        "--base",
+        "http://x/",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(stdout(&o).trim(), "http://x/#v=1&e=pg&rpc=20.4&m=seed-nvme");
 
@@ -502,8 +512,20 @@ fn url_decode_and_encode_round_trip_and_report_bad_parts() {
     let x = out["switches"]["MySQL"][0]["fraction"].as_f64().unwrap();
     assert!((0.085..0.096).contains(&x), "{x}");
 
-    std::fs::write(&path, r#"{"costlab_link": 1, "settings": {"random_page_cost": 1e9}}"#).unwrap();
-    assert_fails(&run(&["url", "encode", path.to_str().unwrap()]), 1, "random_page_cost");
+    std::fs::write(
+        &path,
+        r#"{"costlab_link": 1, "settings": {"random_page_cost": 1e9}}"#,
+    )
+    .unwrap();
+    assert_fails(
+        &run(&["url", "encode", path.to_str().unwrap()]),
+        1,
+        "random_page_cost",
+    );
     std::fs::write(&path, r#"{"costlab_link": 9}"#).unwrap();
-    assert_fails(&run(&["url", "encode", path.to_str().unwrap()]), 1, "format version 9");
+    assert_fails(
+        &run(&["url", "encode", path.to_str().unwrap()]),
+        1,
+        "format version 9",
+    );
 }
