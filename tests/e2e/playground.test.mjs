@@ -157,3 +157,29 @@ test('moving random_page_cost moves the switch point to where the core puts it',
   assert.deepEqual(after, core('#v=1&e=pg&rpc=20.4'));
   assert.deepEqual(problems, []);
 });
+
+test('a calibration file becomes the machine; a broken one changes nothing', async () => {
+  const { writeFileSync, mkdtempSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { dirname } = await import('node:path');
+  const { fileURLToPath } = await import('node:url');
+  const sample = join(dirname(fileURLToPath(import.meta.url)), '../../static/calibration/this-ci-machine.json');
+  const { page, problems } = await open(browser);
+  await page.locator('#calibration-file').waitFor();
+
+  const dir = mkdtempSync(join(tmpdir(), 'costlab-cal-'));
+  const broken = join(dir, 'broken.json');
+  writeFileSync(broken, readFileSync(sample, 'utf8').slice(0, 200));
+  await page.setInputFiles('#calibration-file', broken);
+  await page.locator('.calibration-drop .error').waitFor();
+  assert.match(await page.locator('.calibration-drop .error').innerText(), /broken\.json: .*machine is unchanged/);
+  assert.equal(await page.locator('#machine').inputValue(), 'wl8737-memory');
+
+  await page.setInputFiles('#calibration-file', sample);
+  await page.locator('.calibration-summary').waitFor();
+  assert.match(await page.locator('.calibration-summary').innerText(), /sequential read: .* MB\/s \[/);
+  assert.equal(await page.locator('#machine').inputValue(), 'custom');
+  assert.match(await page.locator('.machine-source').innerText(), /measured/);
+  await page.waitForFunction(() => location.hash.includes('m=custom'));
+  assert.deepEqual(problems, []);
+});

@@ -1,5 +1,6 @@
 //! The page: controls on one side, the views they drive on the other.
 
+use crate::components::calibration::CalibrationLoader;
 use crate::components::chart_view::ChartView;
 use crate::components::knobs::{KnobRow, PresetPicker};
 use crate::components::machine::MachineEditor;
@@ -153,6 +154,7 @@ pub fn app() -> Html {
                     <br />{ format!("Source ({}): {}", confidence(p.confidence), p.source) }
                 </p>
                 <MachineEditor profile={p.clone()} dispatch={dispatch.clone()} />
+                <CalibrationLoader dispatch={dispatch.clone()} />
             }
         </section>
     };

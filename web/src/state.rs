@@ -140,8 +140,11 @@ impl Reducible for State {
             },
             Action::SetMachine(id) => s.machine = id,
             Action::SetCustomMachine(p) => {
-                s.machine = costlab_core::scenario::CUSTOM_MACHINE.into();
-                s.custom_machine = Some(*p);
+                let mut p = *p;
+                // One custom machine at a time; its id is what the picker and the link use.
+                p.id = costlab_core::scenario::CUSTOM_MACHINE.into();
+                s.machine = p.id.clone();
+                s.custom_machine = Some(p);
             }
             Action::SetCache(c) => s.cache = c,
             Action::SetSweep { from, to } => {

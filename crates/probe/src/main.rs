@@ -1,1 +1,516 @@
-fn main() {}
+//! costlab-probe: measures this machine's storage, buffer-hit and CPU costs and writes a
+//! calibration file (`costlab_core::calibration`) the playground loads as a machine profile.
+//!
+//! ```text
+//! costlab-probe [--dir DIR | --file FILE] [--size 4G] [--quick] [--max-seconds N]
+//!               [--out FILE] [--reuse] [--seed N]
+//! costlab-probe postgres --dsn DSN [--rows N] [--repetitions N] [--out FILE | --into CAL]
+//! ```
+//!
+//! It writes one test file it owns (see `testfile`) and the output file, nothing else, and
+//! removes the test file when done or interrupted.
+
+mod io;
+mod machine;
+mod measure;
+mod pg;
+mod stats;
+mod testfile;
+
+use clap::{Args, Parser, Subcommand};
+use costlab_core::calibration::{
+    Calibration, Estimate, Method, Ratios, SeqPoint, SeqRead, VERSION,
+};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+static CANCEL: AtomicBool = AtomicBool::new(false);
+
+#[derive(Parser)]
+#[command(
+    name = "costlab-probe",
+    version,
+    about = "Measures this machine's storage, buffer and CPU costs and writes a costlab calibration file",
+    args_conflicts_with_subcommands = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Option<Cmd>,
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run the pgsql-hackers random_page_cost experiment against a running PostgreSQL.
+    Postgres(PgArgs),
+}
+
+#[derive(Args)]
+struct RunArgs {
+    /// Directory for the test file (named costlab-probe-<pid>.dat); default: the current one.
+    #[arg(long, conflicts_with = "file")]
+    dir: Option<PathBuf>,
+    /// Exact path of the test file; an existing file is refused unless --reuse.
+    #[arg(long)]
+    file: Option<PathBuf>,
+    /// Size of the test file (K, M, G, T: powers of 1024). Default 4G, 1G with --quick.
+    #[arg(long, value_parser = parse_size)]
+    size: Option<u64>,
+    /// Finish within 10 seconds (wider intervals).
+    #[arg(long)]
+    quick: bool,
+    /// Upper bound of the whole run in seconds, file writing included (default 60, 10 with
+    /// --quick); every step's budget scales with it.
+    #[arg(long)]
+    max_seconds: Option<f64>,
+    /// Write the calibration file here (default: standard output).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Measure an existing --file as it is: only read, never written or removed.
+    #[arg(long)]
+    reuse: bool,
+    /// Seed of the random offsets and run order (default: from the clock).
+    #[arg(long)]
+    seed: Option<u64>,
+}
+
+#[derive(Args)]
+struct PgArgs {
+    /// libpq-style connection string, e.g. "host=127.0.0.1 port=5432 user=me dbname=db".
+    #[arg(long)]
+    dsn: String,
+    /// Rows of the test table (fillfactor 20: about 19 rows per 8 kB page).
+    #[arg(long, default_value_t = 1_000_000)]
+    rows: u64,
+    /// Measured repetitions of each scan (after one discarded warm-up).
+    #[arg(long, default_value_t = 5)]
+    repetitions: u32,
+    /// Write the experiment's result as its own JSON file.
+    #[arg(long, conflicts_with = "into")]
+    out: Option<PathBuf>,
+    /// Add the result as the `postgres` section of this calibration file (rewritten).
+    #[arg(long)]
+    into: Option<PathBuf>,
+    #[arg(long)]
+    seed: Option<u64>,
+}
+
+fn parse_size(s: &str) -> Result<u64, String> {
+    let s = s.trim();
+    let (num, mult) = match s.chars().last().map(|c| c.to_ascii_uppercase()) {
+        Some('K') => (&s[..s.len() - 1], 1u64 << 10),
+        Some('M') => (&s[..s.len() - 1], 1 << 20),
+        Some('G') => (&s[..s.len() - 1], 1 << 30),
+        Some('T') => (&s[..s.len() - 1], 1 << 40),
+        _ => (s, 1),
+    };
+    let v: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a size like 512M or 4G"))?;
+    if !(v.is_finite() && v > 0.0) {
+        return Err(format!("`{s}` must be positive"));
+    }
+    let bytes = v * mult as f64;
+    if bytes > 1u64.wrapping_shl(62) as f64 {
+        return Err(format!("`{s}` is too large"));
+    }
+    Ok(bytes as u64)
+}
+
+fn default_seed() -> u64 {
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    t ^ (u64::from(std::process::id()) << 32)
+}
+
+fn install_ctrlc() {
+    let _ = ctrlc::set_handler(|| {
+        if CANCEL.swap(true, Ordering::SeqCst) {
+            // A second Ctrl-C: leave now, still without leaving the test file behind.
+            testfile::remove_registered();
+            std::process::exit(130);
+        }
+        let token = pg::CANCEL_TOKEN.lock().ok().and_then(|mut t| t.take());
+        if let Some(t) = token {
+            eprintln!("\ncostlab-probe: interrupted; cancelling the query and dropping the schema");
+            let _ = t.cancel_query(postgres::NoTls);
+            return;
+        }
+        testfile::remove_registered();
+        eprintln!("\ncostlab-probe: interrupted; the test file was removed");
+        std::process::exit(130);
+    });
+}
+
+fn bar(len: u64) -> ProgressBar {
+    let b = ProgressBar::new(len);
+    b.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    b.enable_steady_tick(Duration::from_millis(200));
+    b
+}
+
+fn main() {
+    let cli = Cli::parse();
+    install_ctrlc();
+    let r = match cli.cmd {
+        Some(Cmd::Postgres(a)) => run_postgres(a),
+        None => run_probe(cli.run),
+    };
+    if let Err(e) = r {
+        eprintln!("costlab-probe: {e}");
+        std::process::exit(if CANCEL.load(Ordering::SeqCst) {
+            130
+        } else {
+            1
+        });
+    }
+}
+
+fn write_out(out: Option<&Path>, text: &str) -> Result<(), String> {
+    match out {
+        Some(p) => std::fs::write(p, format!("{text}\n"))
+            .map_err(|e| format!("write {}: {e}", p.display())),
+        None => {
+            println!("{text}");
+            Ok(())
+        }
+    }
+}
+
+fn command_line() -> String {
+    std::env::args()
+        .map(|a| {
+            if a.contains(char::is_whitespace) {
+                format!("'{a}'")
+            } else {
+                a
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn run_probe(a: RunArgs) -> Result<(), String> {
+    let started = Instant::now();
+    let max_seconds = a.max_seconds.unwrap_or(if a.quick { 10.0 } else { 60.0 });
+    if !(max_seconds.is_finite() && (2.0..=86_400.0).contains(&max_seconds)) {
+        return Err(format!("--max-seconds {max_seconds}: use 2 to 86400"));
+    }
+    let deadline = started + Duration::from_secs_f64(max_seconds - 0.4);
+    let size = a.size.unwrap_or(if a.quick { 1 << 30 } else { 4 << 30 });
+    let seed = a.seed.unwrap_or_else(default_seed);
+    let target = match (&a.dir, &a.file) {
+        (_, Some(f)) => testfile::Target::File(f.clone()),
+        (Some(d), None) => testfile::Target::Dir(d.clone()),
+        (None, None) => testfile::Target::Dir(PathBuf::from(".")),
+    };
+    if let Some(out) = &a.out {
+        if out.exists()
+            && std::fs::canonicalize(out).ok() == std::fs::canonicalize(target.path()).ok()
+        {
+            return Err("--out must not be the test file".into());
+        }
+    }
+
+    let wbar = bar(size);
+    wbar.set_message("writing the test file (random data)");
+    let tf = testfile::prepare(&target, size, a.reuse, seed, &CANCEL, &|n| {
+        wbar.set_position(n)
+    })?;
+    wbar.finish_and_clear();
+    let written_s = started.elapsed().as_secs_f64();
+    let mut warnings = tf.warnings.clone();
+
+    let (file, mode, refused) =
+        io::open_read_uncached(&tf.path).map_err(|e| format!("open {}: {e}", tf.path.display()))?;
+    let machine = machine::details(&tf.path);
+    if let Some(why) = refused {
+        warnings.push(format!(
+            "direct I/O not available on {} ({why}): reads went through the page cache, \
+             emptied before each run with fdatasync + POSIX_FADV_DONTNEED",
+            machine.filesystem
+        ));
+    }
+    if machine.filesystem == "tmpfs" || machine.filesystem == "ramfs" {
+        warnings.push(format!(
+            "the test file is on {}: every figure measures memory, not a storage device",
+            machine.filesystem
+        ));
+    }
+    if mode == io::IoMode::BufferedDontNeed && (tf.bytes as f64) < machine.ram_bytes {
+        warnings.push(format!(
+            "the test file ({} MiB) is smaller than RAM ({} MiB) and is read without direct \
+             I/O: the page cache can hold all of it",
+            tf.bytes >> 20,
+            (machine.ram_bytes as u64) >> 20
+        ));
+    }
+    if let Some(v) = &machine.virtualization {
+        warnings.push(format!(
+            "virtual machine or disk ({v}): the host may cache, share or throttle the disk; \
+             the figures describe this guest, not the hardware"
+        ));
+    }
+    if written_s > 0.4 * max_seconds {
+        warnings.push(format!(
+            "writing the test file took {written_s:.1} s of the {max_seconds} s budget; \
+             measure with --reuse or a smaller --size to leave more for the measurements"
+        ));
+    }
+
+    let plan = measure::Plan::new(a.quick, seed);
+    let mbar = bar(plan.total_runs());
+    let m = measure::measure(
+        &tf.path, tf.bytes, &file, mode, &plan, deadline, &CANCEL, &mbar,
+    )?;
+    mbar.finish_and_clear();
+    drop(file);
+    drop(tf); // removes the test file
+
+    let random8 = m.random.iter().find(|s| s.page_bytes == 8192);
+    let random16 = m.random.iter().find(|s| s.page_bytes == 16384);
+    let qd1 = |s: Option<&costlab_core::calibration::RandomSeries>| -> Result<Estimate, String> {
+        s.and_then(|s| s.points.iter().find(|p| p.queue_depth == 1))
+            .map(|p| stats::reciprocal(1e9, &p.iops))
+            .ok_or_else(|| "no QD1 random reads measured".to_string())
+    };
+    // Nanoseconds per random read at QD1 (wall time per read).
+    let r8 = qd1(random8)?;
+    let r16 = qd1(random16)?;
+    let seq8_ns = stats::reciprocal(8192.0 * 1e3, &m.seq_large_mbps);
+    let seq_page8_ns = stats::reciprocal(8192.0 * 1e3, &m.seq_page_mbps);
+    let ratios = Ratios {
+        random_over_seq_8k: r8.ratio(&seq8_ns),
+        random_over_seq_page_8k: r8.ratio(&seq_page8_ns),
+        disk_over_memory_16k: r16.ratio(&m.buffer_hit_16k_ns),
+        disk_over_os_cache_8k: r8.ratio(&m.os_cache_hit_ns),
+    };
+
+    // Figures whose interval is too wide for a stable value.
+    let mut wide = Vec::new();
+    let mut note = |name: String, e: &Estimate| {
+        let w = e.relative_width();
+        if w > 0.10 {
+            wide.push(format!("{name} ±{:.0} %", 100.0 * w));
+        }
+    };
+    note("seq_read.large".into(), &m.seq_large_mbps);
+    note("seq_read.page".into(), &m.seq_page_mbps);
+    for s in &m.random {
+        for p in &s.points {
+            note(
+                format!("random {} kB QD{} IOPS", s.page_bytes / 1024, p.queue_depth),
+                &p.iops,
+            );
+        }
+    }
+    note("buffer_hit_ns".into(), &m.buffer_hit_ns);
+    note("os_cache_hit_ns".into(), &m.os_cache_hit_ns);
+    note("cpu_ns_per_row".into(), &m.cpu_ns_per_row);
+    if !wide.is_empty() {
+        warnings.push(format!(
+            "run too short for a stable figure (95 % interval wider than ±10 %): {}; run \
+             longer (--max-seconds) or without --quick",
+            wide.join(", ")
+        ));
+    }
+    if mode == io::IoMode::ODirect && r8.median < 5_000.0 {
+        warnings.push(format!(
+            "random 8 kB reads at QD1 take {:.1} µs: faster than any flash device; a cache \
+             (the host's, on a virtual disk) is suspected",
+            r8.median / 1e3
+        ));
+    }
+
+    let cal = Calibration {
+        costlab_calibration: VERSION,
+        created: machine::utc_now(),
+        tool: format!("costlab-probe {}", env!("CARGO_PKG_VERSION")),
+        command: command_line(),
+        machine,
+        method: Method {
+            test_file_bytes: size_of_file(&a, size),
+            io_mode: mode.name().into(),
+            seconds: (started.elapsed().as_secs_f64() * 10.0).round() / 10.0,
+            quick: a.quick,
+            seed,
+            warmup_discarded: true,
+            blocks: m.blocks as u32,
+            bootstrap_resamples: stats::RESAMPLES,
+        },
+        seq_read: SeqRead {
+            large: SeqPoint {
+                request_bytes: measure::LARGE_REQUEST as u32,
+                mbps: m.seq_large_mbps,
+            },
+            page: SeqPoint {
+                request_bytes: measure::PAGE_REQUEST as u32,
+                mbps: m.seq_page_mbps,
+            },
+        },
+        random_reads: m.random,
+        buffer_hit_ns: m.buffer_hit_ns,
+        buffer_hit_16k_ns: Some(m.buffer_hit_16k_ns),
+        os_cache_hit_ns: m.os_cache_hit_ns,
+        cpu_ns_per_row: m.cpu_ns_per_row,
+        ratios,
+        warnings,
+        postgres: None,
+    };
+    // What we write must load.
+    cal.validate()
+        .map_err(|e| format!("the measurement is not usable: {e}"))?;
+    summary(&cal);
+    write_out(a.out.as_deref(), &cal.to_json())
+}
+
+fn size_of_file(a: &RunArgs, size: u64) -> f64 {
+    if a.reuse {
+        if let Some(f) = &a.file {
+            if let Ok(m) = std::fs::metadata(f) {
+                return m.len() as f64;
+            }
+        }
+    }
+    (size.div_ceil(4 << 20) * (4 << 20)) as f64
+}
+
+fn fmt_est(e: &Estimate, digits: usize) -> String {
+    format!("{:.d$} [{:.d$}, {:.d$}]", e.median, e.lo, e.hi, d = digits)
+}
+
+fn summary(c: &Calibration) {
+    let m = &c.machine;
+    eprintln!(
+        "costlab-probe: {} ({} CPUs), {}, {} on {} {}, {} in {:.1} s",
+        m.cpu_model,
+        m.cpus,
+        m.kernel,
+        m.filesystem,
+        m.device.as_deref().unwrap_or("?"),
+        m.device_model.as_deref().unwrap_or(""),
+        c.method.io_mode,
+        c.method.seconds
+    );
+    eprintln!(
+        "  seq read MB/s: 1 MiB requests {}, 8 kB requests {}",
+        fmt_est(&c.seq_read.large.mbps, 0),
+        fmt_est(&c.seq_read.page.mbps, 0)
+    );
+    for s in &c.random_reads {
+        for p in &s.points {
+            eprintln!(
+                "  random {:>2} kB QD{:<2}  IOPS {:<28} p50 {:>8.1} µs  p99 {:>8.1} µs",
+                s.page_bytes / 1024,
+                p.queue_depth,
+                fmt_est(&p.iops, 0),
+                p.p50_us.median,
+                p.p99_us.median
+            );
+        }
+    }
+    eprintln!(
+        "  buffer hit {} ns, page-cache hit {} ns, CPU per row {} ns",
+        fmt_est(&c.buffer_hit_ns, 0),
+        fmt_est(&c.os_cache_hit_ns, 0),
+        fmt_est(&c.cpu_ns_per_row, 2)
+    );
+    eprintln!(
+        "  random/seq 8 kB (PostgreSQL view) {}, disk/memory 16 kB (MySQL view) {}",
+        fmt_est(&c.ratios.random_over_seq_8k, 1),
+        fmt_est(&c.ratios.disk_over_memory_16k, 0)
+    );
+    for w in &c.warnings {
+        eprintln!("  warning: {w}");
+    }
+}
+
+fn run_postgres(a: PgArgs) -> Result<(), String> {
+    if a.rows < 1000 {
+        return Err(format!("--rows {}: use at least 1000", a.rows));
+    }
+    // Check the target file before spending minutes on the experiment.
+    let base = match &a.into {
+        Some(p) => Some(
+            std::fs::read_to_string(p)
+                .map_err(|e| format!("{}: {e}", p.display()))
+                .and_then(|t| {
+                    Calibration::from_json(&t).map_err(|e| format!("{}: {e}", p.display()))
+                })?,
+        ),
+        None => None,
+    };
+    let opts = pg::Options {
+        dsn: a.dsn.clone(),
+        rows: a.rows,
+        repetitions: a.repetitions,
+        seed: a.seed.unwrap_or_else(default_seed),
+    };
+    let b = ProgressBar::new_spinner();
+    b.enable_steady_tick(Duration::from_millis(200));
+    let started = Instant::now();
+    let r = pg::run(&opts, &CANCEL, &|msg| b.set_message(msg.to_string()));
+    b.finish_and_clear();
+    let x = r?;
+    eprintln!(
+        "costlab-probe postgres: PostgreSQL {}, {} rows, {} pages, {} repetitions in {:.1} s",
+        x.server_version,
+        x.rows,
+        x.pages,
+        x.repetitions,
+        started.elapsed().as_secs_f64()
+    );
+    eprintln!(
+        "  T(seq) {} ms, T(idx) {} ms, random_page_cost = T(idx)×P/(T(seq)×N) = {}",
+        fmt_est(&x.seq_scan_ms, 1),
+        fmt_est(&x.index_scan_ms, 1),
+        fmt_est(&x.random_page_cost, 2)
+    );
+    eprintln!("  caches: {}", x.cache_eviction);
+    for n in &x.notes {
+        eprintln!("  {n}");
+    }
+    match (base, &a.into) {
+        (Some(mut cal), Some(p)) => {
+            cal.postgres = Some(x);
+            cal.validate()
+                .map_err(|e| format!("the result is not usable: {e}"))?;
+            write_out(Some(p), &cal.to_json())
+        }
+        _ => {
+            let text = serde_json::to_string_pretty(&x).map_err(|e| e.to_string())?;
+            write_out(a.out.as_deref(), &text)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse() {
+        assert_eq!(parse_size("4G"), Ok(4 << 30));
+        assert_eq!(parse_size("512m"), Ok(512 << 20));
+        assert_eq!(parse_size("1.5K"), Ok(1536));
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert!(parse_size("x").is_err());
+        assert!(parse_size("-1G").is_err());
+        assert!(parse_size("99999999T").is_err());
+    }
+
+    #[test]
+    fn cli_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

@@ -1,5 +1,6 @@
 //! The page's controls and views; each is a function component over props and callbacks.
 
+pub mod calibration;
 pub mod chart_view;
 pub mod knobs;
 pub mod machine;

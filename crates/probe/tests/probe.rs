@@ -1,0 +1,218 @@
+//! The probe binary end to end: a quick run on a small file, the file safety rules, Ctrl-C,
+//! and the PostgreSQL experiment against a private server.
+
+use costlab_core::calibration::Calibration;
+use costlab_testpg::PgServer;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn probe() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_costlab-probe"))
+}
+
+fn entries(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// A quick run with a small file and a short budget writes a file the playground accepts,
+/// and leaves nothing but that file behind.
+fn quick_calibration(dir: &Path, out: &Path, seconds: &str) -> Calibration {
+    let t = Instant::now();
+    let o = probe()
+        .args([
+            "--quick",
+            "--size",
+            "64M",
+            "--max-seconds",
+            seconds,
+            "--dir",
+        ])
+        .arg(dir)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .expect("run costlab-probe");
+    assert!(
+        o.status.success(),
+        "costlab-probe failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    println!(
+        "quick run: {:.1} s\n{}",
+        t.elapsed().as_secs_f64(),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let text = std::fs::read_to_string(out).expect("the calibration file was written");
+    Calibration::from_json(&text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
+#[test]
+fn quick_run_writes_a_calibration_the_playground_loads() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = out_dir.path().join("cal.json");
+    let t = Instant::now();
+    let cal = quick_calibration(dir.path(), &out, "4");
+    assert!(t.elapsed() < Duration::from_secs(15), "{:?}", t.elapsed());
+    let profile = cal.to_profile().expect("a valid machine profile");
+    profile.validate().unwrap();
+    assert!(cal.method.quick && cal.method.warmup_discarded);
+    assert_eq!(cal.random_reads.len(), 2);
+    assert!(cal.random_reads.iter().all(|s| s.points.len() == 6));
+    assert!(cal.ratios.random_over_seq_8k.median > 0.0);
+    assert!(entries(dir.path()).is_empty(), "the test file was removed");
+    assert_eq!(entries(out_dir.path()), ["cal.json"]);
+}
+
+#[test]
+fn refuses_a_file_it_did_not_create() {
+    let dir = tempfile::tempdir().unwrap();
+    let foreign = dir.path().join("data.bin");
+    std::fs::write(&foreign, vec![1u8; 1 << 20]).unwrap();
+    let o = probe()
+        .args(["--quick", "--max-seconds", "3", "--file"])
+        .arg(&foreign)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("did not create it") && err.contains("--reuse"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&foreign).unwrap(), vec![1u8; 1 << 20]);
+    assert_eq!(entries(dir.path()), ["data.bin"]);
+}
+
+#[test]
+fn ctrl_c_removes_the_test_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = probe()
+        .args(["--size", "128M", "--max-seconds", "30", "--dir"])
+        .arg(dir.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while entries(dir.path()).is_empty() && t.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let names = entries(dir.path());
+    assert_eq!(names.len(), 1, "{names:?}");
+    assert!(names[0].starts_with("costlab-probe-") && names[0].ends_with(".dat"));
+    std::thread::sleep(Duration::from_millis(800));
+    // SAFETY: kill with a pid we spawned and a valid signal number.
+    unsafe { libc_kill(child.id() as i32, 2) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    assert!(
+        entries(dir.path()).is_empty(),
+        "the test file was removed on Ctrl-C"
+    );
+}
+
+extern "C" {
+    #[link_name = "kill"]
+    fn libc_kill(pid: i32, sig: i32) -> i32;
+}
+
+#[test]
+fn postgres_experiment_drops_its_schema() {
+    let server = PgServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let t = Instant::now();
+    let out = dir.path().join("pg.json");
+    let o = probe()
+        .args([
+            "postgres",
+            "--dsn",
+            &server.dsn(),
+            "--rows",
+            "200000",
+            "--repetitions",
+            "3",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    println!(
+        "postgres experiment: {:.1} s\n{err}",
+        t.elapsed().as_secs_f64()
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let rpc = &v["random_page_cost"];
+    for k in ["median", "lo", "hi"] {
+        let x = rpc[k].as_f64().unwrap();
+        assert!(x.is_finite() && x > 0.0, "{k} = {x}");
+    }
+    assert_eq!(v["rows"], 200000);
+    assert!(v["pages"].as_u64().unwrap() > 5000);
+
+    let mut c = server.connect();
+    let left: i64 = c
+        .query_one(
+            "SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'costlab_probe_%'",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(left, 0, "the probe's schema was dropped");
+    let ext: i64 = c
+        .query_one(
+            "SELECT count(*) FROM pg_extension WHERE extname = 'pg_buffercache'",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(ext, 0, "nothing left behind");
+
+    // --into adds the section to a calibration file, which still loads.
+    let cal_path = dir.path().join("cal.json");
+    let scratch = tempfile::tempdir().unwrap();
+    quick_calibration(scratch.path(), &cal_path, "3");
+    let o = probe()
+        .args([
+            "postgres",
+            "--dsn",
+            &server.dsn(),
+            "--rows",
+            "20000",
+            "--repetitions",
+            "1",
+            "--into",
+        ])
+        .arg(&cal_path)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let cal = Calibration::from_json(&std::fs::read_to_string(&cal_path).unwrap()).unwrap();
+    let pg = cal.postgres.as_ref().expect("the postgres section");
+    assert!(pg.random_page_cost.median > 0.0);
+    cal.to_profile().unwrap();
+
+    // A failing run (a table that cannot be built) still drops the schema.
+    let o = probe()
+        .args(["postgres", "--dsn", &server.dsn(), "--rows", "10"])
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let left: i64 = c
+        .query_one(
+            "SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'costlab_probe_%'",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(left, 0);
+}
