@@ -121,14 +121,35 @@ impl Query {
 
     /// Checks the query against a table: every column exists, the limit is sane.
     pub fn check(&self, table: &Table) -> Result<()> {
+        self.check_with(table, |name| table.column(name).is_ok())
+    }
+
+    /// [`Query::check`] with the column lookup supplied (same checks, same order, same
+    /// errors): a prepared table answers it from its own index of names instead of
+    /// comparing each name with every column, which sweeps would do at every point.
+    pub(crate) fn check_with(
+        &self,
+        table: &Table,
+        has_column: impl Fn(&str) -> bool,
+    ) -> Result<()> {
+        let column = |name: &str| {
+            if has_column(name) {
+                Ok(())
+            } else {
+                Err(Error::UnknownColumn {
+                    table: table.name.clone(),
+                    column: name.to_string(),
+                })
+            }
+        };
         if !self.table.eq_ignore_ascii_case(&table.name) {
             return Err(Error::UnknownTable(self.table.clone()));
         }
         for c in self.select.iter() {
-            table.column(c)?;
+            column(c)?;
         }
         for p in &self.predicates {
-            table.column(p.column())?;
+            column(p.column())?;
             if let Predicate::In { values, .. } = p {
                 if values.is_empty() {
                     return Err(Error::Unsupported("an empty IN list".into()));
@@ -136,7 +157,7 @@ impl Query {
             }
         }
         for k in &self.order_by {
-            table.column(&k.column)?;
+            column(&k.column)?;
         }
         if let Some(l) = self.limit {
             crate::error::check_range("LIMIT", l, 0.0, 1e15)?;

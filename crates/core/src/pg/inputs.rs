@@ -197,6 +197,79 @@ pub(crate) struct TableInfo {
     pub allvisfrac: f64,
     pub cols: Vec<ColInfo>,
     pub indexes: Vec<IndexInfo>,
+    /// Column positions by name, for the query's column names.
+    pub names: ColumnNames,
+}
+
+/// Column positions by name, ignoring ASCII case; the first column of a name wins, as
+/// with `Table::column`. Queries name columns as strings and planning needs their
+/// positions several times per query; comparing each name with every column's was a
+/// visible part of a sweep point, so a prepared table keeps this small open-addressing
+/// table: the hash of the lower-cased name picks a slot, a taken slot passes on to the
+/// next one.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ColumnNames {
+    /// (name, position) or empty; the length is a power of two above twice the column
+    /// count, so a probe always ends at an empty slot.
+    slots: Vec<Option<(Box<str>, usize)>>,
+}
+
+impl ColumnNames {
+    pub fn new<'n>(names: impl ExactSizeIterator<Item = &'n str>) -> ColumnNames {
+        let len = (2 * names.len() + 1).next_power_of_two();
+        let mut index = ColumnNames {
+            slots: vec![None; len],
+        };
+        for (pos, name) in names.enumerate() {
+            let mut i = index.home(name);
+            loop {
+                match &index.slots[i] {
+                    // A later column with the same name stays unreachable, as it is
+                    // through `Table::column`.
+                    Some((n, _)) if n.eq_ignore_ascii_case(name) => break,
+                    Some(_) => i = (i + 1) & (len - 1),
+                    None => {
+                        index.slots[i] = Some((name.into(), pos));
+                        break;
+                    }
+                }
+            }
+        }
+        index
+    }
+
+    /// FNV-1a over the lower-cased bytes, reduced to a slot.
+    fn home(&self, name: &str) -> usize {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in name.bytes() {
+            h = (h ^ b.to_ascii_lowercase() as u64).wrapping_mul(0x0100_0000_01b3);
+        }
+        (h as usize) & (self.slots.len() - 1)
+    }
+
+    /// The position of the first column named `name`, ignoring ASCII case.
+    pub fn position(&self, name: &str) -> Option<usize> {
+        let len = self.slots.len();
+        if len == 0 {
+            return None;
+        }
+        let mut i = self.home(name);
+        while let Some((n, pos)) = &self.slots[i] {
+            if n.eq_ignore_ascii_case(name) {
+                return Some(*pos);
+            }
+            i = (i + 1) & (len - 1);
+        }
+        None
+    }
+
+    /// [`ColumnNames::position`], or `Table::column`'s error for `table`.
+    pub fn resolve(&self, table: &Table, name: &str) -> Result<usize> {
+        self.position(name).ok_or_else(|| Error::UnknownColumn {
+            table: table.name.clone(),
+            column: name.to_string(),
+        })
+    }
 }
 
 /// The base relation with everything the path builders need: the prepared table's
@@ -402,7 +475,8 @@ impl TableInfo {
     /// The query-independent half of spec section 2: stored statistics, heap size and
     /// indexes. A prepared table builds this once; every query then borrows it.
     pub fn build(table: &Table) -> Result<TableInfo> {
-        let col_pos = |name: &str| column_position(table, name);
+        let names = ColumnNames::new(table.columns.iter().map(|c| c.name.as_str()));
+        let col_pos = |name: &str| names.resolve(table, name);
 
         let mut cols: Vec<ColInfo> = table
             .columns
@@ -477,20 +551,9 @@ impl TableInfo {
             allvisfrac,
             cols,
             indexes,
+            names,
         })
     }
-}
-
-/// Position of a column in `table.columns` (the first whose name matches, ignoring case).
-fn column_position(table: &Table, name: &str) -> Result<usize> {
-    table
-        .columns
-        .iter()
-        .position(|c| c.name.eq_ignore_ascii_case(name))
-        .ok_or_else(|| Error::UnknownColumn {
-            table: table.name.clone(),
-            column: name.to_string(),
-        })
 }
 
 impl<'a> Rel<'a> {
@@ -503,7 +566,7 @@ impl<'a> Rel<'a> {
             Cow::Owned(info.cols.clone()),
             Cow::Owned(info.indexes.clone()),
         );
-        blank.with_query(table, query)
+        blank.with_query(&info.names, table, query)
     }
 
     /// [`Rel::build`] over a prepared table, whose columns and indexes it borrows: only
@@ -514,7 +577,7 @@ impl<'a> Rel<'a> {
             Cow::Borrowed(&info.cols),
             Cow::Borrowed(&info.indexes),
         );
-        blank.with_query(table, query)
+        blank.with_query(&info.names, table, query)
     }
 
     /// The relation before any clause: the table's facts only.
@@ -537,8 +600,8 @@ impl<'a> Rel<'a> {
         }
     }
 
-    fn with_query(mut self, table: &Table, query: &Query) -> Result<Rel<'a>> {
-        let col_pos = |name: &str| column_position(table, name);
+    fn with_query(mut self, names: &ColumnNames, table: &Table, query: &Query) -> Result<Rel<'a>> {
+        let col_pos = |name: &str| names.resolve(table, name);
 
         // Restriction clauses, in query order (BETWEEN expands to two); their selectivity
         // follows below, once all are in.
@@ -608,27 +671,32 @@ impl<'a> Rel<'a> {
         let all: Vec<usize> = (0..rel.clauses.len()).collect();
         rel.rows = clamp_row_est(rel.tuples * selfuncs::clauselist_selectivity(&rel, &all));
 
-        // Output width: target list plus ORDER BY columns (resjunk), not quals.
-        let mut out: Vec<usize> = if query.select.is_empty() {
-            (0..rel.cols.len()).collect()
+        // Output width: target list plus ORDER BY columns (resjunk), not quals. The scan
+        // must also produce the quals' columns (`needed`, for index-only scans).
+        if query.select.is_empty() {
+            // SELECT *: every column, in order, which ORDER BY and the quals only repeat;
+            // nothing to sort or deduplicate at every sweep point.
+            rel.width = rel.cols.iter().map(|c| c.width).sum::<f64>();
+            rel.needed = (0..rel.cols.len()).collect();
         } else {
-            query
-                .select
-                .iter()
-                .map(|s| col_pos(s))
-                .collect::<Result<_>>()?
-        };
-        for k in &query.order_by {
-            out.push(col_pos(&k.column)?);
+            // Room for the quals' columns: growing the list would copy it.
+            let mut out: Vec<usize> =
+                Vec::with_capacity(query.select.len() + query.order_by.len() + rel.clauses.len());
+            for s in &query.select {
+                out.push(col_pos(s)?);
+            }
+            for k in &query.order_by {
+                out.push(col_pos(&k.column)?);
+            }
+            out.sort_unstable();
+            out.dedup();
+            rel.width = out.iter().map(|&c| rel.cols[c].width).sum::<f64>();
+            let mut needed = out;
+            needed.extend(rel.clauses.iter().map(|c| c.col));
+            needed.sort_unstable();
+            needed.dedup();
+            rel.needed = needed;
         }
-        out.sort_unstable();
-        out.dedup();
-        rel.width = out.iter().map(|&c| rel.cols[c].width).sum::<f64>();
-        let mut needed = out;
-        needed.extend(rel.clauses.iter().map(|c| c.col));
-        needed.sort_unstable();
-        needed.dedup();
-        rel.needed = needed;
 
         // Query pathkeys: a column equated to a constant sorts trivially (spec 11).
         for k in &query.order_by {

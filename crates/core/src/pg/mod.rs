@@ -166,7 +166,7 @@ impl<'t> Prepared<'t> {
 
     /// Plans `query` with the knob values.
     pub fn plan(&self, query: &Query, knobs: &KnobValues) -> Result<Planned> {
-        query.check(&self.table)?;
+        query.check_with(&self.table, |name| self.info.names.position(name).is_some())?;
         let consts = Consts::from_knobs(knobs)?;
         let rel = Rel::for_query(&self.info, &self.table, query)?;
         let ctx = Ctx {
@@ -536,7 +536,7 @@ impl<'a> Planner<'a> {
         } else {
             0
         };
-        // Room for every path up front: growing moves the paths, which are large.
+        // Room for every path up front: growing the lists would move the paths again.
         let most = 2 * self.scans.len() + 2;
         let mut complete = Vec::with_capacity(most);
         complete.push(ctx.seq_path(0));
@@ -705,7 +705,7 @@ impl<'a> Planner<'a> {
             match (shown_as_is, at(&complete), at(&gathers)) {
                 (true, Some(i), _) => Winner::Complete(i),
                 (true, None, Some(i)) => Winner::Gathered(i),
-                _ => Winner::Built(Box::new(w.clone())),
+                _ => Winner::Built(w.clone()),
             }
         });
 
@@ -728,7 +728,7 @@ impl<'a> Planner<'a> {
         }
         if let Some(Winner::Built(w)) = winner {
             let same_key = candidates.iter().position(|c| c.key == w.key);
-            chosen = Some(put_chosen(&mut candidates, same_key, *w));
+            chosen = Some(put_chosen(&mut candidates, same_key, w));
         }
         Planned {
             candidates,
@@ -744,11 +744,13 @@ enum Winner {
     /// `gathers[i]`, likewise.
     Gathered(usize),
     /// A path built for the choice (a Sort, Limit or Gather Merge on top of another).
-    Built(Box<Path>),
+    Built(Path),
 }
 
 /// Adds a path to the candidates unless one with its key is there already; the chosen
 /// path's plan goes under its key either way, and `chosen` says where.
+/// Inlined into [`Planner::run`]: the plan then goes from its box to the list in one copy.
+#[inline]
 fn show(candidates: &mut Vec<Candidate>, chosen: &mut Option<usize>, p: Path, is_winner: bool) {
     let same_key = candidates.iter().position(|c| c.key == p.key);
     if is_winner {
@@ -756,23 +758,25 @@ fn show(candidates: &mut Vec<Candidate>, chosen: &mut Option<usize>, p: Path, is
     } else if same_key.is_none() {
         candidates.push(Candidate {
             key: p.key,
-            plan: p.node,
+            plan: *p.node,
         });
     }
 }
 
 /// Puts the chosen path's plan under its key: over the candidate already shown with that
 /// key (at `same_key`), else as a new candidate. Returns its position.
+/// Inlined like [`show`].
+#[inline]
 fn put_chosen(candidates: &mut Vec<Candidate>, same_key: Option<usize>, p: Path) -> usize {
     match same_key {
         Some(i) => {
-            candidates[i].plan = p.node;
+            candidates[i].plan = *p.node;
             i
         }
         None => {
             candidates.push(Candidate {
                 key: p.key,
-                plan: p.node,
+                plan: *p.node,
             });
             candidates.len() - 1
         }

@@ -17,7 +17,10 @@ use crate::query::CmpOp;
 #[derive(Clone, Debug)]
 pub(crate) struct Path {
     pub key: Name,
-    pub node: PlanNode,
+    /// Boxed: a path is moved many times as it is built, wrapped in Gather, Sort or Limit,
+    /// and handed to its candidate, and a plan node is large; moving the box moves one
+    /// pointer, where moving the node copied it whole each time.
+    pub node: Box<PlanNode>,
     /// Rows of the path (per process for partial paths).
     pub rows: f64,
     /// Provides the query's ORDER BY.
@@ -27,7 +30,7 @@ pub(crate) struct Path {
     pub parallel_safe: bool,
     /// Planned workers of a partial path (0 for a complete path).
     pub workers: u32,
-    /// The key a Gather over this path gets, when made with the table (see
+    /// The key a Gather over this partial path gets, when made with the table (see
     /// [`IndexKeys`](super::inputs::IndexKeys)); else [`Ctx::gather`] spells it.
     pub gather_key: Option<Name>,
 }
@@ -75,15 +78,21 @@ pub(crate) struct IndexScan {
     pub correlation: f64,
 }
 
+/// A node without relation, index, details or children (the builders add them). Written
+/// as one literal so that `Box::new(node(..))` can build it in its box.
+#[inline(always)]
 fn node(op: &'static str, cost: NodeCost, rows: f64, width: f64, work: Work) -> PlanNode {
-    let mut n = PlanNode::leaf(
-        Name::from_static(op),
-        Cost::new(cost.startup, cost.total),
+    PlanNode {
+        op: Name::from_static(op),
+        relation: None,
+        index: None,
+        details: Vec::new(),
+        cost: Cost::new(cost.startup, cost.total),
         rows,
+        width,
         work,
-    );
-    n.width = width;
-    n
+        children: Vec::new(),
+    }
 }
 
 fn reads(
@@ -101,6 +110,22 @@ fn reads(
         requests,
         distinct,
     }
+}
+
+/// Makes `child` the only child of `n`. `vec![child]` allocates room for exactly one
+/// node, where pushing onto the empty list would reserve four (a Vec's first growth for
+/// elements of this size), about a kilobyte per node at every sweep point.
+fn set_child(n: &mut PlanNode, child: PlanNode) {
+    n.children = vec![child];
+}
+
+/// Puts `parent` in the box of the node it wraps, with that node as its only child: a
+/// Gather, Gather Merge, Sort or Limit takes over its input's allocation rather than
+/// making one more at every sweep point.
+fn wrap(mut boxed: Box<PlanNode>, parent: PlanNode) -> Box<PlanNode> {
+    let child = std::mem::replace(&mut *boxed, parent);
+    set_child(&mut boxed, child);
+    boxed
 }
 
 /// Expected distinct pages among `n` uniformly random page requests on `t` pages.
@@ -193,7 +218,7 @@ impl Ctx<'_, '_> {
         } else {
             "Seq Scan"
         };
-        let mut n = node(op, cost, rows, rel.width, work);
+        let mut n = Box::new(node(op, cost, rows, rel.width, work));
         self.relation_node(&mut n);
         if !rel.clauses.is_empty() {
             self.detail(&mut n, || {
@@ -236,7 +261,7 @@ impl Ctx<'_, '_> {
         // quals, `=` columns from the front then the first non-`=` column, are a prefix
         // of them.
         let key_of = |col: usize| ix.keys.iter().position(|&c| c == col);
-        let mut quals: Vec<usize> = Vec::new();
+        let mut quals: Vec<usize> = Vec::with_capacity(rel.clauses.len());
         let mut boundary_len = 0;
         let mut boundary_open = true;
         let mut first_col_quals = 0;
@@ -321,6 +346,11 @@ impl Ctx<'_, '_> {
             return None;
         }
 
+        // Usually every qual is a boundary qual; the figures over both lists are then the
+        // same, and computed once.
+        let btree_selectivity = super::selfuncs::clauselist_selectivity(rel, boundary);
+        let boundary_sa_scans = sa(boundary);
+        let all_quals = boundary.len() == quals.len();
         let input = BtreeInput {
             index_pages: ix.pages,
             index_tuples: ix.tuples,
@@ -328,11 +358,19 @@ impl Ctx<'_, '_> {
             rel_tuples: rel.tuples,
             total_table_pages: rel.total_table_pages,
             n_index_quals: quals.len() as f64,
-            boundary_sa_scans: sa(boundary),
-            all_sa_scans: sa(&quals),
+            boundary_sa_scans,
+            all_sa_scans: if all_quals {
+                boundary_sa_scans
+            } else {
+                sa(&quals)
+            },
             unique_all_eq,
-            btree_selectivity: super::selfuncs::clauselist_selectivity(rel, boundary),
-            index_selectivity: super::selfuncs::clauselist_selectivity(rel, &quals),
+            btree_selectivity,
+            index_selectivity: if all_quals {
+                btree_selectivity
+            } else {
+                super::selfuncs::clauselist_selectivity(rel, &quals)
+            },
         };
         let bt = costsize::btcostestimate(self.c, self.version, &input);
         // btcost_correlation: leading column, x0.75 for multi-column indexes.
@@ -457,7 +495,7 @@ impl Ctx<'_, '_> {
             (true, true, false) => "Parallel Index Only Scan",
             (true, true, true) => "Parallel Index Only Scan Backward",
         };
-        let mut n = node(op, cost.cost, cost.rows, rel.width, work);
+        let mut n = Box::new(node(op, cost.cost, cost.rows, rel.width, work));
         self.relation_node(&mut n);
         n.index = Some(ix.name.clone());
         if !s.quals.is_empty() {
@@ -483,7 +521,8 @@ impl Ctx<'_, '_> {
             disabled,
             parallel_safe: true,
             workers: cost.workers,
-            gather_key: Some(gather_key.clone()),
+            // Only a partial path is ever gathered; a complete one needs no second key.
+            gather_key: partial.then(|| gather_key.clone()),
         })
     }
 
@@ -633,7 +672,7 @@ impl Ctx<'_, '_> {
         } else {
             "Bitmap Heap Scan"
         };
-        let mut n = node(op, cost, rows, rel.width, work);
+        let mut n = Box::new(node(op, cost, rows, rel.width, work));
         self.relation_node(&mut n);
         // The clause lists are only for the detail lines; a plan without them skips both.
         if self.detail == Detail::Full {
@@ -650,11 +689,14 @@ impl Ctx<'_, '_> {
             }
         }
         self.disabled_detail(&mut n, disabled);
-        n.children.push(child);
+        set_child(&mut n, child);
         let (key, gather_key) = match scans {
             [s] => {
                 let keys = &rel.indexes[s.idx].path_keys();
-                (keys.bitmap.clone(), Some(keys.gather_bitmap.clone()))
+                (
+                    keys.bitmap.clone(),
+                    partial.then(|| keys.gather_bitmap.clone()),
+                )
             }
             _ => {
                 let mut key_parts: Vec<&str> = vec!["bitmap:"];
@@ -696,7 +738,7 @@ impl Ctx<'_, '_> {
         let key = sub
             .gather_key
             .unwrap_or_else(|| self.keys.get(&["gather-", &sub.key]));
-        n.children.push(sub.node);
+        let n = wrap(sub.node, n);
         Path {
             key,
             node: n,
@@ -731,7 +773,7 @@ impl Ctx<'_, '_> {
         };
         let mut n = node("Gather Merge", cost, rows, sub.node.width, work);
         self.detail(&mut n, || format!("Workers Planned: {workers}"));
-        n.children.push(sub.node);
+        let n = wrap(sub.node, n);
         Path {
             key: self.keys.get(&["gather-merge-", inner_key]),
             node: n,
@@ -761,7 +803,7 @@ impl Ctx<'_, '_> {
         self.detail(&mut n, || format!("Sort Key: {}", sort_key_text(self.rel)));
         self.disabled_detail(&mut n, disabled);
         let key = self.keys.get(&["sort(", &sub.key, ")"]);
-        n.children.push(sub.node);
+        let n = wrap(sub.node, n);
         Path {
             key,
             node: n,
@@ -787,8 +829,8 @@ impl Ctx<'_, '_> {
             rows_out: rows,
             ..Work::default()
         };
-        let mut n = node("Limit", cost, rows, child.width, work);
-        n.children.push(child);
+        let width = child.width;
+        let n = wrap(child, node("Limit", cost, rows, width, work));
         Path {
             key,
             node: n,

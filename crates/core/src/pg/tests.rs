@@ -1010,3 +1010,28 @@ fn gather_merge_rows_follow_the_planner_function_that_builds_it() {
         assert_eq!(gm.rows, inputs::clamp_row_est(sort.rows * factor), "{v:?}");
     }
 }
+
+/// The prepared table's name index answers as `Table::column` does: ASCII case ignored,
+/// the first of two same-named columns, nothing for an unknown name; and a prepared plan
+/// reports an unknown column with `Query::check`'s error.
+#[test]
+fn column_names_resolve_like_table_column() {
+    let names = super::inputs::ColumnNames::new(["pk", "I7", "i8", "i7", "c1"].into_iter());
+    assert_eq!(names.position("pk"), Some(0));
+    assert_eq!(names.position("i7"), Some(1));
+    assert_eq!(names.position("I8"), Some(2));
+    assert_eq!(names.position("C1"), Some(4));
+    assert_eq!(names.position("i9"), None);
+    assert_eq!(names.position(""), None);
+    assert_eq!(super::inputs::ColumnNames::default().position("pk"), None);
+
+    let t = table_13();
+    let opts = PgOptions::default();
+    let prepared = Prepared::new(&t, Pg18, &opts).unwrap();
+    let mut q = q13(100.0);
+    q.select = vec!["nope".into()];
+    assert_eq!(
+        prepared.plan(&q, &knobs()).unwrap_err(),
+        q.check(&t).unwrap_err()
+    );
+}
