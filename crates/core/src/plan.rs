@@ -261,6 +261,14 @@ pub enum Detail {
     Omit,
 }
 
+impl Detail {
+    /// Whether plans carry EXPLAIN's text lines. Builds without the `explain-text` feature
+    /// (the web page, which never prints them) leave the formatting code out entirely.
+    pub fn keeps_text(self) -> bool {
+        cfg!(feature = "explain-text") && self == Detail::Full
+    }
+}
+
 /// One node of a plan, with its children. Costs are cumulative as EXPLAIN shows them;
 /// work is the node's own (add the children's to get the plan's).
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -1085,7 +1085,7 @@ impl<'a> Ctx<'a> {
     fn impossible(&self) -> Planned {
         let op = Name::from_static("NULL");
         let mut node = PlanNode::leaf(op, Cost::new(0.0, 0.0), 0.0, Work::default());
-        if self.prep.detail == Detail::Full {
+        if self.prep.detail.keeps_text() {
             node.details.push("Impossible WHERE".into());
         }
         Planned {
@@ -1215,9 +1215,10 @@ impl<'a> Ctx<'a> {
     }
 
     fn candidate(&self, p: Path) -> Candidate {
-        let details = match self.prep.detail {
-            Detail::Full => self.details(&p),
-            Detail::Omit => Vec::new(),
+        let details = if self.prep.detail.keeps_text() {
+            self.details(&p)
+        } else {
+            Vec::new()
         };
         let op = Name::from_static(p.op);
         let mut node = PlanNode::leaf(op, Cost::new(0.0, p.cost), p.rows, p.work);

@@ -139,7 +139,7 @@ fn expected_distinct(t: f64, n: f64) -> f64 {
 impl Ctx<'_, '_> {
     /// Adds an EXPLAIN detail line, formatted only when the plan keeps details.
     fn detail(&self, node: &mut PlanNode, line: impl FnOnce() -> String) {
-        if self.detail == Detail::Full {
+        if self.detail.keeps_text() {
             node.details.push(line());
         }
     }
@@ -675,7 +675,7 @@ impl Ctx<'_, '_> {
         let mut n = Box::new(node(op, cost, rows, rel.width, work));
         self.relation_node(&mut n);
         // The clause lists are only for the detail lines; a plan without them skips both.
-        if self.detail == Detail::Full {
+        if self.detail.keeps_text() {
             let mut recheck: Vec<usize> = scans.iter().flat_map(|s| s.quals.clone()).collect();
             recheck.sort_unstable();
             let filter: Vec<usize> = rel.clause_ids().filter(|i| !recheck.contains(i)).collect();
