@@ -9,10 +9,21 @@
 //!
 //! # Schema, version 1
 //!
-//! Every measured figure is an [`Estimate`]: the median of `runs` repetitions and a 95 %
+//! Every measured figure is an [`Estimate`]: the median over `runs` blocks and a 95 %
 //! percentile-bootstrap confidence interval of that median (`lo`, `hi`; 1000 resamples with
-//! replacement). Units are in the field names: `_mbps` is 10^6 bytes per second, `_us`
-//! microseconds, `_ns` nanoseconds, `_ms` milliseconds.
+//! replacement). `runs` counts *blocks*, not back-to-back repetitions: the probe cuts its
+//! run into `method.blocks` short blocks spread over the whole measuring time, runs every
+//! step (each I/O configuration, each memory tier, the CPU loop) once per block in a
+//! shuffled order, with fresh buffers, allocations and offsets per block, keeps one summary
+//! per block and figure, and bootstraps over the blocks (a block, or cluster, bootstrap,
+//! resampling runs of neighbouring blocks so that a drift over the run widens the interval).
+//! The interval therefore covers the drift of the machine over the run (frequency, steal
+//! time, cache placement, the host's disk cache), not only the scatter of samples taken
+//! back to back; it is the uncertainty of the figure as one run delivers it. Files from
+//! earlier probes (fewer, longer blocks; memory and CPU steps after the I/O, on one
+//! allocation) have the same fields with the same meaning and load unchanged. Units are in
+//! the field names: `_mbps` is 10^6 bytes per second, `_us` microseconds, `_ns`
+//! nanoseconds, `_ms` milliseconds.
 //!
 //! ```text
 //! {
@@ -64,8 +75,8 @@ pub const VERSION: u32 = 1;
 /// Larger files are refused before parsing (a real file is a few kB).
 pub const MAX_BYTES: usize = 1024 * 1024;
 
-/// One measured figure: the median of `runs` repetitions and the bootstrap confidence
-/// interval of that median.
+/// One measured figure: the median over `runs` blocks (one summary per block) and the
+/// bootstrap confidence interval of that median, resampled over the blocks.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Estimate {
@@ -168,9 +179,12 @@ pub struct Method {
     pub quick: bool,
     /// Seed of the random offsets and run order.
     pub seed: u64,
-    /// A warm-up run before every measured step was discarded.
+    /// A warm-up block (every step at half length) before the measured blocks was
+    /// discarded.
     pub warmup_discarded: bool,
-    /// Blocks of runs; within a block the configurations ran in a shuffled order.
+    /// Measured blocks, spread over the run; every step (I/O configuration, memory tier,
+    /// CPU loop) ran once per block, in an order shuffled per block, on fresh buffers and
+    /// offsets. The `runs` of an estimate is the number of blocks behind it.
     pub blocks: u32,
     pub bootstrap_resamples: u32,
 }

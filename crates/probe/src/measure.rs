@@ -1,12 +1,40 @@
 //! The measurements: sequential and random reads of the test file, buffer and page-cache
 //! hits, CPU per row.
 //!
-//! Method (calibration-and-devices.md §4.5): every I/O configuration (2 sequential request
-//! sizes, 2 page sizes × 6 queue depths) runs once per block, in an order shuffled anew for
-//! each block; a first block of half-length runs warms up and is discarded; the figure of a
-//! configuration is the median over the blocks with a bootstrap interval. Memory tiers and
-//! the CPU loop follow the same pattern on their own. Time budgets are shares of what is
-//! left of `--max-seconds` after the test file was written.
+//! # Method
+//!
+//! The confidence interval of a figure must describe how much the figure moves from one run
+//! to the next, not only how much back-to-back samples scatter within a short window: on a
+//! virtual machine the CPU frequency, steal time, the physical placement of a buffer and the
+//! host's disk cache all drift over seconds to minutes. So every figure is measured in many
+//! short runs spread over the whole measuring time (calibration-and-devices.md §4.5, with
+//! blocks):
+//!
+//! - The run is cut into [`Plan::blocks`] blocks (24 by default, 8 with `--quick`) after a
+//!   warm-up block of half length that is discarded. Each block runs every *step* once, in
+//!   an order shuffled anew for the block: the 14 I/O configurations (2 sequential request
+//!   sizes, 2 page sizes × 6 queue depths), the two buffer hits (8 and 16 kB), the page-cache
+//!   hit and the CPU loop. A figure's runs are therefore interleaved with every other step
+//!   and spread evenly over the run, so slow drift lands in the spread between blocks.
+//! - The CPU-bound steps measure something new in every block, so one lucky or unlucky
+//!   placement cannot dominate a run: the buffer pool (64 MiB) is a fresh allocation with
+//!   fresh random pages to copy; the page-cache region (64 MiB of the test file) starts at a
+//!   fresh random offset, is read into the cache for the block and dropped after it; the rows
+//!   of the CPU loop are a fresh allocation with fresh random values. I/O runs start at fresh
+//!   random offsets.
+//! - One summary per block and figure (the run's MB/s, IOPS, mean, p50 and p99 latency; the
+//!   ns per hit; the CPU slope of that block); the figure is the median over the blocks, and
+//!   its 95 % interval a percentile bootstrap over the blocks (a block, or cluster,
+//!   bootstrap: a block is the unit resampled, never the samples inside one). The blocks
+//!   are resampled in runs of neighbours in time (`stats::bootstrap_median`, a circular
+//!   moving-block bootstrap), so a drift over the run widens the interval. `runs` of an
+//!   estimate is the number of blocks behind it.
+//! - Time: before every block, what is left of `--max-seconds` (after the test file was
+//!   written) is shared among the blocks still to run, less the set-up time the previous
+//!   block needed (allocations, loading the cached region), so the run keeps its budget
+//!   whatever the machine's speed. Within a block an I/O configuration gets one share, the
+//!   sequential 1 MiB reads [`SEQ_LARGE_WEIGHT`] shares (a virtual disk bursts), the memory
+//!   and CPU steps fractions of one ([`MEM_WEIGHT`], [`CPU_WEIGHT`]).
 
 use crate::io::{advise_random, drop_cache, AlignedBuf, IoMode};
 use crate::stats::{bootstrap_median, linear_fit, median, percentile_ns};
@@ -28,6 +56,15 @@ pub const QUEUE_DEPTHS: [usize; 6] = [1, 2, 4, 8, 16, 32];
 pub const PAGE_SIZES: [usize; 2] = [8192, 16384];
 pub const LARGE_REQUEST: usize = 1 << 20;
 pub const PAGE_REQUEST: usize = 8192;
+/// Time of one memory step (a buffer hit, the page-cache hit) in a block, as a fraction of
+/// an I/O configuration's time.
+pub const MEM_WEIGHT: f64 = 0.3;
+/// Time of the CPU step in a block, as a fraction of an I/O configuration's time.
+pub const CPU_WEIGHT: f64 = 0.8;
+/// Time of the sequential 1 MiB step in a block, in I/O configuration shares.
+pub const SEQ_LARGE_WEIGHT: f64 = 4.0;
+/// Shortest run of a step, whatever the budget.
+const MIN_RUN: Duration = Duration::from_millis(3);
 
 pub struct Plan {
     pub quick: bool,
@@ -40,29 +77,66 @@ impl Plan {
     pub fn new(quick: bool, seed: u64) -> Plan {
         Plan {
             quick,
-            blocks: if quick { 5 } else { 7 },
+            blocks: if quick { 8 } else { 24 },
             seed,
         }
     }
 
-    /// Runs the steps report: I/O runs, memory runs.
+    /// Runs the steps report: every step once per block, warm-up included.
     pub fn total_runs(&self) -> u64 {
-        let io = (2 + PAGE_SIZES.len() * QUEUE_DEPTHS.len()) * (self.blocks + 1);
-        let mem = 4 * (self.blocks + 1);
-        (io + mem) as u64
+        (steps().len() * (self.blocks + 1)) as u64
     }
 }
 
 #[derive(Clone, Copy, Debug)]
-enum Job {
+enum Step {
     Seq { request: usize },
     Rand { page: usize, qd: usize },
+    BufferHit { page: usize },
+    OsCacheHit,
+    Cpu,
 }
 
+impl Step {
+    fn weight(self) -> f64 {
+        match self {
+            // Long sequential runs: a virtual disk serves a short burst faster than it
+            // sustains (a host-side token bucket), and the figure is the sustained rate.
+            Step::Seq { request } if request == LARGE_REQUEST => SEQ_LARGE_WEIGHT,
+            Step::Seq { .. } | Step::Rand { .. } => 1.0,
+            Step::BufferHit { .. } | Step::OsCacheHit => MEM_WEIGHT,
+            Step::Cpu => CPU_WEIGHT,
+        }
+    }
+}
+
+/// Every step of a block, in a fixed order (shuffled per block when run).
+fn steps() -> Vec<Step> {
+    let mut v = vec![
+        Step::Seq {
+            request: LARGE_REQUEST,
+        },
+        Step::Seq {
+            request: PAGE_REQUEST,
+        },
+    ];
+    for &page in &PAGE_SIZES {
+        for &qd in &QUEUE_DEPTHS {
+            v.push(Step::Rand { page, qd });
+        }
+    }
+    v.push(Step::BufferHit { page: 8192 });
+    v.push(Step::BufferHit { page: 16384 });
+    v.push(Step::OsCacheHit);
+    v.push(Step::Cpu);
+    v
+}
+
+/// One summary per measured block.
 #[derive(Default)]
 struct Samples {
-    /// Seq: MB/s; random: IOPS.
-    rate: Vec<f64>,
+    /// Seq: MB/s; random: IOPS; memory and CPU: ns.
+    value: Vec<f64>,
     mean_us: Vec<f64>,
     p50_us: Vec<f64>,
     p99_us: Vec<f64>,
@@ -96,85 +170,122 @@ pub fn measure(
     bar: &ProgressBar,
 ) -> Result<Measured, String> {
     let mut rng = SmallRng::seed_from_u64(plan.seed);
-    let left = deadline
-        .saturating_duration_since(Instant::now())
-        .saturating_sub(Duration::from_millis(300));
-    let io_budget = left.mul_f64(0.78);
-    let mem_budget = left.mul_f64(0.05);
-    let cpu_budget = left.mul_f64(0.07);
+    // Keep a margin for a block that overruns its share, the statistics and removing the
+    // test file: 0.3 s and 2 % of what is left.
+    let left = deadline.saturating_duration_since(Instant::now());
+    let deadline = deadline - (Duration::from_millis(300) + left.mul_f64(0.02)).min(left);
+    let steps = steps();
+    let weights: f64 = steps.iter().map(|s| s.weight()).sum();
+    let max_rows: usize = if plan.quick { 1 << 19 } else { 1 << 20 };
+    let cached_file = File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    advise_random(&cached_file);
+    let region_bytes = file_bytes.min(64 << 20) / 8192 * 8192;
+    let ctx = |e: io::Error| format!("{}: {e}", path.display());
 
-    // ---- I/O
-    let mut jobs = vec![
-        Job::Seq {
-            request: LARGE_REQUEST,
-        },
-        Job::Seq {
-            request: PAGE_REQUEST,
-        },
-    ];
-    for &page in &PAGE_SIZES {
-        for &qd in &QUEUE_DEPTHS {
-            jobs.push(Job::Rand { page, qd });
-        }
-    }
-    let run_len = io_budget.div_f64(jobs.len() as f64 * (plan.blocks as f64 + 0.5));
-    let mut samples: Vec<Samples> = jobs.iter().map(|_| Samples::default()).collect();
-    let mut order: Vec<usize> = (0..jobs.len()).collect();
+    let mut samples: Vec<Samples> = steps.iter().map(|_| Samples::default()).collect();
+    let mut order: Vec<usize> = (0..steps.len()).collect();
+    // Set-up time a block needs besides its measuring time (allocations, loading the
+    // region); learnt from the blocks run so far.
+    let mut overhead = Duration::ZERO;
     for block in 0..=plan.blocks {
-        order.shuffle(&mut rng);
         let warmup = block == 0;
-        let len = if warmup { run_len / 2 } else { run_len };
         bar.set_message(if warmup {
-            "warming up the device".to_string()
+            "warming up".to_string()
         } else {
-            format!("device reads, block {block} of {}", plan.blocks)
+            format!("block {block} of {}", plan.blocks)
         });
+        // This block's share of what is left: the warm-up counts half.
+        let units_left = (plan.blocks + 1 - block) as f64 - if warmup { 0.5 } else { 0.0 };
+        let this_units = if warmup { 0.5 } else { 1.0 };
+        let left = deadline.saturating_duration_since(Instant::now());
+        let share = left.mul_f64(this_units / units_left);
+        let measuring = share.saturating_sub(overhead.mul_f64(this_units));
+        let unit = measuring.div_f64(weights);
+        let block_start = Instant::now();
+        let mut measured = Duration::ZERO;
+
+        order.shuffle(&mut rng);
+        // The buffer pool of this block, allocated by its first buffer-hit step.
+        let mut pool: Option<Vec<u8>> = None;
         for &j in &order {
             if cancel.load(Ordering::Relaxed) {
                 return Err(interrupted());
             }
-            if mode == IoMode::BufferedDontNeed {
-                drop_cache(file, 0, 0);
-            }
+            let len = unit.mul_f64(steps[j].weight()).max(MIN_RUN);
             let seed = rng.next_u64();
             let s = &mut samples[j];
-            match jobs[j] {
-                Job::Seq { request } => {
+            match steps[j] {
+                Step::Seq { request } => {
+                    if mode == IoMode::BufferedDontNeed {
+                        drop_cache(file, 0, 0);
+                    }
                     let mbps = seq_run(file, file_bytes, request, len, seed)
                         .map_err(|e| format!("sequential read of {}: {e}", path.display()))?;
                     if !warmup {
-                        s.rate.push(mbps);
+                        s.value.push(mbps);
                     }
                 }
-                Job::Rand { page, qd } => {
+                Step::Rand { page, qd } => {
+                    if mode == IoMode::BufferedDontNeed {
+                        drop_cache(file, 0, 0);
+                    }
                     let r = random_run(file, file_bytes, page, qd, len, seed)
                         .map_err(|e| format!("random read of {}: {e}", path.display()))?;
                     if !warmup {
-                        s.rate.push(r.iops);
+                        s.value.push(r.iops);
                         s.mean_us.push(r.mean_us);
                         s.p50_us.push(r.p50_us);
                         s.p99_us.push(r.p99_us);
                     }
                 }
+                Step::BufferHit { page } => {
+                    let data = pool.get_or_insert_with(new_pool);
+                    let ns = buffer_hit_ns(data, page, len, seed);
+                    if !warmup {
+                        s.value.push(ns);
+                    }
+                }
+                Step::OsCacheHit => {
+                    let ns = os_cache_hit_ns(&cached_file, file_bytes, region_bytes, len, seed)
+                        .map_err(ctx)?;
+                    if !warmup {
+                        s.value.push(ns);
+                    }
+                }
+                Step::Cpu => {
+                    if let Some(per_row) = cpu_per_row(max_rows, len, seed) {
+                        if !warmup {
+                            s.value.push(per_row);
+                        }
+                    }
+                }
             }
+            measured += len;
             bar.inc(1);
         }
+        drop(pool);
+        let spent = block_start.elapsed();
+        overhead = spent.saturating_sub(measured).div_f64(this_units);
     }
+
     let mut est = |v: &[f64]| bootstrap_median(v, &mut rng);
-    let seq_large_mbps = est(&samples[0].rate);
-    let seq_page_mbps = est(&samples[1].rate);
+    let find =
+        |want: &dyn Fn(Step) -> bool| -> usize { steps.iter().position(|s| want(*s)).unwrap_or(0) };
+    let seq_large_mbps = est(&samples
+        [find(&|s| matches!(s, Step::Seq { request } if request == LARGE_REQUEST))]
+    .value);
+    let seq_page_mbps = est(&samples
+        [find(&|s| matches!(s, Step::Seq { request } if request == PAGE_REQUEST))]
+    .value);
     let mut random = Vec::new();
     for &page in &PAGE_SIZES {
         let mut points = Vec::new();
         for &qd in &QUEUE_DEPTHS {
-            let j = jobs
-                .iter()
-                .position(|x| matches!(*x, Job::Rand { page: p, qd: q } if p == page && q == qd))
-                .unwrap_or(0);
-            let s = &samples[j];
+            let s = &samples
+                [find(&|s| matches!(s, Step::Rand { page: p, qd: q } if p == page && q == qd))];
             points.push(RandomPoint {
                 queue_depth: qd as u32,
-                iops: est(&s.rate),
+                iops: est(&s.value),
                 mean_us: est(&s.mean_us),
                 p50_us: est(&s.p50_us),
                 p99_us: est(&s.p99_us),
@@ -185,52 +296,18 @@ pub fn measure(
             points,
         });
     }
-
-    // ---- Memory tiers
-    bar.set_message("buffer and page-cache hits");
-    let mem_run = mem_budget.div_f64(3.0 * (plan.blocks as f64 + 1.0));
-    let mut hit8 = Vec::new();
-    let mut hit16 = Vec::new();
-    let mut os = Vec::new();
-    let pool8 = Pool::new(8192, &mut rng);
-    let pool16 = Pool::new(16384, &mut rng);
-    let cached =
-        CachedRegion::new(path, file_bytes).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut tiers = [0usize, 1, 2];
-    for block in 0..=plan.blocks {
-        tiers.shuffle(&mut rng);
-        for &t in &tiers {
-            if cancel.load(Ordering::Relaxed) {
-                return Err(interrupted());
-            }
-            let ns = match t {
-                0 => pool8.hit_ns(mem_run),
-                1 => pool16.hit_ns(mem_run),
-                _ => cached
-                    .hit_ns(mem_run, rng.next_u64())
-                    .map_err(|e| format!("{}: {e}", path.display()))?,
-            };
-            if block > 0 {
-                [&mut hit8, &mut hit16, &mut os][t].push(ns);
-            }
-        }
-        bar.inc(3);
-    }
-    drop(cached);
-
-    // ---- CPU per row
-    bar.set_message("CPU per row");
-    let cpu = cpu_slopes(plan, cpu_budget, &mut rng, cancel, bar)?;
-
-    let mut est = |v: &[f64]| bootstrap_median(v, &mut rng);
+    let hit8 = &samples[find(&|s| matches!(s, Step::BufferHit { page: 8192 }))].value;
+    let hit16 = &samples[find(&|s| matches!(s, Step::BufferHit { page: 16384 }))].value;
+    let os = &samples[find(&|s| matches!(s, Step::OsCacheHit))].value;
+    let cpu = &samples[find(&|s| matches!(s, Step::Cpu))].value;
     Ok(Measured {
         seq_large_mbps,
         seq_page_mbps,
         random,
-        buffer_hit_ns: est(&hit8),
-        buffer_hit_16k_ns: est(&hit16),
-        os_cache_hit_ns: est(&os),
-        cpu_ns_per_row: est(&cpu),
+        buffer_hit_ns: est(hit8),
+        buffer_hit_16k_ns: est(hit16),
+        os_cache_hit_ns: est(os),
+        cpu_ns_per_row: est(cpu),
         blocks: plan.blocks,
     })
 }
@@ -260,7 +337,6 @@ fn seq_run(f: &File, file_bytes: u64, request: usize, len: Duration, seed: u64) 
         }
     }
 }
-
 pub struct RandomRun {
     pub iops: f64,
     pub mean_us: f64,
@@ -341,80 +417,73 @@ pub fn random_run(
     })
 }
 
-/// A hot in-process page pool larger than the last-level cache: a buffer hit copies one
-/// page out of it (as a buffer manager hands a page to the executor).
-struct Pool {
-    page: usize,
-    data: Vec<u8>,
-    picks: Vec<u32>,
-}
-
+/// Size of the buffer pool, larger than any last-level cache.
 const POOL_BYTES: usize = 64 << 20;
 
-impl Pool {
-    fn new(page: usize, rng: &mut SmallRng) -> Pool {
-        // The content does not matter to a copy; every page is written (touched) once.
-        let data = vec![0x5a_u8; POOL_BYTES];
-        let pages = (POOL_BYTES / page) as u32;
-        let picks = (0..1 << 16).map(|_| rng.random_range(0..pages)).collect();
-        Pool { page, data, picks }
-    }
+/// A fresh page pool: a new allocation, every page written (touched) once. The content
+/// does not matter to a copy.
+fn new_pool() -> Vec<u8> {
+    vec![0x5a_u8; POOL_BYTES]
+}
 
-    fn hit_ns(&self, len: Duration) -> f64 {
-        let mut scratch = vec![0u8; self.page];
-        let start = Instant::now();
-        let mut count = 0usize;
-        let mut k = 0usize;
-        loop {
-            for _ in 0..256 {
-                let p = self.picks[k & 0xffff] as usize * self.page;
-                k += 1;
-                scratch.copy_from_slice(black_box(&self.data[p..p + self.page]));
-                black_box(&mut scratch);
-            }
-            count += 256;
-            let el = start.elapsed();
-            if el >= len {
-                return el.as_nanos() as f64 / count as f64;
-            }
+/// A buffer hit: copy one `page` out of the hot pool (as a buffer manager hands a page to
+/// the executor), at pages drawn at random with `seed`, for `len`; ns per hit.
+fn buffer_hit_ns(pool: &[u8], page: usize, len: Duration, seed: u64) -> f64 {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let pages = (pool.len() / page) as u32;
+    let picks: Vec<u32> = (0..1 << 16).map(|_| rng.random_range(0..pages)).collect();
+    let mut scratch = vec![0u8; page];
+    let start = Instant::now();
+    let mut count = 0usize;
+    let mut k = 0usize;
+    loop {
+        for _ in 0..256 {
+            let p = picks[k & 0xffff] as usize * page;
+            k += 1;
+            scratch.copy_from_slice(black_box(&pool[p..p + page]));
+            black_box(&mut scratch);
+        }
+        count += 256;
+        let el = start.elapsed();
+        if el >= len {
+            return el.as_nanos() as f64 / count as f64;
         }
     }
 }
 
-/// A region of the test file read once through the page cache, then read at random with
-/// buffered pread: an OS page-cache hit.
-struct CachedRegion {
-    f: File,
-    bytes: u64,
-}
-
-impl CachedRegion {
-    fn new(path: &Path, file_bytes: u64) -> io::Result<CachedRegion> {
-        let f = File::open(path)?;
-        let bytes = file_bytes.min(64 << 20) / 8192 * 8192;
-        let mut buf = vec![0u8; 1 << 20];
-        let mut off = 0;
-        while off < bytes {
-            let n = f.read_at(&mut buf, off)?;
-            if n == 0 {
-                break;
-            }
-            off += n as u64;
+/// An OS page-cache hit: a region of `region` bytes of the test file at a random offset
+/// is read once through the page cache, then read at random 8 kB pages with buffered
+/// pread for `len`, then dropped from the cache again; ns per read.
+fn os_cache_hit_ns(
+    f: &File,
+    file_bytes: u64,
+    region: u64,
+    len: Duration,
+    seed: u64,
+) -> io::Result<f64> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let region = region.max(8192);
+    let starts = file_bytes.saturating_sub(region) / 8192 + 1;
+    let base = rng.random_range(0..starts) * 8192;
+    let mut buf = vec![0u8; 1 << 20];
+    let mut off = 0;
+    while off < region {
+        let want = ((region - off) as usize).min(buf.len());
+        let n = f.read_at(&mut buf[..want], base + off)?;
+        if n == 0 {
+            break;
         }
-        advise_random(&f);
-        Ok(CachedRegion { f, bytes })
+        off += n as u64;
     }
-
-    fn hit_ns(&self, len: Duration, seed: u64) -> io::Result<f64> {
-        let mut rng = SmallRng::seed_from_u64(seed);
-        let pages = self.bytes / 8192;
-        let mut buf = vec![0u8; 8192];
+    let pages = (off / 8192).max(1);
+    let mut page = vec![0u8; 8192];
+    let r = (|| {
         let start = Instant::now();
         let mut count = 0usize;
         loop {
             for _ in 0..64 {
-                let off = rng.random_range(0..pages) * 8192;
-                self.f.read_at(&mut buf, off)?;
+                let o = base + rng.random_range(0..pages) * 8192;
+                f.read_at(&mut page, o)?;
             }
             count += 64;
             let el = start.elapsed();
@@ -422,13 +491,9 @@ impl CachedRegion {
                 return Ok(el.as_nanos() as f64 / count as f64);
             }
         }
-    }
-}
-
-impl Drop for CachedRegion {
-    fn drop(&mut self) {
-        drop_cache(&self.f, 0, self.bytes);
-    }
+    })();
+    drop_cache(f, base, region);
+    r
 }
 
 /// A row of a narrow table as an executor sees it: a few fixed-width columns and a payload,
@@ -455,16 +520,12 @@ fn scan(rows: &[Row], limit: i32) -> i64 {
     sum
 }
 
-/// Per block: scans of several sizes (shuffled), the fastest of three per size, and the
-/// least-squares slope of time over rows: ns per row without the fixed cost of a scan.
-fn cpu_slopes(
-    plan: &Plan,
-    budget: Duration,
-    rng: &mut SmallRng,
-    cancel: &AtomicBool,
-    bar: &ProgressBar,
-) -> Result<Vec<f64>, String> {
-    let max_rows: usize = if plan.quick { 1 << 19 } else { 1 << 20 };
+/// CPU per row for one block: a fresh allocation of `max_rows` rows with fresh random
+/// values; scans of four sizes (`max_rows`, ½, ¼, ⅛) in rounds of shuffled order for `len`
+/// (at least two rounds), the fastest time per size, and the least-squares slope of time
+/// over rows: ns per row without the fixed cost of a scan. None if no slope can be fitted.
+fn cpu_per_row(max_rows: usize, len: Duration, seed: u64) -> Option<f64> {
+    let mut rng = SmallRng::seed_from_u64(seed);
     let rows: Vec<Row> = (0..max_rows)
         .map(|i| Row {
             id: i as u64,
@@ -475,44 +536,27 @@ fn cpu_slopes(
         })
         .collect();
     let mut sizes: Vec<usize> = (0..4).map(|k| max_rows >> k).collect();
+    let mut best = [f64::INFINITY; 4];
     let start = Instant::now();
-    let mut slopes = Vec::new();
-    for block in 0..=plan.blocks {
-        if cancel.load(Ordering::Relaxed) {
-            return Err(interrupted());
-        }
-        sizes.shuffle(rng);
-        let mut x = Vec::new();
-        let mut y = Vec::new();
+    let mut rounds = 0;
+    while rounds < 2 || start.elapsed() < len {
+        sizes.shuffle(&mut rng);
         for &n in &sizes {
-            let mut best = f64::INFINITY;
-            for _ in 0..3 {
-                let t = Instant::now();
-                black_box(scan(black_box(&rows[..n]), black_box(500)));
-                best = best.min(t.elapsed().as_nanos() as f64);
-            }
-            x.push(n as f64);
-            y.push(best);
+            let t = Instant::now();
+            black_box(scan(black_box(&rows[..n]), black_box(500)));
+            let k = (max_rows / n).trailing_zeros() as usize;
+            best[k] = best[k].min(t.elapsed().as_nanos() as f64);
         }
-        if block > 0 {
-            if let Some((slope, _)) = linear_fit(&x, &y) {
-                // A slope at or below zero is noise on a tiny budget: use the mean instead.
-                let per_row = if slope > 0.0 {
-                    slope
-                } else {
-                    median(&y.iter().zip(&x).map(|(t, n)| t / n).collect::<Vec<_>>())
-                };
-                slopes.push(per_row);
-            }
-        }
-        bar.inc(4);
-        // Keep to the budget: at least two measured blocks.
-        if slopes.len() >= 2 && start.elapsed() > budget {
-            bar.inc(4 * (plan.blocks - block) as u64);
-            break;
-        }
+        rounds += 1;
     }
-    Ok(slopes)
+    let x: Vec<f64> = (0..4).map(|k| (max_rows >> k) as f64).collect();
+    let (slope, _) = linear_fit(&x, &best)?;
+    // A slope at or below zero is noise on a tiny budget: use the mean instead.
+    Some(if slope > 0.0 {
+        slope
+    } else {
+        median(&best.iter().zip(&x).map(|(t, n)| t / n).collect::<Vec<_>>())
+    })
 }
 
 #[cfg(test)]
@@ -530,26 +574,66 @@ mod tests {
         assert!(r.p50_us <= r.p99_us);
         let mbps = seq_run(&f, 1 << 20, 8192, Duration::from_millis(10), 1).unwrap();
         assert!(mbps > 0.0);
+        // A region at a random offset of a file larger than the region.
+        let ns = os_cache_hit_ns(&f, 1 << 20, 256 << 10, Duration::from_millis(5), 3).unwrap();
+        assert!(ns > 0.0);
     }
 
     #[test]
     fn memory_tiers_and_cpu_give_positive_figures() {
-        let mut rng = SmallRng::seed_from_u64(3);
-        let pool = Pool::new(8192, &mut rng);
-        assert!(pool.hit_ns(Duration::from_millis(5)) > 0.0);
+        let pool = new_pool();
+        assert!(buffer_hit_ns(&pool, 8192, Duration::from_millis(5), 1) > 0.0);
+        assert!(buffer_hit_ns(&pool, 16384, Duration::from_millis(5), 2) > 0.0);
+        for seed in 0..3 {
+            let s = cpu_per_row(1 << 16, Duration::from_millis(1), seed).unwrap();
+            assert!(s > 0.0, "{s}");
+        }
+    }
+
+    #[test]
+    fn every_step_runs_once_per_block() {
         let plan = Plan::new(true, 1);
-        let bar = ProgressBar::hidden();
-        let slopes = cpu_slopes(
+        assert_eq!(steps().len(), 2 + PAGE_SIZES.len() * QUEUE_DEPTHS.len() + 4);
+        assert_eq!(
+            plan.total_runs(),
+            (steps().len() * (plan.blocks + 1)) as u64
+        );
+    }
+
+    #[test]
+    fn a_short_run_keeps_its_budget_and_gives_one_value_per_block() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f");
+        std::fs::write(&p, vec![7u8; 4 << 20]).unwrap();
+        let f = File::open(&p).unwrap();
+        let plan = Plan::new(true, 5);
+        let start = Instant::now();
+        let m = measure(
+            &p,
+            4 << 20,
+            &f,
+            IoMode::BufferedDontNeed,
             &plan,
-            Duration::from_millis(1),
-            &mut rng,
+            start + Duration::from_millis(2500),
             &AtomicBool::new(false),
-            &bar,
+            &ProgressBar::hidden(),
         )
         .unwrap();
         assert!(
-            slopes.len() >= 2 && slopes.iter().all(|s| *s > 0.0),
-            "{slopes:?}"
+            start.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            start.elapsed()
         );
+        for e in [
+            &m.seq_large_mbps,
+            &m.buffer_hit_ns,
+            &m.buffer_hit_16k_ns,
+            &m.os_cache_hit_ns,
+            &m.cpu_ns_per_row,
+            &m.random[1].points[5].iops,
+        ] {
+            assert_eq!(e.runs as usize, plan.blocks);
+            assert!(e.lo <= e.median && e.median <= e.hi && e.lo > 0.0, "{e:?}");
+        }
     }
 }

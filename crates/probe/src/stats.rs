@@ -1,5 +1,5 @@
-//! The statistics of the probe: percentiles, medians, a percentile bootstrap of the median,
-//! and a least-squares slope.
+//! The statistics of the probe: percentiles, medians, a percentile bootstrap of the median
+//! over time-ordered blocks (circular moving-block), and a least-squares slope.
 
 use costlab_core::calibration::Estimate;
 use rand::rngs::SmallRng;
@@ -48,9 +48,19 @@ pub fn percentile_ns(sorted: &[u64], p: f64) -> u64 {
     sorted[rank.clamp(1, sorted.len()) - 1]
 }
 
-/// The median of `values` and a 95 % percentile-bootstrap interval of it: `RESAMPLES`
-/// resamples with replacement, the 2.5th and 97.5th percentiles of their medians. The
-/// interval is widened to contain the median if resampling put it to one side.
+/// Length of the runs of consecutive values a bootstrap of `n` time-ordered values
+/// resamples: n^(1/3) rounded (1 up to 3 values, 2 up to 15, 3 up to 42).
+pub fn run_length(n: usize) -> usize {
+    ((n as f64).cbrt().round() as usize).clamp(1, n.max(1))
+}
+
+/// The median of `values`, in the order they were measured (one per block), and a 95 %
+/// percentile-bootstrap interval of it: `RESAMPLES` resamples, the 2.5th and 97.5th
+/// percentiles of their medians. A resample is built from runs of [`run_length`]
+/// consecutive values at random starts (circular moving-block bootstrap), so a slow drift
+/// across the blocks, which makes neighbouring blocks alike, widens the interval as it
+/// should, instead of being averaged away as independent draws would. The interval is
+/// widened to contain the median if resampling put it to one side.
 pub fn bootstrap_median(values: &[f64], rng: &mut SmallRng) -> Estimate {
     let m = median(values);
     let n = values.len();
@@ -62,11 +72,17 @@ pub fn bootstrap_median(values: &[f64], rng: &mut SmallRng) -> Estimate {
             runs: n as u32,
         };
     }
+    let run = run_length(n);
     let mut medians = Vec::with_capacity(RESAMPLES as usize);
     let mut sample = vec![0.0; n];
     for _ in 0..RESAMPLES {
-        for s in sample.iter_mut() {
-            *s = values[rng.random_range(0..n)];
+        let mut i = 0;
+        while i < n {
+            let start = rng.random_range(0..n);
+            for k in 0..run.min(n - i) {
+                sample[i + k] = values[(start + k) % n];
+            }
+            i += run;
         }
         sample.sort_by(f64::total_cmp);
         medians.push(quantile_sorted(&sample, 0.5));
@@ -114,6 +130,7 @@ pub fn reciprocal(k: f64, e: &Estimate) -> Estimate {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand::seq::SliceRandom;
     use rand::SeedableRng;
 
     #[test]
@@ -162,6 +179,29 @@ mod tests {
         // One value: no interval.
         let d = bootstrap_median(&[3.0], &mut rng);
         assert_eq!((d.lo, d.hi, d.runs), (3.0, 3.0, 1));
+    }
+
+    #[test]
+    fn a_drift_across_blocks_widens_the_interval() {
+        let mut rng = SmallRng::seed_from_u64(4);
+        // 24 blocks drifting from 90 to 110, and the same values in a shuffled order.
+        let drift: Vec<f64> = (0..24)
+            .map(|i| 90.0 + 20.0 * i as f64 / 23.0 + rng.random_range(-1.0..1.0))
+            .collect();
+        let mut mixed = drift.clone();
+        mixed.shuffle(&mut rng);
+        let widths = |v: &[f64], rng: &mut SmallRng| -> f64 {
+            (0..20)
+                .map(|_| {
+                    let e = bootstrap_median(v, rng);
+                    e.hi - e.lo
+                })
+                .sum::<f64>()
+        };
+        let d = widths(&drift, &mut rng);
+        let m = widths(&mixed, &mut rng);
+        assert!(d > m, "drift {d} vs shuffled {m}");
+        assert_eq!((run_length(1), run_length(8), run_length(24)), (1, 2, 3));
     }
 
     #[test]
