@@ -333,23 +333,7 @@ fn draw_lines<DB: DrawingBackend>(
                 .map_err(err)?;
         }
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .background_style(theme.background.mix(0.85))
-        .border_style(theme.grid)
-        .label_font(font)
-        .draw()
-        .map_err(err)?;
-    let (px_x, px_y) = chart.plotting_area().get_pixel_range();
-    root.present().map_err(err)?;
-    Ok(Geometry {
-        px_x: (px_x.start, px_x.end),
-        px_y: (px_y.start, px_y.end),
-        x: (x0, x1),
-        y: (y0, y1),
-        log_y: log,
-    })
+    finish(root, &mut chart, theme, font, ((x0, x1), (y0, y1)), log)
 }
 
 fn draw_heat<DB: DrawingBackend>(
@@ -454,6 +438,25 @@ fn draw_heat<DB: DrawingBackend>(
                 .map_err(err)?;
         }
     }
+    finish(root, &mut chart, theme, font, ((x0, x1), (y0, y1)), log)
+}
+
+type Chart<'a, DB> = ChartContext<
+    'a,
+    DB,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
+
+/// Draws the legend, presents the drawing and reports where the plotting area landed.
+fn finish<'a, DB: DrawingBackend + 'a>(
+    root: &DrawingArea<DB, Shift>,
+    chart: &mut Chart<'a, DB>,
+    theme: Theme,
+    font: TextStyle<'_>,
+    ((x0, x1), (y0, y1)): ((f64, f64), (f64, f64)),
+    log_y: bool,
+) -> Result<Geometry, String> {
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::LowerRight)
@@ -469,7 +472,7 @@ fn draw_heat<DB: DrawingBackend>(
         px_y: (px_y.start, px_y.end),
         x: (x0, x1),
         y: (y0, y1),
-        log_y: log,
+        log_y,
     })
 }
 
