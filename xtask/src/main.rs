@@ -162,6 +162,18 @@ impl Tally {
         }
     }
 
+    /// Runs a cargo command that has no test summary and counts it as one check.
+    fn cargo_check(&mut self, name: &str, args: &[&str]) {
+        step(name);
+        let ok = cargo()
+            .args(args)
+            .current_dir(root())
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false);
+        self.check(name, ok);
+    }
+
     /// Runs a command, echoing its output, and adds the counts of every cargo
     /// `test result:` line and node's `# pass` / `# fail` lines.
     fn run(&mut self, name: &str, cmd: &mut Command) -> Result<(), String> {
@@ -215,35 +227,21 @@ fn test() -> Result<(), String> {
     tools::ensure(tools::Need::Test)?;
     let mut t = Tally::default();
 
-    step("cargo fmt --check");
-    let fmt = cargo()
-        .args(["fmt", "--all", "--", "--check"])
-        .current_dir(root())
-        .status();
-    t.check(
-        "cargo fmt --check",
-        fmt.map(|s| s.success()).unwrap_or(false),
-    );
-
-    step("cargo clippy (native, warnings denied)");
-    let clippy = cargo()
-        .args([
+    t.cargo_check("cargo fmt --check", &["fmt", "--all", "--", "--check"]);
+    t.cargo_check(
+        "cargo clippy (native, warnings denied)",
+        &[
             "clippy",
             "--workspace",
             "--all-targets",
             "--",
             "-D",
             "warnings",
-        ])
-        .current_dir(root())
-        .status();
-    t.check(
-        "clippy native",
-        clippy.map(|s| s.success()).unwrap_or(false),
+        ],
     );
-    step("cargo clippy (wasm32 web app, warnings denied)");
-    let clippy_web = cargo()
-        .args([
+    t.cargo_check(
+        "cargo clippy (wasm32 web app, warnings denied)",
+        &[
             "clippy",
             "-p",
             "costlab-web",
@@ -253,12 +251,7 @@ fn test() -> Result<(), String> {
             "--",
             "-D",
             "warnings",
-        ])
-        .current_dir(root())
-        .status();
-    t.check(
-        "clippy wasm32",
-        clippy_web.map(|s| s.success()).unwrap_or(false),
+        ],
     );
 
     t.run(
