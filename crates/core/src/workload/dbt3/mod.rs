@@ -4,7 +4,9 @@
 //! `dbt3.md` and `mysql-cost-model.md` §5-6.
 
 pub mod catalog;
+pub mod compare;
 pub mod mysql_join;
+pub mod pg_join;
 pub mod queries;
 mod sql;
 #[cfg(test)]

@@ -1,0 +1,313 @@
+//! The seed's DBT3 table for either engine: every query planned under a baseline and under
+//! the current constants on one machine, with each plan's simulated time and the change.
+//! The command line's `costlab dbt3` and the page's DBT3 view both read it.
+
+use crate::error::{Error, Result};
+use crate::knobs::{Engine, EngineVersion, Knob, KnobValues};
+use crate::plan::PlanNode;
+use crate::sim::profile::MachineProfile;
+use crate::sim::Simulator;
+use crate::workload::dbt3::catalog::{check_sf, dbt3};
+use crate::workload::dbt3::mysql_join::{
+    wl8737_disk_bound, wl8737_in_memory, JoinEnv, MysqlDbt3,
+};
+use crate::workload::dbt3::pg_join::{PgDbt3, PgJoinEnv};
+use crate::workload::dbt3::queries::{all, Dbt3Query};
+
+/// One query's plan under one set of constants, and its simulated time.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueryOutcome {
+    /// Equal signatures mean the same plan (join order, methods, access paths).
+    pub signature: String,
+    /// The engine's estimate: MySQL's query_cost, PostgreSQL's total cost.
+    pub cost: f64,
+    pub rows: f64,
+    pub time_s: f64,
+    pub tree: PlanNode,
+}
+
+/// One row of the table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Dbt3Row {
+    pub number: u8,
+    pub title: &'static str,
+    pub baseline: QueryOutcome,
+    pub current: QueryOutcome,
+}
+
+impl Dbt3Row {
+    pub fn plan_changed(&self) -> bool {
+        self.baseline.signature != self.current.signature
+    }
+
+    /// Change of simulated time from baseline to current, in percent (negative: faster).
+    pub fn change_pct(&self) -> f64 {
+        if self.baseline.time_s > 0.0 {
+            100.0 * (self.current.time_s - self.baseline.time_s) / self.baseline.time_s
+        } else {
+            0.0
+        }
+    }
+}
+
+enum EnginePlanner {
+    Mysql(MysqlDbt3),
+    Postgres(PgDbt3),
+}
+
+/// The 22 queries at one scale factor, prepared for one engine on one machine.
+pub struct Dbt3Planner {
+    engine: EnginePlanner,
+    queries: Vec<Dbt3Query>,
+    sim: Simulator,
+    sf: f64,
+}
+
+impl Dbt3Planner {
+    /// `version` is the engine release whose planner rules apply (PostgreSQL) or whose
+    /// server the machine stands for (MySQL).
+    pub fn new(version: EngineVersion, sf: f64, machine: &MachineProfile) -> Result<Dbt3Planner> {
+        let sf = check_sf(sf)?;
+        let catalog = dbt3(sf)?;
+        let engine = match version.engine() {
+            Engine::Mysql => {
+                EnginePlanner::Mysql(MysqlDbt3::new(&catalog, mysql_join_env(machine))?)
+            }
+            Engine::Postgres => EnginePlanner::Postgres(PgDbt3::new(
+                &catalog.pg,
+                PgJoinEnv {
+                    version,
+                    ..PgJoinEnv::default()
+                },
+            )?),
+        };
+        Ok(Dbt3Planner {
+            engine,
+            queries: all(sf)?,
+            sim: Simulator::new(machine, version.engine())?,
+            sf,
+        })
+    }
+
+    pub fn sf(&self) -> f64 {
+        self.sf
+    }
+
+    pub fn queries(&self) -> &[Dbt3Query] {
+        &self.queries
+    }
+
+    fn query(&self, number: u8) -> Result<&Dbt3Query> {
+        self.queries
+            .iter()
+            .find(|q| q.number == number)
+            .ok_or_else(|| {
+                Error::invalid(
+                    "query",
+                    format!("DBT3 has queries 1 to 22, not {number}"),
+                )
+            })
+    }
+
+    /// The plan of one query without its time: what a sweep needs.
+    pub fn plan(&self, number: u8, knobs: &KnobValues) -> Result<(String, f64, f64, PlanNode)> {
+        let q = self.query(number)?;
+        Ok(match &self.engine {
+            EnginePlanner::Mysql(db) => {
+                let p = db.plan(q, knobs)?;
+                (p.signature(), p.cost, p.rows, p.tree)
+            }
+            EnginePlanner::Postgres(db) => {
+                let p = db.plan(q, knobs)?;
+                (tree_signature(&p.tree), p.cost.total, p.rows, p.tree)
+            }
+        })
+    }
+
+    /// One query planned and timed.
+    pub fn outcome(&self, number: u8, knobs: &KnobValues) -> Result<QueryOutcome> {
+        let (signature, cost, rows, tree) = self.plan(number, knobs)?;
+        let time_s = self.sim.time_plan(&tree)?.total_s;
+        Ok(QueryOutcome {
+            signature,
+            cost,
+            rows,
+            time_s,
+            tree,
+        })
+    }
+
+    /// The table: every query (or the one given) under both sets of constants.
+    pub fn table(
+        &self,
+        baseline: &KnobValues,
+        current: &KnobValues,
+        only: Option<u8>,
+    ) -> Result<Vec<Dbt3Row>> {
+        if let Some(n) = only {
+            self.query(n)?;
+        }
+        self.queries
+            .iter()
+            .filter(|q| only.is_none_or(|n| n == q.number))
+            .map(|q| {
+                Ok(Dbt3Row {
+                    number: q.number,
+                    title: q.title,
+                    baseline: self.outcome(q.number, baseline)?,
+                    current: self.outcome(q.number, current)?,
+                })
+            })
+            .collect()
+    }
+
+    /// Which plan each query picks at each value of `knob` (the others as in `knobs`):
+    /// `result[i][j]` is query i's plan at `values[j]`, numbered in order of appearance per
+    /// query (0 is the plan at the first value). A plan-flip map over all queries.
+    pub fn flip_sweep(
+        &self,
+        knob: Knob,
+        values: &[f64],
+        knobs: &KnobValues,
+    ) -> Result<Vec<Vec<usize>>> {
+        let mut k = knobs.clone();
+        let mut out = vec![Vec::with_capacity(values.len()); self.queries.len()];
+        let mut seen: Vec<Vec<String>> = vec![Vec::new(); self.queries.len()];
+        for &v in values {
+            k.set(knob, v)?;
+            for (i, q) in self.queries.iter().enumerate() {
+                let (sig, ..) = self.plan(q.number, &k)?;
+                let id = match seen[i].iter().position(|s| *s == sig) {
+                    Some(id) => id,
+                    None => {
+                        seen[i].push(sig);
+                        seen[i].len() - 1
+                    }
+                };
+                out[i].push(id);
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// A plan's shape from its tree: every node's name, relation and index, parents first.
+fn tree_signature(tree: &PlanNode) -> String {
+    let mut s = String::new();
+    tree.walk(&mut |n| {
+        s.push_str(&n.op);
+        if let Some(r) = &n.relation {
+            s.push(':');
+            s.push_str(r);
+        }
+        if let Some(i) = &n.index {
+            s.push('(');
+            s.push_str(i);
+            s.push(')');
+        }
+        s.push_str(&format!("/{} ", n.children.len()));
+    });
+    s
+}
+
+/// The MySQL server a machine stands for in DBT3: the seed's two servers for their
+/// profiles, otherwise a server with the machine's buffer pool whose InnoDB reports
+/// nothing about caching (so the §3.2 heuristic applies, as in 5.7).
+pub fn mysql_join_env(machine: &MachineProfile) -> JoinEnv {
+    match machine.id.as_str() {
+        "wl8737-memory" if machine.warm_cache => wl8737_in_memory(),
+        "wl8737-disk" => wl8737_disk_bound(),
+        _ => {
+            let mut e = JoinEnv::default();
+            e.server.innodb_buffer_pool_size = machine.buffer_pool_bytes;
+            e
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::knobs::Preset;
+    use crate::sim::builtin;
+
+    fn mysql57(mbrc: f64) -> KnobValues {
+        let mut k = KnobValues::defaults(EngineVersion::Pg18, EngineVersion::Mysql57);
+        k.set(Knob::MemoryBlockReadCost, mbrc).unwrap();
+        k
+    }
+
+    /// The seed's in-memory table (mysql-wl8737-io-aware-cost-defaults.txt): from 1.0 to
+    /// 0.2, Q6, Q7, Q12 and Q20 change plan; no other query does.
+    #[test]
+    fn seed_in_memory_table_flags_the_seed_queries() {
+        let m = builtin::find("wl8737-memory").unwrap();
+        let p = Dbt3Planner::new(EngineVersion::Mysql57, 10.0, &m).unwrap();
+        let rows = p.table(&mysql57(1.0), &mysql57(0.2), None).unwrap();
+        assert_eq!(rows.len(), 22);
+        let changed: Vec<u8> = rows
+            .iter()
+            .filter(|r| r.plan_changed())
+            .map(|r| r.number)
+            .collect();
+        for n in [6, 7, 12, 20] {
+            assert!(changed.contains(&n), "Q{n} should flip; changed: {changed:?}");
+        }
+        for r in &rows {
+            assert!(r.baseline.time_s > 0.0 && r.current.time_s.is_finite(), "Q{}", r.number);
+            if !r.plan_changed() {
+                assert_eq!(r.baseline.time_s, r.current.time_s, "Q{}", r.number);
+            }
+        }
+        // Seed: Q6 and Q12 ran 34 % faster on the range scan; the simulation agrees in sign.
+        for n in [6, 12] {
+            let r = &rows[n as usize - 1];
+            assert!(r.change_pct() < 0.0, "Q{n}: {:.1} %", r.change_pct());
+        }
+        // Seed: Q20 ran 105 % slower with FirstMatch.
+        assert!(rows[19].change_pct() > 0.0, "Q20: {:.1} %", rows[19].change_pct());
+    }
+
+    #[test]
+    fn a_single_query_and_bad_numbers() {
+        let m = builtin::find("wl8737-memory").unwrap();
+        let p = Dbt3Planner::new(EngineVersion::Mysql57, 1.0, &m).unwrap();
+        let k = mysql57(1.0);
+        assert_eq!(p.table(&k, &k, Some(6)).unwrap().len(), 1);
+        for n in [0, 23] {
+            let e = p.table(&k, &k, Some(n)).unwrap_err().to_string();
+            assert!(e.contains("1 to 22"), "{e}");
+        }
+        for sf in [0.0, 0.001, 1001.0, f64::NAN, -1.0] {
+            assert!(Dbt3Planner::new(EngineVersion::Mysql57, sf, &m).is_err(), "{sf}");
+        }
+    }
+
+    #[test]
+    fn flip_sweep_numbers_plans_in_order_of_appearance() {
+        let m = builtin::find("wl8737-memory").unwrap();
+        let p = Dbt3Planner::new(EngineVersion::Mysql57, 10.0, &m).unwrap();
+        let values: Vec<f64> = (0..50).map(|i| 1.0 - i as f64 * 0.0196).collect();
+        let map = p
+            .flip_sweep(Knob::MemoryBlockReadCost, &values, &mysql57(1.0))
+            .unwrap();
+        assert_eq!(map.len(), 22);
+        assert!(map.iter().all(|row| row.len() == 50 && row[0] == 0));
+        // Q6 leaves the table scan between 0.48 and 0.46 (tests.rs) and stays on the range.
+        let q6 = &map[5];
+        let first_flip = q6.iter().position(|&id| id != 0).unwrap();
+        assert!((0.46..=0.48).contains(&values[first_flip]), "{}", values[first_flip]);
+        assert!(q6[first_flip..].iter().all(|&id| id == 1));
+    }
+
+    #[test]
+    fn presets_give_baselines() {
+        let mut base = KnobValues::defaults(EngineVersion::Pg18, EngineVersion::Mysql80);
+        Preset::find("wl8737-alt0").unwrap().apply(&mut base);
+        assert_eq!(base.get(Knob::MemoryBlockReadCost), 1.0);
+        let m = builtin::find("wl8737-disk").unwrap();
+        let p = Dbt3Planner::new(EngineVersion::Mysql57, 10.0, &m).unwrap();
+        let rows = p.table(&base, &base, None).unwrap();
+        assert!(rows.iter().all(|r| !r.plan_changed() && r.change_pct() == 0.0));
+    }
+}
