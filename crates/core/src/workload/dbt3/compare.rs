@@ -8,9 +8,7 @@ use crate::plan::PlanNode;
 use crate::sim::profile::MachineProfile;
 use crate::sim::Simulator;
 use crate::workload::dbt3::catalog::{check_sf, dbt3};
-use crate::workload::dbt3::mysql_join::{
-    wl8737_disk_bound, wl8737_in_memory, JoinEnv, MysqlDbt3,
-};
+use crate::workload::dbt3::mysql_join::{wl8737_disk_bound, wl8737_in_memory, JoinEnv, MysqlDbt3};
 use crate::workload::dbt3::pg_join::{PgDbt3, PgJoinEnv};
 use crate::workload::dbt3::queries::{all, Dbt3Query};
 
@@ -102,10 +100,7 @@ impl Dbt3Planner {
             .iter()
             .find(|q| q.number == number)
             .ok_or_else(|| {
-                Error::invalid(
-                    "query",
-                    format!("DBT3 has queries 1 to 22, not {number}"),
-                )
+                Error::invalid("query", format!("DBT3 has queries 1 to 22, not {number}"))
             })
     }
 
@@ -251,10 +246,17 @@ mod tests {
             .map(|r| r.number)
             .collect();
         for n in [6, 7, 12, 20] {
-            assert!(changed.contains(&n), "Q{n} should flip; changed: {changed:?}");
+            assert!(
+                changed.contains(&n),
+                "Q{n} should flip; changed: {changed:?}"
+            );
         }
         for r in &rows {
-            assert!(r.baseline.time_s > 0.0 && r.current.time_s.is_finite(), "Q{}", r.number);
+            assert!(
+                r.baseline.time_s > 0.0 && r.current.time_s.is_finite(),
+                "Q{}",
+                r.number
+            );
             if !r.plan_changed() {
                 assert_eq!(r.baseline.time_s, r.current.time_s, "Q{}", r.number);
             }
@@ -265,7 +267,11 @@ mod tests {
             assert!(r.change_pct() < 0.0, "Q{n}: {:.1} %", r.change_pct());
         }
         // Seed: Q20 ran 105 % slower with FirstMatch.
-        assert!(rows[19].change_pct() > 0.0, "Q20: {:.1} %", rows[19].change_pct());
+        assert!(
+            rows[19].change_pct() > 0.0,
+            "Q20: {:.1} %",
+            rows[19].change_pct()
+        );
     }
 
     #[test]
@@ -279,7 +285,10 @@ mod tests {
             assert!(e.contains("1 to 22"), "{e}");
         }
         for sf in [0.0, 0.001, 1001.0, f64::NAN, -1.0] {
-            assert!(Dbt3Planner::new(EngineVersion::Mysql57, sf, &m).is_err(), "{sf}");
+            assert!(
+                Dbt3Planner::new(EngineVersion::Mysql57, sf, &m).is_err(),
+                "{sf}"
+            );
         }
     }
 
@@ -296,7 +305,11 @@ mod tests {
         // Q6 leaves the table scan between 0.48 and 0.46 (tests.rs) and stays on the range.
         let q6 = &map[5];
         let first_flip = q6.iter().position(|&id| id != 0).unwrap();
-        assert!((0.46..=0.48).contains(&values[first_flip]), "{}", values[first_flip]);
+        assert!(
+            (0.46..=0.48).contains(&values[first_flip]),
+            "{}",
+            values[first_flip]
+        );
         assert!(q6[first_flip..].iter().all(|&id| id == 1));
     }
 
@@ -308,6 +321,8 @@ mod tests {
         let m = builtin::find("wl8737-disk").unwrap();
         let p = Dbt3Planner::new(EngineVersion::Mysql57, 10.0, &m).unwrap();
         let rows = p.table(&base, &base, None).unwrap();
-        assert!(rows.iter().all(|r| !r.plan_changed() && r.change_pct() == 0.0));
+        assert!(rows
+            .iter()
+            .all(|r| !r.plan_changed() && r.change_pct() == 0.0));
     }
 }
