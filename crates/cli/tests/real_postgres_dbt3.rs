@@ -1,0 +1,1230 @@
+//! The DBT3 (TPC-H) join planner against a real PostgreSQL.
+//!
+//! Starts a private PostgreSQL (the newest under /usr/lib/postgresql/*/bin, as the `postgres`
+//! OS user when we are root, through `costlab-testpg`), generates DBT3 data at [`SF`] with the
+//! `tpchgen` crate and streams it in with COPY, builds the schema and the §2.2 index set
+//! the core's derived catalog describes (`dbt3::catalog::dbt3(SF).pg` plus
+//! `pg_index_notes`: BRIN and partial indexes), VACUUM ANALYZE, imports the statistics with
+//! `costlab import`'s code, and for each of the 22 queries compares `EXPLAIN (FORMAT JSON)`
+//! (no parallel workers, no JIT, defaults otherwise) with `PgDbt3::plan`: the normalised
+//! plan shape (join order and methods, scan methods and indexes, aggregation, sort, limit,
+//! materialise/memoize, subplans) and the total cost.
+//!
+//! Files for the planner's authors, under `target/dbt3-pg/`:
+//! * `explain/qNN.json`: the server's EXPLAIN (FORMAT JSON) output;
+//! * `sql/qNN.sql`: the PostgreSQL text that was explained (see [`pg_dialect`]);
+//! * `model/qNN.json`: the model's plan tree, when it plans the query;
+//! * `tables.json`: the imported tables (`Vec<catalog::Table>`, serde);
+//! * `comparison.txt`: the table printed at the end.
+//!
+//! Environment:
+//! * `COSTLAB_DBT3_PG_KEEP=/some/dir`: keep the cluster (data directory `DIR/pgdata`)
+//!   between runs. The first run creates and loads it; later runs start it, find the data
+//!   already loaded for the same scale factor and schema (`DIR/loaded.txt`) and go straight
+//!   to the EXPLAINs (a changed schema or SF drops and reloads the tables). The statistics are
+//!   then also the same from run to run. Delete the directory to start over.
+//! * `COSTLAB_REQUIRE_PG=1`: fail instead of skipping when no PostgreSQL is installed.
+//!
+//! Shape conventions the model's [`PlanNode`] tree is read with (see [`from_model`]): `op`
+//! is EXPLAIN's node name ("Hash Join", "Seq Scan", "Bitmap Heap Scan" with "Bitmap Index
+//! Scan" children, "Aggregate" with a detail "Strategy: Hashed" or the text names
+//! "HashAggregate" / "GroupAggregate"); `relation` is the alias, `index` the index name; a
+//! detail "Join Type: Semi" gives the join type (none: Inner); a child with a detail
+//! "Parent Relationship: InitPlan" or "Parent Relationship: SubPlan" is a subplan. "Hash"
+//! nodes and single-child "Result" nodes are transparent. EXPLAIN's `table_1` names for a
+//! second unaliased reference read as `table` on both sides.
+//!
+//! The assertions (Q6, Q12, Q14, Q19: same shape, total cost within 5 %) only apply while the
+//! model plans; see [`REQUIRE_MODEL`].
+
+use costlab::import::{import_postgres, ImportOptions};
+use costlab_core::catalog::{Index, PgIndex, Table};
+use costlab_core::error::Error as CoreError;
+use costlab_core::knobs::{EngineVersion, Knob, KnobValues};
+use costlab_core::plan::PlanNode;
+use costlab_core::workload::dbt3::catalog::{dbt3, Dbt3};
+use costlab_core::workload::dbt3::pg_join::{PgDbt3, PgJoinEnv};
+use costlab_core::workload::dbt3::queries::query;
+use costlab_testpg::{find_pg_bin, PgServer};
+use postgres::{Client, NoTls};
+use serde_json::Value as Json;
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+/// Scale factor: lineitem ~600k rows; generation, load, indexes and VACUUM ANALYZE take
+/// about 10 s on two cores.
+const SF: f64 = 0.1;
+/// Queries whose shape and total cost are asserted.
+const CHECKED: [u8; 4] = [6, 12, 14, 19];
+/// Total-cost tolerance for [`CHECKED`].
+const COST_TOLERANCE: f64 = 0.05;
+/// false: the assertions apply only to queries the model plans (`Ok`); a model error is
+/// printed. true: a model error on a [`CHECKED`] query fails the test as well.
+const REQUIRE_MODEL: bool = false;
+
+// ---------------------------------------------------------------------------------------
+// Server: a throwaway one from costlab-testpg, or a kept cluster (COSTLAB_DBT3_PG_KEEP).
+
+enum Server {
+    Temp(PgServer),
+    Kept(KeptServer),
+}
+
+impl Server {
+    fn dsn(&self) -> String {
+        match self {
+            Server::Temp(s) => s.dsn(),
+            Server::Kept(s) => s.dsn(),
+        }
+    }
+    fn connect(&self) -> Client {
+        Client::connect(&self.dsn(), NoTls).expect("connect to the test server")
+    }
+    /// Where the "already loaded" marker lives (kept clusters only).
+    fn marker(&self) -> Option<PathBuf> {
+        match self {
+            Server::Temp(_) => None,
+            Server::Kept(s) => Some(s.dir.join("loaded.txt")),
+        }
+    }
+}
+
+/// A cluster in a directory that outlives the test (stopped, not removed, on drop). The same
+/// initdb options and settings as `costlab_testpg::PgServer`.
+struct KeptServer {
+    bin: PathBuf,
+    dir: PathBuf,
+    port: u16,
+    as_postgres: bool,
+}
+
+impl KeptServer {
+    fn command(&self, program: &str) -> Command {
+        let exe = self.bin.join(program);
+        if self.as_postgres {
+            let mut c = Command::new("runuser");
+            c.args(["-u", "postgres", "--"]).arg(exe);
+            c
+        } else {
+            Command::new(exe)
+        }
+    }
+
+    fn data(&self) -> PathBuf {
+        self.dir.join("pgdata")
+    }
+
+    fn start(bin: PathBuf, dir: &Path) -> KeptServer {
+        std::fs::create_dir_all(dir).unwrap_or_else(|e| panic!("create {}: {e}", dir.display()));
+        let dir = dir.canonicalize().expect("canonical keep directory");
+        let as_postgres = is_root();
+        if as_postgres {
+            let ok = Command::new("chown")
+                .args(["postgres:postgres"])
+                .arg(&dir)
+                .status()
+                .map(|s| s.success())
+                .unwrap_or(false);
+            assert!(ok, "chown of {} to postgres failed", dir.display());
+        }
+        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
+        let port = l.local_addr().expect("local address").port();
+        drop(l);
+        let server = KeptServer {
+            bin,
+            dir,
+            port,
+            as_postgres,
+        };
+        let data = server.data();
+        if !data.join("PG_VERSION").exists() {
+            let out = server
+                .command("initdb")
+                .args([
+                    "-A",
+                    "trust",
+                    "-U",
+                    "postgres",
+                    "-E",
+                    "UTF8",
+                    "--locale=C",
+                    "--no-sync",
+                    "-D",
+                ])
+                .arg(&data)
+                .output()
+                .expect("run initdb");
+            assert!(
+                out.status.success(),
+                "initdb failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let conf_path = data.join("postgresql.conf");
+            let mut text = std::fs::read_to_string(&conf_path).expect("read postgresql.conf");
+            text.push_str(
+                "\nlisten_addresses = '127.0.0.1'\nfsync = off\nsynchronous_commit = off\n\
+                 full_page_writes = off\nshared_buffers = 128MB\njit = off\nautovacuum = off\n\
+                 max_wal_size = 4GB\n",
+            );
+            std::fs::write(&conf_path, text).expect("write postgresql.conf");
+        } else if data.join("postmaster.pid").exists() {
+            // Left running by an interrupted run.
+            let _ = server
+                .command("pg_ctl")
+                .arg("-D")
+                .arg(&data)
+                .args(["-m", "fast", "-w", "stop"])
+                .output();
+        }
+        let log = server.dir.join("server.log");
+        let out = server
+            .command("pg_ctl")
+            .args(["-w", "-t", "120", "-D"])
+            .arg(&data)
+            .arg("-l")
+            .arg(&log)
+            .arg("-o")
+            .arg(format!("-p {} -k {}", server.port, server.dir.display()))
+            .arg("start")
+            .output()
+            .expect("run pg_ctl start");
+        assert!(
+            out.status.success(),
+            "pg_ctl start failed: {}\n{}",
+            String::from_utf8_lossy(&out.stderr),
+            std::fs::read_to_string(&log).unwrap_or_default()
+        );
+        server
+    }
+
+    fn dsn(&self) -> String {
+        format!(
+            "host=127.0.0.1 port={} user=postgres dbname=postgres",
+            self.port
+        )
+    }
+}
+
+impl Drop for KeptServer {
+    fn drop(&mut self) {
+        let _ = self
+            .command("pg_ctl")
+            .arg("-D")
+            .arg(self.data())
+            .args(["-m", "fast", "-w", "stop"])
+            .output();
+    }
+}
+
+fn is_root() -> bool {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata("/proc/self")
+        .map(|m| m.uid())
+        .unwrap_or(0)
+        == 0
+}
+
+// ---------------------------------------------------------------------------------------
+// Schema and data
+
+/// The PostgreSQL type of a catalog column.
+fn sql_type(c: &costlab_core::catalog::Column) -> String {
+    use costlab_core::catalog::ColumnType as T;
+    match c.ty {
+        T::Int4 => "integer".into(),
+        T::Int8 => "bigint".into(),
+        T::Float8 => "double precision".into(),
+        T::Numeric => "numeric(15,2)".into(),
+        T::Date => "date".into(),
+        T::Text => "varchar".into(),
+        T::Char(n) => format!("char({n})"),
+        T::Bool => "boolean".into(),
+    }
+}
+
+/// CREATE TABLE statements, then index statements, from the derived catalog. The
+/// statements that could not be expressed are returned as notes.
+fn ddl(cat: &Dbt3) -> (Vec<String>, Vec<String>, Vec<String>) {
+    let mut tables = Vec::new();
+    let mut indexes = Vec::new();
+    let mut notes = Vec::new();
+    for t in &cat.pg {
+        let cols: Vec<String> = t
+            .columns
+            .iter()
+            .map(|c| {
+                format!(
+                    "{} {}{}",
+                    c.name,
+                    sql_type(c),
+                    if c.not_null { " NOT NULL" } else { "" }
+                )
+            })
+            .collect();
+        tables.push(format!("CREATE TABLE {} ({})", t.name, cols.join(", ")));
+        for i in &t.indexes {
+            let note = cat
+                .pg_index_notes
+                .iter()
+                .find(|n| n.index == i.name && n.table == t.name);
+            let include = if i.include.is_empty() {
+                String::new()
+            } else {
+                format!(" INCLUDE ({})", i.include.join(", "))
+            };
+            if i.primary {
+                indexes.push(format!(
+                    "ALTER TABLE {} ADD CONSTRAINT {} PRIMARY KEY ({}){include}",
+                    t.name,
+                    i.name,
+                    i.columns.join(", ")
+                ));
+                continue;
+            }
+            let method = note.map_or("btree", |n| n.method);
+            if method != "btree" && method != "brin" {
+                notes.push(format!("{}: unknown method {method}", i.name));
+                continue;
+            }
+            let predicate = note
+                .and_then(|n| n.predicate)
+                .map(|p| format!(" WHERE {p}"))
+                .unwrap_or_default();
+            indexes.push(format!(
+                "CREATE {}INDEX {} ON {} USING {method} ({}){include}{predicate}",
+                if i.unique { "UNIQUE " } else { "" },
+                i.name,
+                t.name,
+                i.columns.join(", ")
+            ));
+        }
+    }
+    for n in &cat.pg_index_notes {
+        let listed = cat
+            .pg
+            .iter()
+            .any(|t| t.name == n.table && t.indexes.iter().any(|i| i.name == n.index));
+        if !listed {
+            notes.push(format!(
+                "{} ({}) is a note without an index in the catalog: not created",
+                n.index, n.table
+            ));
+        }
+    }
+    (tables, indexes, notes)
+}
+
+/// Streams `rows` (dbgen's `a|b|c|` lines from tpchgen's Display) into `table` with COPY.
+fn copy_rows<T: std::fmt::Display>(
+    client: &mut Client,
+    table: &str,
+    rows: impl Iterator<Item = T>,
+) -> u64 {
+    let mut w = client
+        .copy_in(&format!("COPY {table} FROM STDIN (DELIMITER '|')"))
+        .unwrap_or_else(|e| panic!("COPY {table}: {e}"));
+    let mut buf = String::with_capacity(1 << 20);
+    for r in rows {
+        write!(buf, "{r}").expect("format a row");
+        // dbgen's lines end with the delimiter.
+        if buf.ends_with('|') {
+            buf.pop();
+        }
+        buf.push('\n');
+        if buf.len() >= 1 << 20 {
+            w.write_all(buf.as_bytes())
+                .unwrap_or_else(|e| panic!("COPY {table}: {e}"));
+            buf.clear();
+        }
+    }
+    w.write_all(buf.as_bytes())
+        .unwrap_or_else(|e| panic!("COPY {table}: {e}"));
+    w.finish().unwrap_or_else(|e| panic!("COPY {table}: {e}"))
+}
+
+/// Generates and loads the eight tables (lineitem on its own connection, in parallel with
+/// the rest), builds the indexes and runs VACUUM ANALYZE.
+fn load(server: &Server, cat: &Dbt3) -> Vec<String> {
+    use tpchgen::generators::*;
+    let (tables, indexes, notes) = ddl(cat);
+    let mut c = server.connect();
+    let names: Vec<&str> = cat.pg.iter().map(|t| t.name.as_str()).collect();
+    c.batch_execute(&format!(
+        "DROP TABLE IF EXISTS {} CASCADE",
+        names.join(", ")
+    ))
+    .expect("drop old tables");
+    for t in &tables {
+        c.batch_execute(t).unwrap_or_else(|e| panic!("{t}: {e}"));
+    }
+    let t0 = Instant::now();
+    let dsn = server.dsn();
+    std::thread::scope(|s| {
+        let big = s.spawn(|| {
+            let mut c2 = Client::connect(&dsn, NoTls).expect("second connection");
+            let n = copy_rows(&mut c2, "lineitem", LineItemGenerator::new(SF, 1, 1).iter());
+            println!(
+                "  lineitem: {n} rows in {:.1} s",
+                t0.elapsed().as_secs_f64()
+            );
+        });
+        let counts = [
+            (
+                "region",
+                copy_rows(&mut c, "region", RegionGenerator::new(SF, 1, 1).iter()),
+            ),
+            (
+                "nation",
+                copy_rows(&mut c, "nation", NationGenerator::new(SF, 1, 1).iter()),
+            ),
+            (
+                "supplier",
+                copy_rows(&mut c, "supplier", SupplierGenerator::new(SF, 1, 1).iter()),
+            ),
+            (
+                "part",
+                copy_rows(&mut c, "part", PartGenerator::new(SF, 1, 1).iter()),
+            ),
+            (
+                "partsupp",
+                copy_rows(&mut c, "partsupp", PartSuppGenerator::new(SF, 1, 1).iter()),
+            ),
+            (
+                "customer",
+                copy_rows(&mut c, "customer", CustomerGenerator::new(SF, 1, 1).iter()),
+            ),
+            (
+                "orders",
+                copy_rows(&mut c, "orders", OrderGenerator::new(SF, 1, 1).iter()),
+            ),
+        ];
+        println!(
+            "  {} in {:.1} s",
+            counts
+                .iter()
+                .map(|(t, n)| format!("{t} {n}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            t0.elapsed().as_secs_f64()
+        );
+        big.join().expect("lineitem load");
+    });
+    let t1 = Instant::now();
+    for i in &indexes {
+        c.batch_execute(i).unwrap_or_else(|e| panic!("{i}: {e}"));
+    }
+    println!(
+        "  {} indexes in {:.1} s",
+        indexes.len(),
+        t1.elapsed().as_secs_f64()
+    );
+    let t2 = Instant::now();
+    // A multi-statement batch is one implicit transaction, where VACUUM may not run.
+    c.batch_execute("SET default_statistics_target = 100")
+        .expect("SET default_statistics_target");
+    c.batch_execute("VACUUM (ANALYZE)").expect("VACUUM ANALYZE");
+    println!("  VACUUM ANALYZE in {:.1} s", t2.elapsed().as_secs_f64());
+    notes
+}
+
+/// The "already loaded" fingerprint of a kept cluster: the scale factor and every DDL
+/// statement.
+fn fingerprint(cat: &Dbt3) -> String {
+    let (t, i, _) = ddl(cat);
+    format!(
+        "sf={SF}\ntpchgen=4.0.0\n{}\n{}\n",
+        t.join(";\n"),
+        i.join(";\n")
+    )
+}
+
+/// The imported tables in the derived catalog's order, each with the derived catalog's
+/// indexes in its order. `costlab import` skips BRIN and partial indexes (it does not model
+/// them); those are added from the server: pages from pg_relation_size, the btree level
+/// from pageinspect (0 for BRIN, as the derived catalog has it).
+fn complete_import(client: &mut Client, cat: &Dbt3, imported: Vec<Table>) -> Vec<Table> {
+    let mut out = Vec::new();
+    for derived in &cat.pg {
+        let mut t = imported
+            .iter()
+            .find(|t| t.name == derived.name)
+            .unwrap_or_else(|| panic!("{} was not imported", derived.name))
+            .clone();
+        let mut indexes = Vec::new();
+        for di in &derived.indexes {
+            if let Some(i) = t.indexes.iter().find(|i| i.name == di.name) {
+                indexes.push(i.clone());
+                continue;
+            }
+            let brin = cat
+                .pg_index_notes
+                .iter()
+                .any(|n| n.index == di.name && n.method == "brin");
+            let row = client
+                .query_one(
+                    "SELECT pg_relation_size($1::text::regclass)::int8",
+                    &[&di.name],
+                )
+                .unwrap_or_else(|e| panic!("size of {}: {e}", di.name));
+            let bytes: i64 = row.get(0);
+            let height = if brin {
+                0.0
+            } else {
+                client
+                    .query_one(
+                        "SELECT fastlevel::int8 FROM bt_metap($1)",
+                        &[&di.name.as_str()],
+                    )
+                    .map(|r| r.get::<_, i64>(0) as f64)
+                    .unwrap_or(-1.0)
+            };
+            indexes.push(Index {
+                name: di.name.clone(),
+                columns: di.columns.clone(),
+                include: di.include.clone(),
+                unique: di.unique,
+                primary: di.primary,
+                pg: Some(PgIndex {
+                    pages: (bytes / 8192) as f64,
+                    tree_height: height,
+                }),
+                mysql: None,
+            });
+        }
+        for i in &t.indexes {
+            if !indexes.iter().any(|x| x.name == i.name) {
+                println!(
+                    "  {}: imported index {} is not in the catalog",
+                    t.name, i.name
+                );
+                indexes.push(i.clone());
+            }
+        }
+        t.indexes = indexes;
+        out.push(t);
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------
+// Dialect
+
+/// One query as PostgreSQL runs it: statements to run first (Q15's view), the statement
+/// to explain, and what was changed from the kit's MySQL text.
+struct PgQuery {
+    setup: Vec<String>,
+    select: String,
+    changes: Vec<String>,
+}
+
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    // Howard Hinnant's days_from_civil inverse.
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+/// `DATE_ADD('d', INTERVAL n UNIT)` / `DATE_SUB(...)` evaluated to a date literal.
+fn eval_date_fn(add: bool, args: &str) -> Option<String> {
+    let (date, interval) = args.split_once(',')?;
+    let date = date.trim().trim_matches('\'');
+    let mut it = interval.split_whitespace();
+    if !it.next()?.eq_ignore_ascii_case("INTERVAL") {
+        return None;
+    }
+    let n: i64 = it.next()?.parse().ok()?;
+    let unit = it.next()?.to_ascii_uppercase();
+    let n = if add { n } else { -n };
+    let mut p = date.splitn(3, '-');
+    let (y, m, d): (i64, i64, i64) = (
+        p.next()?.parse().ok()?,
+        p.next()?.parse().ok()?,
+        p.next()?.parse().ok()?,
+    );
+    let (y, m, d) = match unit.as_str() {
+        "DAY" => {
+            let days = costlab_core::query::parse_date(date)? as i64 + n;
+            civil_from_days(days)
+        }
+        "MONTH" | "YEAR" => {
+            let months = y * 12 + (m - 1) + if unit == "YEAR" { 12 * n } else { n };
+            // Every DBT3 date here is the 1st; no end-of-month clamping needed.
+            if d > 28 {
+                return None;
+            }
+            (months.div_euclid(12), months.rem_euclid(12) + 1, d)
+        }
+        _ => return None,
+    };
+    Some(format!("'{y:04}-{m:02}-{d:02}'"))
+}
+
+/// The kit's MySQL text made PostgreSQL's, by mechanical rewrites only:
+/// * `DATE_ADD/DATE_SUB('d', INTERVAL n DAY|MONTH|YEAR)` is evaluated to a date literal
+///   (what the model's query block holds; PostgreSQL has neither function);
+/// * `SUBSTR(x FROM a FOR b)` is `SUBSTRING(x FROM a FOR b)` (PostgreSQL's SUBSTR takes no
+///   FROM/FOR syntax);
+/// * Q15's `CREATE VIEW ...; SELECT ...; DROP VIEW` runs the view in a rolled-back
+///   transaction and explains the SELECT;
+/// * trailing semicolons go.
+fn pg_dialect(sql: &str) -> PgQuery {
+    let mut changes = Vec::new();
+    let mut s = sql.to_string();
+    for (name, add) in [("DATE_ADD(", true), ("DATE_SUB(", false)] {
+        while let Some(at) = s.find(name) {
+            let open = at + name.len();
+            let close = open + s[open..].find(')').expect("closing parenthesis");
+            let args = s[open..close].to_string();
+            let lit =
+                eval_date_fn(add, &args).unwrap_or_else(|| panic!("cannot evaluate {name}{args})"));
+            changes.push(format!("{name}{args}) → {lit}"));
+            s.replace_range(at..=close, &lit);
+        }
+    }
+    if s.contains("SUBSTR(") {
+        let n = s.matches("SUBSTR(").count();
+        s = s.replace("SUBSTR(", "SUBSTRING(");
+        changes.push(format!("SUBSTR(… FROM … FOR …) → SUBSTRING (×{n})"));
+    }
+    let statements: Vec<String> = s
+        .split(';')
+        .map(str::trim)
+        .filter(|x| !x.is_empty())
+        .map(str::to_string)
+        .collect();
+    let mut setup = Vec::new();
+    let mut select = None;
+    for st in statements {
+        let head = st.trim_start().to_ascii_uppercase();
+        if head.starts_with("CREATE VIEW") {
+            setup.push(st);
+        } else if head.starts_with("DROP VIEW") {
+            changes.push("view created in a rolled-back transaction".into());
+        } else {
+            assert!(select.is_none(), "two SELECTs in {sql}");
+            select = Some(st);
+        }
+    }
+    PgQuery {
+        setup,
+        select: select.expect("a SELECT"),
+        changes,
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Normalised plan shape, shared by EXPLAIN JSON and the model's PlanNode
+
+#[derive(Clone, Debug, Default)]
+struct Node {
+    /// EXPLAIN's node type ("Hash Join", "Aggregate", ...).
+    op: String,
+    alias: Option<String>,
+    index: Option<String>,
+    join_type: Option<String>,
+    /// Aggregate strategy: Plain, Sorted, Hashed, Mixed.
+    strategy: Option<String>,
+    /// "InitPlan" or "SubPlan" when this node heads a subplan.
+    subplan: Option<String>,
+    total: f64,
+    children: Vec<Node>,
+}
+
+/// EXPLAIN names a table's second and later references without an alias `table_1`,
+/// `table_2`, ... (ruleutils' unique names); both sides compare with the table name.
+fn norm_alias(alias: Option<&str>) -> Option<String> {
+    const TABLES: [&str; 8] = [
+        "region", "nation", "supplier", "part", "partsupp", "customer", "orders", "lineitem",
+    ];
+    let a = alias?;
+    if let Some((base, n)) = a.rsplit_once('_') {
+        if TABLES.contains(&base) && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) {
+            return Some(base.to_string());
+        }
+    }
+    Some(a.to_string())
+}
+
+fn from_explain(v: &Json) -> Node {
+    let s = |k: &str| v.get(k).and_then(Json::as_str).map(str::to_string);
+    let rel = s("Parent Relationship");
+    Node {
+        op: s("Node Type").unwrap_or_default(),
+        alias: norm_alias(v.get("Alias").and_then(Json::as_str)),
+        index: s("Index Name"),
+        join_type: s("Join Type"),
+        strategy: s("Strategy"),
+        subplan: rel.filter(|r| r == "InitPlan" || r == "SubPlan"),
+        total: v
+            .get("Total Cost")
+            .and_then(Json::as_f64)
+            .unwrap_or(f64::NAN),
+        children: v
+            .get("Plans")
+            .and_then(Json::as_array)
+            .map(|a| a.iter().map(from_explain).collect())
+            .unwrap_or_default(),
+    }
+}
+
+fn from_model(n: &PlanNode) -> Node {
+    let detail = |key: &str| {
+        n.details.iter().find_map(|d| {
+            d.strip_prefix(key)
+                .and_then(|r| r.strip_prefix(':'))
+                .map(|r| r.trim().to_string())
+        })
+    };
+    let (op, strategy) = match n.op.as_ref() {
+        "HashAggregate" => ("Aggregate".to_string(), Some("Hashed".to_string())),
+        "GroupAggregate" => ("Aggregate".to_string(), Some("Sorted".to_string())),
+        "MixedAggregate" => ("Aggregate".to_string(), Some("Mixed".to_string())),
+        "Aggregate" => (
+            "Aggregate".to_string(),
+            Some(detail("Strategy").unwrap_or_else(|| "Plain".into())),
+        ),
+        other => (other.to_string(), detail("Strategy")),
+    };
+    let subplan = detail("Parent Relationship")
+        .or_else(|| {
+            n.details.iter().find_map(|d| {
+                ["InitPlan", "SubPlan"]
+                    .into_iter()
+                    .find(|p| d.starts_with(p))
+                    .map(str::to_string)
+            })
+        })
+        .filter(|r| r == "InitPlan" || r == "SubPlan");
+    Node {
+        op,
+        alias: norm_alias(n.relation.as_deref()),
+        index: n.index.as_deref().map(str::to_string),
+        join_type: detail("Join Type"),
+        strategy,
+        subplan,
+        total: n.cost.total,
+        children: n.children.iter().map(from_model).collect(),
+    }
+}
+
+/// Index names under a Bitmap Heap Scan: `a`, `a&b` (BitmapAnd), `a|b` (BitmapOr).
+fn bitmap_indexes(n: &Node) -> String {
+    match n.op.as_str() {
+        "Bitmap Index Scan" => n.index.clone().unwrap_or_else(|| "?".into()),
+        "BitmapAnd" | "BitmapOr" => {
+            let sep = if n.op == "BitmapAnd" { "&" } else { "|" };
+            let parts: Vec<String> = n.children.iter().map(bitmap_indexes).collect();
+            format!("({})", parts.join(sep))
+        }
+        _ => format!("?{}", n.op),
+    }
+}
+
+/// The normalised shape of one node: a compact tree expression. Subplans (InitPlan,
+/// SubPlan) are collected into `subs` in tree order instead of being placed, since where
+/// PostgreSQL attaches them is not a planning decision worth comparing.
+fn shape_of(n: &Node, subs: &mut Vec<String>) -> String {
+    let (main, sub): (Vec<&Node>, Vec<&Node>) =
+        n.children.iter().partition(|c| c.subplan.is_none());
+    for s in sub {
+        let mut inner = Vec::new();
+        let text = shape_of(s, &mut inner);
+        subs.push(format!(
+            "{}={text}",
+            s.subplan.as_deref().unwrap_or("?").to_ascii_lowercase()
+        ));
+        subs.extend(inner);
+    }
+    let kids = |subs: &mut Vec<String>| -> String {
+        main.iter()
+            .map(|c| shape_of(c, subs))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let alias = n.alias.as_deref().unwrap_or("?");
+    let index = n.index.as_deref().unwrap_or("?");
+    match n.op.as_str() {
+        "Seq Scan" => format!("Seq({alias})"),
+        "Index Scan" => format!("Idx({alias}:{index})"),
+        "Index Only Scan" => format!("IOS({alias}:{index})"),
+        "Bitmap Heap Scan" => {
+            let idx: Vec<String> = main.iter().map(|c| bitmap_indexes(c)).collect();
+            format!("Bmp({alias}:{})", idx.join(","))
+        }
+        "Subquery Scan" => format!("Subq[{alias}]({})", kids(subs)),
+        "CTE Scan" | "Function Scan" | "Values Scan" => format!("{}({alias})", n.op),
+        // Transparent.
+        "Hash" => kids(subs),
+        "Result" if main.len() == 1 => kids(subs),
+        "Hash Join" | "Nested Loop" | "Merge Join" => {
+            let m = match n.op.as_str() {
+                "Hash Join" => "HJ",
+                "Nested Loop" => "NL",
+                _ => "MJ",
+            };
+            let jt = match n.join_type.as_deref() {
+                None | Some("Inner") => String::new(),
+                Some(t) => format!("/{}", t.to_ascii_lowercase()),
+            };
+            format!("{m}{jt}({})", kids(subs))
+        }
+        "Aggregate" => {
+            let a = match n.strategy.as_deref() {
+                Some("Hashed") => "HashAgg",
+                Some("Sorted") => "GroupAgg",
+                Some("Mixed") => "MixedAgg",
+                _ => "Agg",
+            };
+            format!("{a}({})", kids(subs))
+        }
+        "Sort" => format!("Sort({})", kids(subs)),
+        "Incremental Sort" => format!("ISort({})", kids(subs)),
+        "Limit" => format!("Limit({})", kids(subs)),
+        "Materialize" => format!("Mat({})", kids(subs)),
+        "Memoize" => format!("Memo({})", kids(subs)),
+        other => {
+            let k = kids(subs);
+            if k.is_empty() {
+                other.replace(' ', "")
+            } else {
+                format!("{}({k})", other.replace(' ', ""))
+            }
+        }
+    }
+}
+
+/// The whole plan's shape: the main tree, then its subplans.
+fn shape(n: &Node) -> String {
+    let mut subs = Vec::new();
+    let main = shape_of(n, &mut subs);
+    if subs.is_empty() {
+        main
+    } else {
+        format!("{main} ; {}", subs.join(" ; "))
+    }
+}
+
+/// Relation aliases of the main tree (subplans excluded) in left-to-right order.
+fn join_order(n: &Node, out: &mut Vec<String>) {
+    if n.subplan.is_some() {
+        return;
+    }
+    if n.op.ends_with("Scan") && !n.op.starts_with("Bitmap Index") && n.op != "Subquery Scan" {
+        out.push(n.alias.clone().unwrap_or_else(|| "?".into()));
+        return;
+    }
+    if n.op == "Subquery Scan" {
+        out.push(format!("[{}]", n.alias.as_deref().unwrap_or("?")));
+        return;
+    }
+    for c in &n.children {
+        join_order(c, out);
+    }
+}
+
+fn order_string(n: &Node) -> String {
+    let mut v = Vec::new();
+    join_order(n, &mut v);
+    v.join(" ")
+}
+
+// ---------------------------------------------------------------------------------------
+// The test
+
+fn out_dir() -> PathBuf {
+    // CARGO_TARGET_TMPDIR is <target>/tmp.
+    Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .expect("target directory")
+        .join("dbt3-pg")
+}
+
+fn explain(client: &mut Client, q: &PgQuery) -> Result<Json, String> {
+    let mut tx = client.transaction().map_err(|e| e.to_string())?;
+    tx.batch_execute("SET LOCAL max_parallel_workers_per_gather = 0; SET LOCAL jit = off")
+        .map_err(|e| e.to_string())?;
+    for s in &q.setup {
+        tx.batch_execute(s).map_err(|e| format!("{s}: {e}"))?;
+    }
+    let row = tx
+        .query_one(&format!("EXPLAIN (FORMAT JSON) {}", q.select), &[])
+        .map_err(|e| {
+            e.as_db_error()
+                .map(|d| d.message().to_string())
+                .unwrap_or_else(|| e.to_string())
+        })?;
+    let json: Json = row.get(0);
+    tx.rollback().map_err(|e| e.to_string())?;
+    Ok(json)
+}
+
+struct Row {
+    n: u8,
+    server: Result<(String, String, f64), String>,
+    model: Result<(String, String, f64), CoreError>,
+}
+
+#[test]
+fn dbt3_plans_match_real_postgres() {
+    let started = Instant::now();
+    let Some(bin) = find_pg_bin() else {
+        if std::env::var_os("COSTLAB_REQUIRE_PG").is_some() {
+            panic!("no PostgreSQL binaries under /usr/lib/postgresql/*/bin and COSTLAB_REQUIRE_PG is set");
+        }
+        println!("SKIPPED: no PostgreSQL binaries under /usr/lib/postgresql/*/bin (set COSTLAB_REQUIRE_PG=1 to fail instead; `cargo xtask test` installs them)");
+        return;
+    };
+    let cat = dbt3(SF).expect("derived DBT3 catalog");
+    let server = match std::env::var_os("COSTLAB_DBT3_PG_KEEP") {
+        Some(dir) if !dir.is_empty() => Server::Kept(KeptServer::start(bin, Path::new(&dir))),
+        _ => Server::Temp(PgServer::start()),
+    };
+    println!("server up in {:.1} s", started.elapsed().as_secs_f64());
+
+    // 1-2. Data, schema, indexes, statistics.
+    let t_load = Instant::now();
+    let fp = fingerprint(&cat);
+    let marker = server.marker();
+    let loaded = marker
+        .as_ref()
+        .and_then(|m| std::fs::read_to_string(m).ok())
+        .is_some_and(|t| t == fp);
+    if loaded {
+        println!("kept cluster already loaded (SF {SF}): skipping generation and load");
+    } else {
+        println!("generating and loading DBT3 at SF {SF}");
+        if let Some(m) = &marker {
+            let _ = std::fs::remove_file(m);
+        }
+        let notes = load(&server, &cat);
+        for n in notes {
+            println!("  index note: {n}");
+        }
+        if let Some(m) = &marker {
+            std::fs::write(m, &fp).expect("write the loaded marker");
+        }
+    }
+    let load_s = t_load.elapsed().as_secs_f64();
+    println!("data ready in {load_s:.1} s");
+
+    // 3. Import.
+    let t_import = Instant::now();
+    let names: Vec<String> = cat.pg.iter().map(|t| t.name.clone()).collect();
+    let imported = import_postgres(&server.dsn(), &names, &ImportOptions::default())
+        .unwrap_or_else(|e| panic!("import: {e}"));
+    for w in &imported.warnings {
+        println!("import warning: {w}");
+    }
+    let mut client = server.connect();
+    let tables = complete_import(&mut client, &cat, imported.scenario.tables.clone());
+    for t in &tables {
+        let derived = cat.pg_table(&t.name).expect("derived table");
+        let names = |t: &Table| t.indexes.iter().map(|i| i.name.clone()).collect::<Vec<_>>();
+        assert_eq!(names(t), names(derived), "indexes of {}", t.name);
+        let pg = t.pg.as_ref().expect("pg facts");
+        println!(
+            "  {:<8} rows {:>9} (derived {:>9}), pages {:>6} (derived {:>6}), indexes: {}",
+            t.name,
+            t.rows,
+            derived.rows,
+            pg.pages,
+            derived.pg.as_ref().map_or(0.0, |p| p.pages),
+            t.indexes
+                .iter()
+                .map(|i| format!(
+                    "{} {}p h{}",
+                    i.name,
+                    i.pg.as_ref().map_or(0.0, |p| p.pages),
+                    i.pg.as_ref().map_or(-1.0, |p| p.tree_height)
+                ))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    let dir = out_dir();
+    for sub in ["explain", "sql", "model"] {
+        std::fs::create_dir_all(dir.join(sub)).expect("create target/dbt3-pg");
+    }
+    std::fs::write(
+        dir.join("tables.json"),
+        serde_json::to_string_pretty(&tables).expect("tables to JSON"),
+    )
+    .expect("write tables.json");
+    println!(
+        "import in {:.1} s; files in {}",
+        t_import.elapsed().as_secs_f64(),
+        dir.display()
+    );
+
+    // 4-5. EXPLAIN and the model.
+    let t_plans = Instant::now();
+    let mut knobs = KnobValues::defaults(EngineVersion::Pg15, EngineVersion::Mysql80);
+    knobs
+        .set(Knob::MaxParallelWorkersPerGather, 0.0)
+        .expect("max_parallel_workers_per_gather");
+    let model = PgDbt3::new(&tables, PgJoinEnv::default()).expect("PgDbt3::new");
+    let mut rows = Vec::new();
+    let mut dialect_notes = Vec::new();
+    for n in 1..=22u8 {
+        let q = query(n, SF).expect("DBT3 query");
+        let pq = pg_dialect(q.sql);
+        if !pq.changes.is_empty() {
+            dialect_notes.push(format!("Q{n}: {}", pq.changes.join("; ")));
+        }
+        let mut sql_text = String::new();
+        for s in &pq.setup {
+            sql_text.push_str(s);
+            sql_text.push_str(";\n");
+        }
+        sql_text.push_str(&pq.select);
+        sql_text.push_str(";\n");
+        std::fs::write(dir.join(format!("sql/q{n:02}.sql")), sql_text).expect("write sql");
+        let server_side = explain(&mut client, &pq).map(|json| {
+            std::fs::write(
+                dir.join(format!("explain/q{n:02}.json")),
+                serde_json::to_string_pretty(&json).expect("json"),
+            )
+            .expect("write explain");
+            let node = from_explain(&json[0]["Plan"]);
+            (shape(&node), order_string(&node), node.total)
+        });
+        let model_side = model.plan(&q, &knobs).map(|p| {
+            std::fs::write(
+                dir.join(format!("model/q{n:02}.json")),
+                serde_json::to_string_pretty(&p.tree).expect("json"),
+            )
+            .expect("write model plan");
+            let node = from_model(&p.tree);
+            (shape(&node), order_string(&node), p.cost.total)
+        });
+        rows.push(Row {
+            n,
+            server: server_side,
+            model: model_side,
+        });
+    }
+    let plans_s = t_plans.elapsed().as_secs_f64();
+
+    // 6. Report.
+    let mut report = String::new();
+    let _ = writeln!(
+        report,
+        "DBT3 SF {SF}: PostgreSQL {} EXPLAIN against the model (PgDbt3), max_parallel_workers_per_gather = 0, jit off",
+        imported.scenario.engine.map_or("?".to_string(), |e| format!("{e:?}"))
+    );
+    let _ = writeln!(
+        report,
+        "\n{:<4} {:<6} {:>14} {:>14} {:>9}  join order (server | model)",
+        "Q", "shape", "server cost", "model cost", "diff %"
+    );
+    let mut failures = Vec::new();
+    for r in &rows {
+        let (sc, so) = match &r.server {
+            Ok((_, o, c)) => (format!("{c:.2}"), o.clone()),
+            Err(_) => ("error".into(), String::new()),
+        };
+        let (mc, mo, diff, matched) = match (&r.model, &r.server) {
+            (Ok((ms, o, c)), Ok((ss, _, s))) => (
+                format!("{c:.2}"),
+                o.clone(),
+                format!("{:+.1}", (c - s) / s * 100.0),
+                if ms == ss { "yes" } else { "no" },
+            ),
+            (Ok((_, o, c)), Err(_)) => (format!("{c:.2}"), o.clone(), "-".into(), "-"),
+            (Err(CoreError::Unsupported(_)), _) => {
+                ("not built".into(), String::new(), "-".into(), "-")
+            }
+            (Err(_), _) => ("error".into(), String::new(), "-".into(), "-"),
+        };
+        let _ = writeln!(
+            report,
+            "Q{:<3} {:<6} {:>14} {:>14} {:>9}  {so} | {mo}",
+            r.n, matched, sc, mc, diff
+        );
+    }
+    let _ = writeln!(report, "\nShapes:");
+    for r in &rows {
+        let _ = writeln!(report, "Q{}", r.n);
+        match &r.server {
+            Ok((s, _, _)) => {
+                let _ = writeln!(report, "  server: {s}");
+            }
+            Err(e) => {
+                let _ = writeln!(report, "  server: ERROR {e}");
+            }
+        }
+        match &r.model {
+            Ok((s, _, _)) => {
+                let _ = writeln!(report, "  model:  {s}");
+            }
+            Err(CoreError::Unsupported(_)) => {
+                let _ = writeln!(report, "  model:  model not built");
+            }
+            Err(e) => {
+                let _ = writeln!(report, "  model:  ERROR {e}");
+            }
+        }
+    }
+    if !dialect_notes.is_empty() {
+        let _ = writeln!(report, "\nMySQL → PostgreSQL text changes:");
+        for d in &dialect_notes {
+            let _ = writeln!(report, "  {d}");
+        }
+    }
+
+    // Assertions (see REQUIRE_MODEL).
+    for r in rows.iter().filter(|r| CHECKED.contains(&r.n)) {
+        let server = match &r.server {
+            Ok(s) => s,
+            Err(e) => {
+                failures.push(format!("Q{}: the server cannot explain it: {e}", r.n));
+                continue;
+            }
+        };
+        match &r.model {
+            Ok((ms, _, mc)) => {
+                if *ms != server.0 {
+                    failures.push(format!(
+                        "Q{}: shape differs\n    server: {}\n    model:  {ms}",
+                        r.n, server.0
+                    ));
+                }
+                let rel = (mc - server.2).abs() / server.2;
+                if rel > COST_TOLERANCE {
+                    failures.push(format!(
+                        "Q{}: total cost {mc:.2} vs server {:.2} ({:+.1} %, tolerance {:.0} %)",
+                        r.n,
+                        server.2,
+                        (mc - server.2) / server.2 * 100.0,
+                        COST_TOLERANCE * 100.0
+                    ));
+                }
+            }
+            Err(e) if REQUIRE_MODEL => failures.push(format!("Q{}: model: {e}", r.n)),
+            Err(CoreError::Unsupported(_)) => {
+                let _ = writeln!(report, "Q{}: model not built (assertion skipped)", r.n);
+            }
+            Err(e) => {
+                let _ = writeln!(report, "Q{}: model error, assertion skipped: {e}", r.n);
+            }
+        }
+    }
+    let server_errors: Vec<String> = rows
+        .iter()
+        .filter_map(|r| r.server.as_ref().err().map(|e| format!("Q{}: {e}", r.n)))
+        .collect();
+    let _ = writeln!(
+        report,
+        "\nwall time {:.1} s: data {load_s:.1} s, 22 EXPLAINs and plans {plans_s:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    println!("\n{report}");
+    std::fs::write(dir.join("comparison.txt"), &report).expect("write comparison.txt");
+    assert!(
+        server_errors.is_empty(),
+        "PostgreSQL could not explain: {server_errors:#?}"
+    );
+    assert!(
+        failures.is_empty(),
+        "the model disagrees with PostgreSQL:\n{}",
+        failures.join("\n")
+    );
+}
+
+/// The normaliser reads an EXPLAIN tree and the equivalent PlanNode tree alike.
+#[test]
+fn shape_reads_explain_and_plan_nodes_alike() {
+    use costlab_core::plan::{Cost, Work};
+    let explain: Json = serde_json::from_str(
+        r#"{"Node Type": "Aggregate", "Strategy": "Hashed", "Total Cost": 10.5, "Plans": [
+            {"Node Type": "Hash Join", "Join Type": "Semi", "Parent Relationship": "Outer", "Plans": [
+              {"Node Type": "Seq Scan", "Alias": "orders", "Relation Name": "orders"},
+              {"Node Type": "Hash", "Plans": [
+                {"Node Type": "Bitmap Heap Scan", "Alias": "lineitem_1", "Relation Name": "lineitem", "Plans": [
+                  {"Node Type": "BitmapOr", "Plans": [
+                    {"Node Type": "Bitmap Index Scan", "Index Name": "a"},
+                    {"Node Type": "Bitmap Index Scan", "Index Name": "b"}]}]}]}]},
+            {"Node Type": "Aggregate", "Strategy": "Plain", "Parent Relationship": "InitPlan", "Plans": [
+              {"Node Type": "Index Only Scan", "Alias": "part", "Index Name": "pk_part"}]}]}"#,
+    )
+    .expect("json");
+    let node = |op: &str, rel: Option<&str>, idx: Option<&str>, details: &[&str], kids| {
+        let mut n = PlanNode::leaf(op, Cost::new(0.0, 10.5), 1.0, Work::default());
+        n.relation = rel.map(Into::into);
+        n.index = idx.map(Into::into);
+        n.details = details.iter().map(|d| d.to_string()).collect();
+        n.children = kids;
+        n
+    };
+    let bitmap = node(
+        "Bitmap Heap Scan",
+        Some("lineitem"),
+        None,
+        &[],
+        vec![node(
+            "BitmapOr",
+            None,
+            None,
+            &[],
+            vec![
+                node("Bitmap Index Scan", None, Some("a"), &[], vec![]),
+                node("Bitmap Index Scan", None, Some("b"), &[], vec![]),
+            ],
+        )],
+    );
+    let model = node(
+        "HashAggregate",
+        None,
+        None,
+        &[],
+        vec![
+            node(
+                "Hash Join",
+                None,
+                None,
+                &["Join Type: Semi"],
+                vec![
+                    node("Seq Scan", Some("orders"), None, &[], vec![]),
+                    node("Hash", None, None, &[], vec![bitmap]),
+                ],
+            ),
+            node(
+                "Aggregate",
+                None,
+                None,
+                &["Parent Relationship: InitPlan"],
+                vec![node(
+                    "Index Only Scan",
+                    Some("part"),
+                    Some("pk_part"),
+                    &[],
+                    vec![],
+                )],
+            ),
+        ],
+    );
+    let a = from_explain(&explain);
+    let b = from_model(&model);
+    assert_eq!(
+        shape(&a),
+        "HashAgg(HJ/semi(Seq(orders), Bmp(lineitem:(a|b)))) ; initplan=Agg(IOS(part:pk_part))"
+    );
+    assert_eq!(shape(&a), shape(&b));
+    assert_eq!(order_string(&a), "orders lineitem");
+    assert_eq!(order_string(&a), order_string(&b));
+    assert_eq!(a.total, b.total);
+    assert_eq!(
+        pg_dialect("SELECT 1 FROM t WHERE d < DATE_ADD('1996-01-01', INTERVAL 90 DAY) AND e >= DATE_SUB('1998-12-01', INTERVAL 3 MONTH);").select,
+        "SELECT 1 FROM t WHERE d < '1996-03-31' AND e >= '1998-09-01'"
+    );
+}
