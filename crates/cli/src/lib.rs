@@ -1,8 +1,10 @@
 //! The command line's library half: importing statistics from a live server and running the
-//! core's engines for `costlab explain` and `costlab sweep`, and the hardware simulation for
-//! `costlab simulate` and `costlab fit`. The binary (`main.rs`) only parses
-//! arguments and prints; the integration tests call these functions directly.
+//! core's engines for `costlab explain` and `costlab sweep`, the hardware simulation for
+//! `costlab simulate` and `costlab fit`, and the DBT3 table of `costlab dbt3`. The binary
+//! (`main.rs`) only parses arguments and prints; the integration tests call these functions
+//! directly.
 
+pub mod dbt3;
 pub mod engines;
 pub mod import;
 pub mod pgarray;

@@ -48,6 +48,9 @@ enum Command {
     /// Fit one cost constant (or a pair) so that the engine's choices lose the least
     /// simulated time over a sweep of queries.
     Fit(FitArgs),
+    /// Plan DBT3's 22 queries under a baseline and under the current constants, time each
+    /// plan on a machine profile and print which plans change and what that costs.
+    Dbt3(Dbt3Args),
     /// Convert between playground links and JSON link files (for generated documentation).
     Url {
         #[command(subcommand)]
@@ -252,6 +255,49 @@ struct FitArgs {
     json: bool,
 }
 
+#[derive(Args)]
+struct Dbt3Args {
+    /// postgres or mysql.
+    #[arg(long)]
+    engine: String,
+    /// Scale factor (0.01 to 1000).
+    #[arg(long, default_value_t = 10.0)]
+    sf: f64,
+    /// Built-in machine profile (see `costlab simulate --list-profiles`).
+    #[arg(long, conflicts_with = "profile_file")]
+    profile: Option<String>,
+    /// Machine profile JSON file (a probe's calibration file), validated.
+    #[arg(long, value_name = "FILE")]
+    profile_file: Option<PathBuf>,
+    /// Nothing cached when a query starts (default: the warm steady state).
+    #[arg(long)]
+    cold: bool,
+    /// Override a knob of the current constants: name=value; repeatable.
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    sets: Vec<String>,
+    /// Preset the baseline is (e.g. mysql-5.7, wl8737-alt1, pg-default); default: the
+    /// release's defaults.
+    #[arg(long, value_name = "PRESET")]
+    baseline: Option<String>,
+    /// Only this query (1 to 22), with both plans as trees.
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    query: Option<i64>,
+    /// Release to model (15..18 for PostgreSQL; 5.7, 8.0, 8.4 for MySQL); default: the
+    /// seed's (MySQL 5.7, PostgreSQL 18).
+    #[arg(
+        long = "version",
+        visible_alias = "engine-version",
+        value_name = "RELEASE"
+    )]
+    release: Option<String>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
+    /// Also measure planning time per query: the median of N runs (default 21), in µs.
+    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "21")]
+    timings: Option<usize>,
+}
+
 /// A failure and its exit code.
 enum Fail {
     Usage(String),
@@ -286,7 +332,8 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             let msg = if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-                "a command is required: import, explain, sweep, simulate, fit or url".to_string()
+                "a command is required: import, explain, sweep, simulate, fit, dbt3 or url"
+                    .to_string()
             } else {
                 clap_one_line(&e.render().to_string())
             };
@@ -356,6 +403,7 @@ fn run(cmd: Command) -> Result<(), Fail> {
         Command::Sweep(a) => sweep_cmd(a),
         Command::Simulate(a) => simulate_cmd(a),
         Command::Fit(a) => fit_cmd(a),
+        Command::Dbt3(a) => dbt3_cmd(a),
         Command::Url { action } => url_cmd(action),
     }
 }
@@ -972,4 +1020,79 @@ fn fit_cmd(a: FitArgs) -> Result<(), Fail> {
             print(&if a.json { to_json(&r)? } else { r.text() })
         }
     }
+}
+
+fn dbt3_cmd(a: Dbt3Args) -> Result<(), Fail> {
+    use costlab::dbt3;
+    let engine = Engine::parse(&a.engine).map_err(usage)?;
+    let version = match a.release.as_deref() {
+        None => dbt3::default_version(engine),
+        Some(r) => {
+            let v = engines::parse_version(r)
+                .map_err(|e| Fail::Usage(e.to_string().replace("--engine-version", "--version")))?;
+            if v.engine() != engine {
+                return Err(Fail::Usage(format!(
+                    "--version: {} is not a release of {}",
+                    v.label(),
+                    engine.name()
+                )));
+            }
+            v
+        }
+    };
+    let sf = costlab_core::workload::dbt3::catalog::check_sf(a.sf)
+        .map_err(|e| Fail::Usage(format!("--sf: {e}")))?;
+    let query = a.query.map(dbt3::check_query).transpose().map_err(usage)?;
+    if let Some(n) = a.timings {
+        if !(1..=dbt3::MAX_REPEAT).contains(&n) {
+            return Err(Fail::Usage(format!(
+                "--timings: {n} runs is outside 1 to {}",
+                dbt3::MAX_REPEAT
+            )));
+        }
+    }
+    let defaults = dbt3::release_defaults(version);
+    let mut current = defaults.clone();
+    apply_sets(&mut current, &a.sets, engine)?;
+    let (baseline, baseline_label) = dbt3::baseline(&defaults, version, a.baseline.as_deref())
+        .map_err(|e| {
+            Fail::Usage(
+                if a.baseline.is_some() && !e.to_string().contains("--baseline") {
+                    format!("--baseline: {e}")
+                } else {
+                    e.to_string()
+                },
+            )
+        })?;
+    let mut profile = match (&a.profile, &a.profile_file) {
+        (Some(id), None) => builtin::find(id).map_err(usage)?,
+        (None, Some(path)) => load_profile(path)?,
+        _ => {
+            return Err(usage(
+                "a machine is required: --profile ID (see costlab simulate --list-profiles) or --profile-file FILE",
+            ))
+        }
+    };
+    if a.cold {
+        profile.warm_cache = false;
+    }
+    let setup = dbt3::Dbt3Setup {
+        version,
+        sf,
+        profile,
+        baseline,
+        baseline_label,
+        current,
+        sets: a.sets.clone(),
+        query,
+        repeat: a.timings,
+    };
+    let report = dbt3::run(&setup)?;
+    print(&if a.json {
+        to_json(&report)?
+    } else if query.is_some() {
+        report.query_text()
+    } else {
+        report.text()
+    })
 }

@@ -132,6 +132,26 @@ impl Dbt3Planner {
         })
     }
 
+    pub fn engine(&self) -> Engine {
+        self.sim.engine()
+    }
+
+    /// The machine the times are simulated on.
+    pub fn simulator(&self) -> &Simulator {
+        &self.sim
+    }
+
+    /// Each node's own simulated seconds, in [`PlanNode::walk`] order (parents first).
+    pub fn node_times(&self, tree: &PlanNode) -> Result<Vec<f64>> {
+        Ok(self
+            .sim
+            .time_plan(tree)?
+            .nodes
+            .iter()
+            .map(|n| n.total_s)
+            .collect())
+    }
+
     /// The table: every query (or the one given) under both sets of constants.
     pub fn table(
         &self,
@@ -184,6 +204,134 @@ impl Dbt3Planner {
         }
         Ok(out)
     }
+}
+
+/// One table access of a plan, in the order the executor reaches it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlanStep {
+    /// The table's alias.
+    pub relation: String,
+    /// The node's operation: MySQL's access type (ALL, range, ref, eq_ref), PostgreSQL's
+    /// scan ("Seq Scan", "Index Scan", ...).
+    pub op: String,
+    pub index: Option<String>,
+}
+
+/// The table accesses of a plan's top query block in execution order (left-deep: the
+/// first table is the first read). Nodes below a table access (a materialized semijoin)
+/// and subquery nodes (MySQL's "... subquery", PostgreSQL's SubPlan / InitPlan) are left
+/// out: they are separate blocks.
+pub fn plan_steps(tree: &PlanNode) -> Vec<PlanStep> {
+    fn visit(n: &PlanNode, out: &mut Vec<PlanStep>) {
+        if let Some(r) = &n.relation {
+            out.push(PlanStep {
+                relation: r.to_string(),
+                op: n.op.to_string(),
+                index: n.index.as_ref().map(|i| i.to_string()),
+            });
+            return;
+        }
+        if n.op.contains("subquery") || n.op.contains("SubPlan") || n.op.contains("InitPlan") {
+            return;
+        }
+        for c in &n.children {
+            visit(c, out);
+        }
+    }
+    let mut out = Vec::new();
+    visit(tree, &mut out);
+    out
+}
+
+/// A short description of a plan: the first table's access in full, then the join order,
+/// e.g. `lineitem range(i_l_shipdate) > orders > customer`.
+pub fn plan_summary(tree: &PlanNode) -> String {
+    let steps = plan_steps(tree);
+    let mut s = String::new();
+    for (i, st) in steps.iter().enumerate() {
+        if i == 0 {
+            s.push_str(&st.relation);
+            s.push(' ');
+            s.push_str(&st.op);
+            if let Some(ix) = &st.index {
+                s.push('(');
+                s.push_str(ix);
+                s.push(')');
+            }
+        } else {
+            s.push_str(" > ");
+            s.push_str(&st.relation);
+        }
+    }
+    if s.is_empty() {
+        s.push_str(&tree.op);
+    }
+    s
+}
+
+/// A plan as an indented tree, one node a line, in the style of PostgreSQL's text
+/// EXPLAIN: `op using index on relation  (cost=startup..total rows=n)`, the node's own
+/// simulated time when `times` is given (one entry per node in [`PlanNode::walk`] order,
+/// as [`Dbt3Planner::node_times`] returns them), then its detail lines.
+#[cfg(feature = "explain-text")]
+pub fn tree_text(tree: &PlanNode, times: Option<&[f64]>) -> String {
+    fn secs(v: f64) -> String {
+        if v == 0.0 {
+            "0 s".into()
+        } else if v.abs() < 1e-3 {
+            format!("{:.1} µs", v * 1e6)
+        } else if v.abs() < 1.0 {
+            format!("{:.2} ms", v * 1e3)
+        } else {
+            format!("{v:.2} s")
+        }
+    }
+    fn write(
+        out: &mut String,
+        n: &PlanNode,
+        depth: usize,
+        times: Option<&[f64]>,
+        next: &mut usize,
+    ) {
+        let (prefix, detail_indent) = if depth == 0 {
+            (String::new(), 2)
+        } else {
+            (
+                format!("{}->  ", " ".repeat(6 * (depth - 1) + 2)),
+                6 * depth + 2,
+            )
+        };
+        out.push_str(&prefix);
+        out.push_str(&n.op);
+        if let Some(i) = &n.index {
+            out.push_str(" using ");
+            out.push_str(i);
+        }
+        if let Some(r) = &n.relation {
+            out.push_str(" on ");
+            out.push_str(r);
+        }
+        out.push_str(&format!(
+            "  (cost={:.2}..{:.2} rows={:.0})",
+            n.cost.startup, n.cost.total, n.rows
+        ));
+        if let Some(t) = times.and_then(|t| t.get(*next)) {
+            out.push_str(&format!("  [time {}]", secs(*t)));
+        }
+        *next += 1;
+        out.push('\n');
+        for d in &n.details {
+            out.push_str(&" ".repeat(detail_indent));
+            out.push_str(d);
+            out.push('\n');
+        }
+        for c in &n.children {
+            write(out, c, depth + 1, times, next);
+        }
+    }
+    let mut out = String::new();
+    write(&mut out, tree, 0, times, &mut 0);
+    out
 }
 
 /// A plan's shape from its tree: every node's name, relation and index, parents first.
@@ -311,6 +459,43 @@ mod tests {
             values[first_flip]
         );
         assert!(q6[first_flip..].iter().all(|&id| id == 1));
+    }
+
+    #[test]
+    fn summaries_trees_and_node_times() {
+        let m = builtin::find("wl8737-memory").unwrap();
+        let p = Dbt3Planner::new(EngineVersion::Mysql57, 10.0, &m).unwrap();
+        let o = p.outcome(6, &mysql57(0.2)).unwrap();
+        assert_eq!(plan_summary(&o.tree), "lineitem range(i_l_shipdate)");
+        let times = p.node_times(&o.tree).unwrap();
+        let mut nodes = 0;
+        o.tree.walk(&mut |_| nodes += 1);
+        assert_eq!(times.len(), nodes);
+        let sum: f64 = times.iter().sum();
+        assert!(
+            (sum - o.time_s).abs() <= 1e-9 * o.time_s,
+            "{sum} vs {}",
+            o.time_s
+        );
+        #[cfg(feature = "explain-text")]
+        {
+            let text = tree_text(&o.tree, Some(&times));
+            assert!(
+                text.starts_with("range using i_l_shipdate on lineitem  (cost=0.00.."),
+                "{text}"
+            );
+            assert!(text.contains("[time "), "{text}");
+        }
+        // Q7: the join order of the top block, first table with its access.
+        let q7 = p.outcome(7, &mysql57(1.0)).unwrap();
+        let steps = plan_steps(&q7.tree);
+        assert_eq!(steps.len(), 6, "{steps:?}");
+        assert!(plan_summary(&q7.tree).starts_with(&format!("{} ", steps[0].relation)));
+        // Q22's subqueries are separate blocks: only customer is in the top block.
+        let q22 = p.outcome(22, &mysql57(1.0)).unwrap();
+        let steps = plan_steps(&q22.tree);
+        assert_eq!(steps.len(), 1, "{steps:?}");
+        assert_eq!(steps[0].relation, "customer");
     }
 
     #[test]

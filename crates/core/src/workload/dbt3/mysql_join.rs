@@ -750,7 +750,9 @@ impl<'a> Ctx<'a> {
             sj_nests,
             mat: Vec::new(),
             mat_trees: Vec::new(),
-            needs_sort: block.needs_sort(),
+            // GROUP BY and ORDER BY belong to the whole block: a part of it planned for a
+            // semijoin nest or a dependent subquery sorts nothing.
+            needs_sort: bound.plan_mask == 0 && block.needs_sort(),
             sort_by_table,
             positions: Vec::new(),
             best: Vec::new(),

@@ -1,0 +1,370 @@
+//! `costlab dbt3`: the seed's WL#8737 table (MySQL 5.7 constants, memory_block_read_cost
+//! 1.0 → 0.2 on the in-memory server), one query's plans as trees, JSON, and one-line
+//! errors with exit code 2 for every bad input.
+
+use std::process::{Command, Output};
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_costlab"))
+        .args(args)
+        .output()
+        .expect("run the costlab binary")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[track_caller]
+fn assert_ok(o: &Output) -> String {
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(o));
+    stdout(o)
+}
+
+/// Fails unless the command exited with `code` and printed exactly one line on stderr that
+/// contains every one of `want`.
+#[track_caller]
+fn assert_fails(o: &Output, code: i32, want: &[&str]) {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(code), "stderr: {err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "not one line: {err:?}");
+    for w in want {
+        assert!(err.contains(w), "{err:?} lacks {w:?}");
+    }
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(!err.contains("internal error"), "{err}");
+    assert!(stdout(o).is_empty(), "printed on stdout: {}", stdout(o));
+}
+
+/// The brief's seed command: MySQL 5.7's constants against memory_block_read_cost 0.2.
+const SEED: [&str; 11] = [
+    "dbt3",
+    "--engine",
+    "mysql",
+    "--sf",
+    "10",
+    "--profile",
+    "wl8737-memory",
+    "--baseline",
+    "mysql-5.7",
+    "--set",
+    "memory_block_read_cost=0.2",
+];
+
+/// The table's line of query `n`: `[*] Qn  title ...`.
+fn row_line(text: &str, n: u8) -> &str {
+    let q = format!("Q{n}");
+    text.lines()
+        .find(|l| l.trim_start_matches('*').split_whitespace().next() == Some(q.as_str()))
+        .unwrap_or_else(|| panic!("no row for {q} in\n{text}"))
+}
+
+fn marked_changed(line: &str) -> bool {
+    let starred = line.starts_with('*');
+    let yes = line.split_whitespace().any(|w| w == "yes");
+    assert_eq!(starred, yes, "marker and column disagree: {line}");
+    starred
+}
+
+/// Seed (mysql-wl8737-io-aware-cost-defaults.txt), in memory, 1.0 → 0.2: Q6 and Q12 move
+/// to a range scan, Q7's join order and Q20's semijoin strategy change; the other queries
+/// keep their plans (Q1 is checked on its own below).
+#[test]
+fn seed_table_marks_the_seed_queries() {
+    let text = assert_ok(&run(&SEED));
+    assert!(text.contains("MySQL 5.7"), "{text}");
+    assert!(text.contains("wl8737-memory"), "{text}");
+    for n in [6, 7, 12, 20] {
+        assert!(
+            marked_changed(row_line(&text, n)),
+            "Q{n} should change:\n{text}"
+        );
+    }
+    for n in (2..=22).filter(|n| ![6, 7, 12, 20].contains(n)) {
+        let line = row_line(&text, n);
+        assert!(!marked_changed(line), "Q{n} should keep its plan: {line}");
+        assert!(line.contains("(same)"), "{line}");
+        // Same plan, same simulated time.
+        assert!(line.contains(" 0 %"), "{line}");
+    }
+    // Q6: table scan → range on the ship date.
+    let q6 = row_line(&text, 6);
+    assert!(q6.contains("lineitem ALL"), "{q6}");
+    assert!(q6.contains("lineitem range(i_l_shipdate)"), "{q6}");
+    assert!(text.contains("total (22 queries)"), "{text}");
+}
+
+/// A known deviation from the seed, asserted so that it stays understood: the seed lists
+/// Q1 among the unchanged queries at memory_block_read_cost 0.2, the model moves it to the
+/// range on i_l_shipdate there. Q1's range keeps 98.6 % of lineitem; InnoDB's estimate for
+/// such a range is capped at N/2 (mysql-cost-model.md §4.3, flaw 4), so the range costs
+/// N/2·(mbrc + rec) against the scan's P·mbrc + N·rec. With rec = 0.2 the capped range wins
+/// whenever mbrc < rec·(N/2)/(N/2 − P) ≈ 0.2035 (P ≈ N/114): every range wider than half
+/// the table turns into a range scan just below 0.2035. At exactly 0.2 the margin is under
+/// 1 %, so how close the real server's estimates came to the cap decided it there.
+#[test]
+fn q1_takes_the_capped_range_just_below_0_2035() {
+    let at = |mbrc: &str| {
+        let mut args = SEED.to_vec();
+        let set = format!("memory_block_read_cost={mbrc}");
+        *args.last_mut().unwrap() = &set;
+        let text = assert_ok(&run(&args));
+        marked_changed(row_line(&text, 1))
+    };
+    assert!(!at("0.21"), "Q1 keeps the table scan at 0.21");
+    assert!(!at("0.204"), "Q1 keeps the table scan at 0.204");
+    assert!(at("0.203"), "Q1 takes the capped range at 0.203");
+    assert!(at("0.2"), "Q1 takes the capped range at 0.2");
+}
+
+#[test]
+fn seed_table_as_json() {
+    let mut args = SEED.to_vec();
+    args.push("--json");
+    let text = assert_ok(&run(&args));
+    let v: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let rows = v["rows"].as_array().expect("rows");
+    assert_eq!(rows.len(), 22);
+    for (i, r) in rows.iter().enumerate() {
+        assert_eq!(r["query"].as_u64(), Some(i as u64 + 1));
+        for side in ["baseline", "current"] {
+            let t = r[side]["time_s"].as_f64().expect("time_s");
+            assert!(t > 0.0 && t.is_finite(), "Q{}: {t}", i + 1);
+            assert!(r[side]["cost"].as_f64().expect("cost") > 0.0);
+            assert!(!r[side]["summary"].as_str().expect("summary").is_empty());
+            // Trees only with --query.
+            assert!(r[side].get("tree").is_none());
+        }
+        let changed = r["plan_changed"].as_bool().expect("plan_changed");
+        assert_eq!(
+            changed,
+            r["baseline"]["signature"] != r["current"]["signature"],
+            "Q{}",
+            i + 1
+        );
+    }
+    for n in [6usize, 7, 12, 20] {
+        assert_eq!(rows[n - 1]["plan_changed"], true, "Q{n}");
+    }
+    // Seed: Q6 and Q12 ran faster on the range scan, Q20 slower with FirstMatch.
+    for n in [6usize, 12] {
+        assert!(rows[n - 1]["change_pct"].as_f64().unwrap() < 0.0, "Q{n}");
+    }
+    assert!(rows[19]["change_pct"].as_f64().unwrap() > 0.0, "Q20");
+    let totals = &v["totals"];
+    assert_eq!(totals["queries"], 22);
+    let sum: f64 = rows
+        .iter()
+        .map(|r| r["current"]["time_s"].as_f64().unwrap())
+        .sum();
+    let total = totals["time_current_s"].as_f64().unwrap();
+    assert!((sum - total).abs() <= 1e-9 * total, "{sum} vs {total}");
+    assert!(v.get("timings").is_none());
+}
+
+#[test]
+fn one_query_prints_both_plans_as_trees() {
+    let mut args = SEED.to_vec();
+    args.extend(["--query", "6"]);
+    let text = assert_ok(&run(&args));
+    assert!(text.contains("Q6: Forecasting revenue change"), "{text}");
+    assert!(text.contains("plan changed: yes"), "{text}");
+    let (before, now) = text.split_once("\nplan now: ").expect("a current plan");
+    let baseline = before
+        .split_once("\nbaseline plan: ")
+        .expect("a baseline plan")
+        .1;
+    assert!(baseline.contains("ALL on lineitem"), "{baseline}");
+    assert!(!baseline.contains("i_l_shipdate"), "{baseline}");
+    assert!(
+        now.contains("range using i_l_shipdate on lineitem"),
+        "{now}"
+    );
+    assert!(now.contains("[time "), "{now}");
+    assert!(now.contains("simulated time:"), "{now}");
+    // Only Q6.
+    assert!(!text.contains("Q7"), "{text}");
+
+    // An unchanged query says so.
+    let mut args = SEED.to_vec();
+    args.extend(["--query", "3"]);
+    let text = assert_ok(&run(&args));
+    assert!(text.contains("plan changed: no"), "{text}");
+
+    // JSON carries the trees and each node's time.
+    let mut args = SEED.to_vec();
+    args.extend(["--query", "6", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&assert_ok(&run(&args))).expect("JSON");
+    let rows = v["rows"].as_array().expect("rows");
+    assert_eq!(rows.len(), 1);
+    let cur = &rows[0]["current"];
+    assert_eq!(cur["tree"]["index"], "i_l_shipdate");
+    let times = cur["node_times_s"].as_array().expect("node times");
+    assert!(!times.is_empty());
+    let sum: f64 = times.iter().map(|t| t.as_f64().unwrap()).sum();
+    let total = cur["time_s"].as_f64().unwrap();
+    assert!(
+        (sum - total).abs() <= 1e-9 * total.max(1.0),
+        "{sum} vs {total}"
+    );
+}
+
+/// A baseline equal to the current constants changes nothing.
+#[test]
+fn same_constants_change_nothing() {
+    let text = assert_ok(&run(&[
+        "dbt3",
+        "--engine",
+        "mysql",
+        "--sf",
+        "1",
+        "--profile",
+        "wl8737-disk",
+        "--version",
+        "8.0",
+        "--baseline",
+        "mysql-8.0",
+    ]));
+    assert!(text.contains("MySQL 8.0"), "{text}");
+    for n in 1..=22 {
+        assert!(!marked_changed(row_line(&text, n)), "Q{n}");
+    }
+    assert!(text.contains("0 yes"), "{text}");
+}
+
+#[test]
+fn timings_are_printed() {
+    let mut args = SEED.to_vec();
+    args.extend(["--timings", "3"]);
+    let text = assert_ok(&run(&args));
+    assert!(text.contains("median of 3 runs"), "{text}");
+    let mut args = SEED.to_vec();
+    args.extend(["--timings", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&assert_ok(&run(&args))).expect("JSON");
+    assert_eq!(v["timings"]["repeat"], 21);
+    assert_eq!(v["timings"]["queries"].as_array().map(Vec::len), Some(22));
+}
+
+#[test]
+fn bad_input_exits_2_with_one_line_naming_it() {
+    let base = |extra: &[&'static str]| {
+        let mut a = vec!["dbt3", "--engine", "mysql", "--profile", "wl8737-memory"];
+        a.extend_from_slice(extra);
+        a
+    };
+    let cases: Vec<(Vec<&str>, Vec<&str>)> = vec![
+        (
+            base(&["--sf", "0.001"]),
+            vec!["--sf", "0.001", "0.01 to 1000"],
+        ),
+        (base(&["--sf", "1001"]), vec!["--sf", "1001"]),
+        (base(&["--sf", "nan"]), vec!["--sf"]),
+        (base(&["--sf", "ten"]), vec!["--sf"]),
+        (base(&["--query", "0"]), vec!["--query", "1 to 22", "0"]),
+        (base(&["--query", "23"]), vec!["--query", "1 to 22", "23"]),
+        (base(&["--query", "-1"]), vec!["--query", "-1"]),
+        (
+            base(&["--set", "memory_block_read_cost=1000"]),
+            vec!["memory_block_read_cost", "1000", "outside"],
+        ),
+        (
+            base(&["--set", "memory_block_read_cost=cheap"]),
+            vec!["memory_block_read_cost", "cheap"],
+        ),
+        (base(&["--set", "no_such_knob=1"]), vec!["no_such_knob"]),
+        (
+            base(&["--set", "memory_block_read_cost"]),
+            vec!["name=value"],
+        ),
+        (
+            base(&["--set", "random_page_cost=2"]),
+            vec!["random_page_cost", "PostgreSQL", "MySQL"],
+        ),
+        (
+            base(&["--baseline", "no-such-preset"]),
+            vec!["no-such-preset"],
+        ),
+        (
+            base(&["--baseline", "pg-ssd"]),
+            vec!["--baseline", "pg-ssd", "PostgreSQL"],
+        ),
+        (
+            base(&["--version", "16"]),
+            vec!["--version", "PostgreSQL 16"],
+        ),
+        (base(&["--version", "9.9"]), vec!["--version", "9.9"]),
+        (base(&["--timings", "0"]), vec!["--timings"]),
+        (
+            vec!["dbt3", "--engine", "mysql", "--profile", "no-such-machine"],
+            vec!["no-such-machine"],
+        ),
+        (vec!["dbt3", "--engine", "mysql"], vec!["--profile"]),
+        (
+            vec!["dbt3", "--engine", "oracle", "--profile", "wl8737-memory"],
+            vec!["oracle"],
+        ),
+        (
+            vec![
+                "dbt3",
+                "--engine",
+                "postgres",
+                "--profile",
+                "wl8737-memory",
+                "--set",
+                "memory_block_read_cost=0.2",
+            ],
+            vec!["memory_block_read_cost", "MySQL", "PostgreSQL"],
+        ),
+        (
+            vec![
+                "dbt3",
+                "--engine",
+                "postgres",
+                "--profile",
+                "wl8737-memory",
+                "--baseline",
+                "mysql-5.7",
+            ],
+            vec!["--baseline", "mysql-5.7"],
+        ),
+    ];
+    for (args, want) in cases {
+        let o = run(&args);
+        assert_fails(&o, 2, &want);
+    }
+}
+
+/// PostgreSQL's DBT3 planner is being written: while it returns Unsupported the command
+/// fails with one line and exit code 1; once it plans, the table must be complete.
+#[test]
+fn postgres_table_or_a_clean_unsupported_error() {
+    let o = run(&[
+        "dbt3",
+        "--engine",
+        "postgres",
+        "--sf",
+        "10",
+        "--profile",
+        "nvme-consumer-gen4",
+        "--baseline",
+        "pg-default",
+        "--set",
+        "random_page_cost=1.1",
+    ]);
+    if o.status.code() == Some(0) {
+        let text = stdout(&o);
+        assert!(text.contains("PostgreSQL 18"), "{text}");
+        for n in 1..=22 {
+            let line = row_line(&text, n);
+            assert!(!line.contains("NaN") && !line.contains("inf"), "{line}");
+        }
+        assert!(text.contains("total (22 queries)"), "{text}");
+    } else {
+        // Make strict once pg_join plans: delete this branch.
+        assert_fails(&o, 1, &["unsupported", "PostgreSQL"]);
+    }
+}

@@ -1,0 +1,109 @@
+//! `cargo bench -p costlab-core --bench dbt3`: DBT3's speed figures (issue 7).
+//!
+//! - planning all 22 queries at SF 10 (MySQL 5.7 constants on the WL#8737 in-memory
+//!   server; PostgreSQL 18 on a consumer NVMe, skipped while its planner is not built), on
+//!   a prepared `Dbt3Planner`; target: at most ~10 ms natively for MySQL;
+//! - the whole table (each query planned under two sets of constants and both plans
+//!   timed), as `costlab dbt3` and the page compute it;
+//! - a 50-value sweep of memory_block_read_cost over all 22 queries (`flip_sweep`, 1,100
+//!   plans), the page's plan-flip map;
+//! - preparing the planner (catalog, tables and queries at SF 10).
+
+use costlab_core::knobs::{EngineVersion, Knob, KnobValues};
+use costlab_core::sim::builtin;
+use costlab_core::workload::dbt3::compare::Dbt3Planner;
+use criterion::{criterion_group, criterion_main, Criterion};
+use std::hint::black_box;
+
+const SF: f64 = 10.0;
+
+fn mysql57() -> KnobValues {
+    KnobValues::defaults(EngineVersion::Pg18, EngineVersion::Mysql57)
+}
+
+fn mysql_planner() -> Dbt3Planner {
+    let m = builtin::find("wl8737-memory").unwrap();
+    Dbt3Planner::new(EngineVersion::Mysql57, SF, &m).unwrap()
+}
+
+/// The PostgreSQL planner, if it plans (None while it returns Unsupported).
+fn pg_planner() -> Option<Dbt3Planner> {
+    let m = builtin::find("nvme-consumer-gen4").unwrap();
+    let p = Dbt3Planner::new(EngineVersion::Pg18, SF, &m).unwrap();
+    let k = KnobValues::defaults(EngineVersion::Pg18, EngineVersion::Mysql57);
+    match (1..=22).try_for_each(|n| p.plan(n, &k).map(|_| ())) {
+        Ok(()) => Some(p),
+        Err(e) => {
+            eprintln!("skipping the PostgreSQL DBT3 benches: {e}");
+            None
+        }
+    }
+}
+
+fn plan_all(p: &Dbt3Planner, k: &KnobValues) {
+    for n in 1..=22 {
+        black_box(p.plan(black_box(n), k).unwrap());
+    }
+}
+
+fn plan_22(c: &mut Criterion) {
+    let my = mysql_planner();
+    let k = mysql57();
+    let mut g = c.benchmark_group("plan all 22 DBT3 queries at SF 10");
+    g.bench_function("mysql", |b| b.iter(|| plan_all(&my, &k)));
+    if let Some(pg) = pg_planner() {
+        let kp = KnobValues::defaults(EngineVersion::Pg18, EngineVersion::Mysql57);
+        g.bench_function("postgres", |b| b.iter(|| plan_all(&pg, &kp)));
+    }
+    g.finish();
+}
+
+fn table_22(c: &mut Criterion) {
+    let my = mysql_planner();
+    let base = mysql57();
+    let mut cur = mysql57();
+    cur.set(Knob::MemoryBlockReadCost, 0.2).unwrap();
+    let mut g = c.benchmark_group("DBT3 table at SF 10 (44 plans, each timed)");
+    g.bench_function("mysql", |b| {
+        b.iter(|| black_box(my.table(&base, &cur, None).unwrap()))
+    });
+    if let Some(pg) = pg_planner() {
+        let kb = KnobValues::defaults(EngineVersion::Pg18, EngineVersion::Mysql57);
+        let mut kc = kb.clone();
+        kc.set(Knob::RandomPageCost, 1.1).unwrap();
+        g.bench_function("postgres", |b| {
+            b.iter(|| black_box(pg.table(&kb, &kc, None).unwrap()))
+        });
+    }
+    g.finish();
+}
+
+fn flip_sweep_50(c: &mut Criterion) {
+    let my = mysql_planner();
+    let k = mysql57();
+    let values: Vec<f64> = (0..50).map(|i| 1.0 - i as f64 * 0.0196).collect();
+    let mut g = c.benchmark_group("50-value memory_block_read_cost sweep over 22 DBT3 queries");
+    g.sample_size(10);
+    g.bench_function("mysql", |b| {
+        b.iter(|| {
+            black_box(
+                my.flip_sweep(Knob::MemoryBlockReadCost, black_box(&values), &k)
+                    .unwrap(),
+            )
+        })
+    });
+    g.finish();
+}
+
+fn prepare(c: &mut Criterion) {
+    let m = builtin::find("wl8737-memory").unwrap();
+    let mut g = c.benchmark_group("prepare the DBT3 planner at SF 10");
+    g.sample_size(20);
+    g.bench_function("mysql", |b| {
+        b.iter(|| Dbt3Planner::new(EngineVersion::Mysql57, black_box(SF), &m).unwrap())
+    });
+    g.finish();
+}
+
+criterion_group!(benches, plan_22, table_22, flip_sweep_50, prepare);
+criterion_main!(benches);
