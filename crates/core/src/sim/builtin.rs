@@ -283,63 +283,64 @@ const SEED_SRC: &str =
 // shared_buffers are bypassed by the ring), I/O bound: seq MB/s = P × 8192 / T(seq).
 // The index scan makes N random heap requests, of which a fraction h hit the cache (64 GB
 // machines: shared_buffers + 90 % of RAM less shared_buffers, shared with the 11.2 GB
-// index in proportion to size: h = 29.9 %; Azure with direct I/O: 128 MB of the 3.9 GB
-// heap's 94.5 % share: h = 3.2 %), plus ~N × 30 ns CPU and N × h page-cache hits at 2 µs
+// index as an LRU cache shares it (sim::time assumption 2: the heap, asked 21 times per
+// page, keeps nearly all of it): h = 31.5 %; Azure with direct I/O: 128 MB, h = 3.4 %),
+// plus ~N × 30 ns CPU and N × h page-cache hits at 2 µs
 // (not overlapped with QD1 reads), the index leaves read sequentially (overlapped):
 // QD1 8 kB latency = (T(idx) − CPU − hit time − index leaves) / (N × (1 − h)), numbers
 // from the simulation of pg::plan's work for the seed's table (sim/tests.rs).
 
 fn seed_nvme() -> MachineProfile {
     // seq: 23,809,524 × 8192 / 98 s = 1,990 MB/s.
-    // idx: 350.09M misses; CPU 15 s, 149.6M page-cache hits 299 s, index leaves 5.6 s
-    // (overlapped with them): (42,232 − 314.2) / 350.09M = 119.74 µs.
+    // idx: 341.97M heap misses; CPU 15 s, 157.7M page-cache hits 315.4 s, index leaves 5.6 s
+    // (overlapped with them): (42,232 − 330.4) / 341.97M = 122.53 µs.
     seed_64gb(
         "seed-nvme",
         "Seed: single NVMe (64 GB RAM)",
         format!("{SEED_SRC}: NVMe, seqscan 98 s, index scan 42,232 s over 500M rows / 23,809,524 pages; device figures derived from those timings"),
-        device(1990.3, 119.74, &FLASH_QD),
+        device(1990.3, 122.53, &FLASH_QD),
     )
 }
 
 fn seed_nvme_raid0() -> MachineProfile {
     // seq: 23,809,524 × 8192 / 24 s = 8,127 MB/s.
-    // idx: (25,462 − 314.2) / 350.09M = 71.83 µs.
+    // idx: (25,462 − 330.4) / 341.97M = 73.49 µs.
     seed_64gb(
         "seed-nvme-raid0",
         "Seed: 4× NVMe RAID0 (64 GB RAM)",
         format!("{SEED_SRC}: NVMe/RAID0, seqscan 24 s, index scan 25,462 s over 500M rows; device figures derived from those timings"),
-        device(8127.0, 71.83, &FLASH_QD),
+        device(8127.0, 73.49, &FLASH_QD),
     )
 }
 
 fn seed_sata_raid0() -> MachineProfile {
     // seq: 23,809,524 × 8192 / 109 s = 1,789 MB/s.
-    // idx: (48,141 − 314.2) / 350.09M = 136.61 µs.
+    // idx: (48,141 − 330.4) / 341.97M = 139.81 µs.
     seed_64gb(
         "seed-sata-raid0",
         "Seed: 4× SATA SSD RAID0 (64 GB RAM)",
         format!("{SEED_SRC}: SATA/RAID0, seqscan 109 s, index scan 48,141 s over 500M rows; device figures derived from those timings"),
-        device(1789.4, 136.61, &FLASH_QD),
+        device(1789.4, 139.81, &FLASH_QD),
     )
 }
 
 fn seed_azure_scsi() -> MachineProfile {
     // seq: 476,190 × 8192 / 2.1 s = 1,858 MB/s.
-    // idx: 9.675M misses (3.2 % hits), CPU and index leaves 0.33 s:
-    // (1,292 − 0.33) / 9.675M = 133.5 µs.
+    // idx: 9.654M heap misses (3.4 % hits), CPU and index leaves 0.33 s:
+    // (1,292 − 0.33) / 9.654M = 133.80 µs.
     seed_azure(
         "seed-azure-scsi",
         "Seed: Azure VM local SCSI disk (direct I/O)",
         format!("{SEED_SRC}: Azure \"SCSI\", 10M rows (~3.7 GB), direct I/O, seqscan 2.1 s, index scan 1,292 s; derived"),
-        device(1857.5, 133.5, &FLASH_QD),
+        device(1857.5, 133.80, &FLASH_QD),
     )
 }
 
 fn seed_azure_hdd() -> MachineProfile {
     // seq: 476,190 × 8192 / 209.8 s = 18.59 MB/s.
-    // idx: index leaves at 18.6 MB/s 12.1 s: (27,586 − 12.1) / 9.675M = 2,850 µs (351 IOPS;
+    // idx: index leaves at 18.6 MB/s 12.1 s: (27,586 − 12.1) / 9.654M = 2,856 µs (350 IOPS;
     // the seed says "~370 IOPS").
-    let mut d = device(18.59, 2850.0, &NET_QD);
+    let mut d = device(18.59, 2856.0, &NET_QD);
     // Azure standard HDD: 500 IOPS per disk (vendor limit, calibration §5.2 lists the
     // premium tiers; the standard-HDD 500 IOPS is [U]).
     d.iops_cap = Some(500.0);
@@ -401,16 +402,18 @@ pub const WL_BUFFER_HIT_NS: f64 = 968.0;
 /// * table scan ~45 s: 177,002 pages × 16 kB = 2.90e9 bytes, no hits (the table is larger
 ///   than the pool), I/O overlapping ~6 s of CPU: 2.90e9 / 45 s = 64.44 MB/s;
 /// * range scan at 9 % with default MRR ~2,400 s: 900k clustered-index lookups (one per
-///   row, 175.9k distinct pages), of which 589.5k miss a pool that holds 34 % of them
-///   (the brief's "~1.8M random reads" would need two reads per row; the work counts one):
-///   (2,400 − 0.93 s CPU and hits) / 589.5k = 4,069 µs per 16 kB read: a 7,200 rpm disk
-///   (4.17 ms average rotation) short-stroked over a few GB;
+///   row, 175.9k distinct pages), of which 565.7k miss a pool that holds 37 % of them
+///   (sim::time assumption 2: t1, asked 5 times per page, keeps nearly all of the pool
+///   against the k7 leaves read once; the brief's "~1.8M random reads" would need two
+///   reads per row; the work counts one): (2,400 − 1.3 s CPU, hits and leaves) / 565.7k
+///   = 4,241 µs per 16 kB read: a 7,200 rpm disk (4.17 ms average rotation)
+///   short-stroked over a few GB;
 /// * range scan with DS-MRR ~300 s. The seed gives 300 s at the ~4 % switch point of
 ///   io_block_read_cost 2.0, where the range runs with DS-MRR: 400k rowids in 6.1 fills of
 ///   65,536 (256 kB read_rnd_buffer / 4-byte rowid), each fill one sorted sweep of ~54.9k
-///   pages, 3.22 pages apart; 213.1k reads miss. A sorted read costs the short access
-///   plus the 2.22 pages passing under the head (565 µs at 64.44 MB/s):
-///   299.5 s / 213.1k = 1,405 µs, so `skip_read_us` = 826 µs (track-to-track seek and
+///   pages, 3.22 pages apart; 204.3k reads miss. A sorted read costs the short access
+///   plus the 2.26 pages passing under the head (575 µs at 64.44 MB/s):
+///   299.0 s / 204.3k = 1,463 µs, so `skip_read_us` = 888 µs (track-to-track seek and
 ///   command overhead; plausible for such a disk).
 fn wl8737_disk_device() -> Device {
     let mut d = device(WL_SEQ_MBPS, WL_LAT16_US - 8192.0 / WL_SEQ_MBPS, &DISK_QD);
@@ -419,8 +422,8 @@ fn wl8737_disk_device() -> Device {
 }
 
 pub const WL_SEQ_MBPS: f64 = 64.44;
-pub const WL_LAT16_US: f64 = 4069.4;
-pub const WL_SKIP_US: f64 = 825.8;
+pub const WL_LAT16_US: f64 = 4240.9;
+pub const WL_SKIP_US: f64 = 888.0;
 
 fn wl8737_memory() -> MachineProfile {
     wl8737(

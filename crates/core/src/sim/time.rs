@@ -9,7 +9,15 @@
 //!    cache. PostgreSQL's effective cache is shared_buffers + page cache, the page cache
 //!    being 90 % of RAM less the buffer pool ([`OS_CACHE_SHARE_OF_RAM`](super::profile::OS_CACHE_SHARE_OF_RAM)); double buffering
 //!    is ignored. InnoDB with O_DIRECT caches in the buffer pool only.
-//! 2. **Sharing.** The objects one plan reads share each tier in proportion to their size.
+//! 2. **Sharing.** The objects one plan reads share each tier as an LRU cache does under
+//!    independent references (Che's approximation): object `i` of `O_i` pages, asked
+//!    `R_i` times by the plan, keeps `O_i · (1 − e^(−r_i·T))` pages cached, `r_i = R_i / O_i`
+//!    its requests per page, `T` (the tier's characteristic time) such that the cached
+//!    pages fill the tier. A small object asked often (a 25-row nation table probed once
+//!    per joined row) therefore stays cached; sharing in proportion to size would evict it
+//!    as often as a table of gigabytes. Sequential scans larger than the tier take no share
+//!    (assumption 5). With a single object, or when everything fits, this is what sharing
+//!    by size gave.
 //! 3. **Warm or cold.** Cold: nothing cached when the query starts. Warm: the steady state
 //!    of a workload that uses the whole object: each page of an object of `O` pages is
 //!    cached with probability `w = min(1, c / O)`, `c` the object's share of the cache,
@@ -34,9 +42,12 @@
 //!    only triggers on nearly dense runs). Each read costs the lesser of a random read at
 //!    that depth and, on a device with a positional benefit (`skip_read_us`: a rotating
 //!    disk), a short access plus the gap to pass under the head. The gap is the object
-//!    divided by the pages one sorted sweep reads; DS-MRR's several buffer fills are
-//!    recovered from requests vs distinct pages (each fill a sweep). Dense sweeps (more
-//!    than half the pages) blend linearly into sequential reading (read-ahead triggers).
+//!    divided by the pages one sorted sweep reads. Several sweeps (DS-MRR's or BKA's buffer
+//!    fills, clustered lookups in key order restarted per batch) are recovered from the
+//!    requests (one per distinct page per sweep) and the distinct pages of all sweeps:
+//!    `k` sweeps of `s = R / k` random-but-sorted pages each touch
+//!    `D = O · (1 − (1 − s/O)^k)` distinct pages. Dense sweeps (more than half the pages)
+//!    blend linearly into sequential reading (read-ahead triggers).
 //! 9. **CPU** is rows × ns/row + index entries × ns/entry + operator evaluations × ns/op +
 //!    comparisons × ns/comparison, plus page hits × hit time. Parallel nodes divide it by
 //!    workers + 1 (the leader participates); rows passed through Gather cost ns/row in the
@@ -144,6 +155,88 @@ struct Share {
     os: f64,
 }
 
+/// One object a plan reads, with every request the plan makes of it.
+#[derive(Clone, Copy, Debug)]
+struct CacheObject<'a> {
+    name: &'a str,
+    bytes: f64,
+    page_bytes: f64,
+    requests: f64,
+    /// Only read sequentially (a scan).
+    scan_only: bool,
+}
+
+/// Bytes of a tier of `capacity` bytes each object holds in the steady state of an LRU
+/// cache under independent references (Che's approximation, assumption 2): object `i`
+/// keeps `bytes_i · (1 − e^(−r_i·T))`, `r_i` its requests per page, `T` solving
+/// Σ = capacity. Objects `takes_part` rejects hold nothing; when the others fit, each
+/// holds itself whole.
+fn lru_shares(
+    objects: &[CacheObject],
+    capacity: f64,
+    takes_part: impl Fn(&CacheObject) -> bool,
+) -> Vec<f64> {
+    let rate = |o: &CacheObject| {
+        let pages = (o.bytes / o.page_bytes.max(1.0)).max(1.0);
+        o.requests.max(0.0) / pages
+    };
+    let part: Vec<bool> = objects
+        .iter()
+        .map(|o| takes_part(o) && o.bytes > 0.0 && o.requests > 0.0)
+        .collect();
+    let total: f64 = objects
+        .iter()
+        .zip(&part)
+        .filter(|(_, p)| **p)
+        .map(|(o, _)| o.bytes)
+        .sum();
+    if capacity <= 0.0 {
+        return vec![0.0; objects.len()];
+    }
+    if total <= capacity {
+        return objects
+            .iter()
+            .zip(&part)
+            .map(|(o, p)| if *p { o.bytes } else { 0.0 })
+            .collect();
+    }
+    let held = |t: f64| -> f64 {
+        objects
+            .iter()
+            .zip(&part)
+            .filter(|(_, p)| **p)
+            .map(|(o, _)| o.bytes * -(-rate(o) * t).exp_m1())
+            .sum()
+    };
+    // held(T) rises from 0 to `total` > capacity: bisect in log T.
+    let (mut lo, mut hi) = (1e-15_f64, 1.0_f64);
+    while held(hi) < capacity && hi < 1e30 {
+        hi *= 1e3;
+    }
+    for _ in 0..200 {
+        let mid = (lo * hi).sqrt();
+        if held(mid) < capacity {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+        if hi / lo < 1.0 + 1e-12 {
+            break;
+        }
+    }
+    objects
+        .iter()
+        .zip(&part)
+        .map(|(o, p)| {
+            if *p {
+                o.bytes * -(-rate(o) * hi).exp_m1()
+            } else {
+                0.0
+            }
+        })
+        .collect()
+}
+
 impl Simulator {
     pub fn new(profile: &MachineProfile, engine: Engine) -> Result<Simulator> {
         profile.validate()?;
@@ -169,32 +262,48 @@ impl Simulator {
         for (_, w) in &works {
             check_work(w)?;
         }
-        // Assumption 2: the plan's objects share each tier in proportion to their size.
-        let mut objects: Vec<(&str, f64)> = Vec::new();
+        // Assumption 2: the plan's objects share each tier as an LRU cache would.
+        let mut objects: Vec<CacheObject> = Vec::new();
         for (_, w) in &works {
             for r in &w.page_reads {
                 let bytes = r.object_pages * r.page_bytes;
-                match objects.iter_mut().find(|(o, _)| *o == r.object.as_str()) {
-                    Some(o) => o.1 = o.1.max(bytes),
-                    None => objects.push((r.object.as_str(), bytes)),
+                let scan = r.pattern == AccessPattern::Sequential;
+                match objects.iter_mut().find(|o| o.name == r.object.as_str()) {
+                    Some(o) => {
+                        o.bytes = o.bytes.max(bytes);
+                        o.page_bytes = o.page_bytes.max(r.page_bytes);
+                        o.requests += r.requests;
+                        o.scan_only &= scan;
+                    }
+                    None => objects.push(CacheObject {
+                        name: r.object.as_str(),
+                        bytes,
+                        page_bytes: r.page_bytes,
+                        requests: r.requests,
+                        scan_only: scan,
+                    }),
                 }
             }
         }
-        let total_bytes: f64 = objects.iter().map(|o| o.1).sum();
+        let buffer = self.profile.buffer_pool_bytes;
+        let both = buffer + self.os_cache_bytes();
+        let pg = self.engine == Engine::Postgres;
+        // Assumption 5: a scan larger than a tier does not take part in it (InnoDB's
+        // midpoint insertion, PostgreSQL's ring for scans above 1/4 of shared_buffers).
+        let in_buffer = lru_shares(&objects, buffer, |o| {
+            !(o.scan_only && (o.bytes > buffer || (pg && o.bytes > PG_RING_THRESHOLD * buffer)))
+        });
+        let in_both = lru_shares(&objects, both, |o| !(o.scan_only && o.bytes > both));
         let share_of = |object: &str| -> Share {
-            let bytes = objects
-                .iter()
-                .find(|(o, _)| *o == object)
-                .map(|o| o.1)
-                .unwrap_or(0.0);
-            let f = if total_bytes > 0.0 {
-                bytes / total_bytes
-            } else {
-                1.0
-            };
-            Share {
-                buffer: self.profile.buffer_pool_bytes * f,
-                os: self.os_cache_bytes() * f,
+            match objects.iter().position(|o| o.name == object) {
+                Some(i) => Share {
+                    buffer: in_buffer[i],
+                    os: (in_both[i] - in_buffer[i]).max(0.0),
+                },
+                None => Share {
+                    buffer: 0.0,
+                    os: 0.0,
+                },
             }
         };
         let mut out = PlanTime {
@@ -258,9 +367,7 @@ impl Simulator {
                 AccessPattern::Random => {
                     io.random += c.misses * dev.random_read_s(r.page_bytes, procs)
                 }
-                AccessPattern::Sorted => {
-                    io.sorted += c.misses * self.sorted_read_s(r, w.rows_examined, sorted_qd)
-                }
+                AccessPattern::Sorted => io.sorted += c.misses * self.sorted_read_s(r, sorted_qd),
             }
             cache.add(&c);
         }
@@ -337,11 +444,11 @@ impl Simulator {
     }
 
     /// Wall seconds per sorted read that misses (assumption 8).
-    fn sorted_read_s(&self, r: &PageReads, rows: f64, qd: f64) -> f64 {
+    fn sorted_read_s(&self, r: &PageReads, qd: f64) -> f64 {
         let dev = &self.profile.device;
         let random = dev.random_read_s(r.page_bytes, qd);
         let t_page = r.page_bytes / dev.seq_bytes_per_s();
-        let per_sweep = pages_per_sweep(r.object_pages, r.requests, r.distinct, rows);
+        let per_sweep = pages_per_sweep(r.object_pages, r.requests, r.distinct);
         let gap = if per_sweep > 0.0 {
             (r.object_pages / per_sweep).max(1.0)
         } else {
@@ -360,30 +467,35 @@ impl Simulator {
 }
 
 /// Pages one sorted sweep reads. One sweep when no page is requested twice; otherwise the
-/// number of sweeps `k` (equal fills of `rows / k` rows, as DS-MRR's buffer fills) is
-/// solved from `k · distinct(rows / k) = requests` with Cardenas' distinct-page formula.
-fn pages_per_sweep(object_pages: f64, requests: f64, distinct: f64, rows: f64) -> f64 {
-    if requests <= distinct * (1.0 + 1e-9) || rows <= 1.0 || object_pages <= 1.0 {
+/// number of sweeps `k` is solved from the requests `R` (one per distinct page per sweep)
+/// and the distinct pages `D` of all sweeps: `k` sweeps of `s = R / k` pages spread over
+/// the object's `O` pages touch `D = O · (1 − (1 − s/O)^k)` distinct pages (exact for
+/// DS-MRR's equal buffer fills, whose pages follow Cardenas' formula).
+fn pages_per_sweep(object_pages: f64, requests: f64, distinct: f64) -> f64 {
+    if requests <= distinct * (1.0 + 1e-9) || object_pages <= 1.0 || distinct <= 0.0 {
         return requests;
     }
-    let card = |n: f64| object_pages * -((n * (-1.0 / object_pages).ln_1p()).exp_m1());
-    let f = |k: f64| k * card(rows / k);
-    // f grows with k from distinct(rows) (k = 1) to rows (k = rows).
-    let (mut lo, mut hi) = (1.0_f64, rows.max(1.0));
-    if f(hi) <= requests {
+    let o = object_pages;
+    // Distinct pages of k sweeps; falls with k from R (k = R/O or 1) to O·(1 − e^(−R/O)).
+    let d = |k: f64| {
+        let s = (requests / k).min(o);
+        o * -(k * (-s / o).ln_1p()).exp_m1()
+    };
+    let (mut lo, mut hi) = ((requests / o).max(1.0), requests.max(1.0));
+    if d(lo) <= distinct {
+        return requests / lo;
+    }
+    if d(hi) >= distinct {
         return requests / hi;
     }
-    if f(lo) >= requests {
-        return requests;
-    }
-    for _ in 0..100 {
+    for _ in 0..200 {
         let mid = (lo * hi).sqrt();
-        if f(mid) < requests {
+        if d(mid) > distinct {
             lo = mid;
         } else {
             hi = mid;
         }
-        if hi / lo < 1.0 + 1e-9 {
+        if hi / lo < 1.0 + 1e-12 {
             break;
         }
     }
@@ -430,12 +542,12 @@ mod tests {
 
     #[test]
     fn one_sweep_when_nothing_repeats_and_fills_are_recovered() {
-        assert_eq!(pages_per_sweep(1000.0, 200.0, 200.0, 300.0), 200.0);
+        assert_eq!(pages_per_sweep(1000.0, 200.0, 200.0), 200.0);
         // 10 fills of 100 rows over 10,000 pages.
         let p = 10_000.0_f64;
         let card = |n: f64| p * (1.0 - (1.0 - 1.0 / p).powf(n));
         let requests = 10.0 * card(100.0);
-        let per = pages_per_sweep(p, requests, card(1000.0), 1000.0);
+        let per = pages_per_sweep(p, requests, card(1000.0));
         assert!((per - card(100.0)).abs() < 1e-3, "{per}");
     }
 }
