@@ -34,8 +34,8 @@
 //! nodes and single-child "Result" nodes are transparent. EXPLAIN's `table_1` names for a
 //! second unaliased reference read as `table` on both sides.
 //!
-//! The assertions (Q6, Q12, Q14, Q19: same shape, total cost within 5 %) only apply while the
-//! model plans; see [`REQUIRE_MODEL`].
+//! Asserted: the model plans all 22; every total cost within 5 % of the server's; Q6, Q12,
+//! Q14 and Q19 in the server's shape, and at least [`MIN_SHAPE_MATCHES`] of the 22.
 
 use costlab::import::{import_postgres, ImportOptions};
 use costlab_core::catalog::{Index, PgIndex, Table};
@@ -57,13 +57,14 @@ use std::time::Instant;
 /// Scale factor: lineitem ~600k rows; generation, load, indexes and VACUUM ANALYZE take
 /// about 10 s on two cores.
 const SF: f64 = 0.1;
-/// Queries whose shape and total cost are asserted.
+/// Queries whose shape must match (issue 7's four); every query's total cost is asserted.
 const CHECKED: [u8; 4] = [6, 12, 14, 19];
-/// Total-cost tolerance for [`CHECKED`].
+/// Total-cost tolerance, for all 22.
 const COST_TOLERANCE: f64 = 0.05;
-/// false: the assertions apply only to queries the model plans (`Ok`); a model error is
-/// printed. true: a model error on a [`CHECKED`] query fails the test as well.
-const REQUIRE_MODEL: bool = false;
+/// Of the 22 shapes, at least this many must match. Two differ at SF 0.1 (Q2's sub-join of
+/// supplier, nation and region; Q10's join to nation), both with the model's plan cheaper
+/// by PostgreSQL's own formulas; ANALYZE samples afresh each run, so near-ties may move.
+const MIN_SHAPE_MATCHES: usize = 19;
 
 // ---------------------------------------------------------------------------------------
 // Server: a throwaway one from costlab-testpg, or a kept cluster (COSTLAB_DBT3_PG_KEEP).
@@ -1082,8 +1083,9 @@ fn dbt3_plans_match_real_postgres() {
         }
     }
 
-    // Assertions (see REQUIRE_MODEL).
-    for r in rows.iter().filter(|r| CHECKED.contains(&r.n)) {
+    // Assertions: every query planned, every total within tolerance, CHECKED in shape.
+    let mut shape_matches = 0;
+    for r in &rows {
         let server = match &r.server {
             Ok(s) => s,
             Err(e) => {
@@ -1093,7 +1095,9 @@ fn dbt3_plans_match_real_postgres() {
         };
         match &r.model {
             Ok((ms, _, mc)) => {
-                if *ms != server.0 {
+                if *ms == server.0 {
+                    shape_matches += 1;
+                } else if CHECKED.contains(&r.n) {
                     failures.push(format!(
                         "Q{}: shape differs\n    server: {}\n    model:  {ms}",
                         r.n, server.0
@@ -1110,14 +1114,14 @@ fn dbt3_plans_match_real_postgres() {
                     ));
                 }
             }
-            Err(e) if REQUIRE_MODEL => failures.push(format!("Q{}: model: {e}", r.n)),
-            Err(CoreError::Unsupported(_)) => {
-                let _ = writeln!(report, "Q{}: model not built (assertion skipped)", r.n);
-            }
-            Err(e) => {
-                let _ = writeln!(report, "Q{}: model error, assertion skipped: {e}", r.n);
-            }
+            Err(e) => failures.push(format!("Q{}: model: {e}", r.n)),
         }
+    }
+    let _ = writeln!(report, "\nshapes matching: {shape_matches} of 22");
+    if shape_matches < MIN_SHAPE_MATCHES {
+        failures.push(format!(
+            "only {shape_matches} of 22 shapes match (at least {MIN_SHAPE_MATCHES})"
+        ));
     }
     let server_errors: Vec<String> = rows
         .iter()

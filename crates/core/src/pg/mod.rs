@@ -19,16 +19,21 @@
 //! histogram ends when the column leads a btree; PostgreSQL 18 skip scan, incremental
 //! sort, partial indexes and extended statistics are not modelled.
 
-mod costsize;
+pub(crate) mod costsize;
 mod explain;
-mod inputs;
-mod paths;
-mod selfuncs;
+pub(crate) mod inputs;
+pub(crate) mod paths;
+pub(crate) mod selfuncs;
 
 #[cfg(test)]
 mod tests;
 
 pub use explain::{explain_node, explain_text};
+
+/// EXPLAIN's text of restriction clauses `ids` of a relation (for the join planner).
+pub(crate) fn explain_cond(rel: &inputs::Rel, ids: &[usize]) -> String {
+    explain::cond_text(rel, ids)
+}
 
 use crate::catalog::Table;
 use crate::error::{Error, Result};
@@ -39,6 +44,7 @@ use std::borrow::Cow;
 
 use costsize::{GatherMergeSite, ParallelParams, STD_FUZZ_FACTOR};
 use inputs::{Consts, Rel};
+
 use paths::{Ctx, IndexScan, Path};
 
 /// Planner settings that are not cost constants (PostgreSQL GUCs).
@@ -392,13 +398,13 @@ fn cheapest_total(list: &[&Path]) -> Option<usize> {
     best
 }
 
-struct Planner<'a> {
+pub(crate) struct Planner<'a> {
     ctx: &'a Ctx<'a, 'a>,
     scans: Vec<IndexScan>,
 }
 
 impl<'a> Planner<'a> {
-    fn new(ctx: &'a Ctx<'a, 'a>) -> Self {
+    pub(crate) fn new(ctx: &'a Ctx<'a, 'a>) -> Self {
         let scans = (0..ctx.rel.indexes.len())
             .filter_map(|i| ctx.index_scan(i))
             .collect();
@@ -421,7 +427,7 @@ impl<'a> Planner<'a> {
     /// choose_bitmap_and (spec 6.2) over the bitmap-eligible index paths: keep one path
     /// per distinct clause set, sort by bitmap node cost, grow AND groups greedily while
     /// the estimated heap-scan total drops, keep the cheapest group.
-    fn choose_bitmap_and(&self) -> Vec<&IndexScan> {
+    pub(crate) fn choose_bitmap_and(&self) -> Vec<&IndexScan> {
         let mut cands: Vec<&IndexScan> = Vec::new();
         for s in self.scans.iter().filter(|s| self.ctx.bitmap_eligible(s)) {
             // The same clause set: each clause is an index qual at most once per scan, so

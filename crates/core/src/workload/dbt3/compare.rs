@@ -114,7 +114,7 @@ impl Dbt3Planner {
             }
             EnginePlanner::Postgres(db) => {
                 let p = db.plan(q, knobs)?;
-                (tree_signature(&p.tree), p.cost.total, p.rows, p.tree)
+                (p.signature(), p.cost.total, p.rows, p.tree)
             }
         })
     }
@@ -332,25 +332,6 @@ pub fn tree_text(tree: &PlanNode, times: Option<&[f64]>) -> String {
     let mut out = String::new();
     write(&mut out, tree, 0, times, &mut 0);
     out
-}
-
-/// A plan's shape from its tree: every node's name, relation and index, parents first.
-fn tree_signature(tree: &PlanNode) -> String {
-    let mut s = String::new();
-    tree.walk(&mut |n| {
-        s.push_str(&n.op);
-        if let Some(r) = &n.relation {
-            s.push(':');
-            s.push_str(r);
-        }
-        if let Some(i) = &n.index {
-            s.push('(');
-            s.push_str(i);
-            s.push(')');
-        }
-        s.push_str(&format!("/{} ", n.children.len()));
-    });
-    s
 }
 
 /// The MySQL server a machine stands for in DBT3: the seed's two servers for their

@@ -7,6 +7,8 @@ pub mod catalog;
 pub mod compare;
 pub mod mysql_join;
 pub mod pg_join;
+#[cfg(test)]
+mod pg_join_tests;
 pub mod queries;
 mod sql;
 #[cfg(test)]

@@ -1,0 +1,1853 @@
+//! Base access paths, the dynamic-programming join search with nested loop, hash and
+//! merge joins (§2-§4, §6.3), and the planning of one query block end to end.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use crate::error::{Error, Result};
+use crate::knobs::EngineVersion;
+use crate::pg::costsize::ParallelParams;
+use crate::pg::inputs::{clamp_row_est, Rel};
+use crate::pg::paths;
+use crate::pg::selfuncs;
+use crate::pg::PgOptions;
+use crate::plan::{AccessPattern, Detail, KeyNames, Name, PageReads, Work};
+use crate::query::{CmpOp, OrderKey, Query};
+use crate::workload::dbt3::queries::{ColRef, QueryBlock};
+
+use super::costs::{self, JKind, JoinConsts, Qual, ScanSel, SemiFactors};
+use super::model::{add_path, cheapest_total, precheck, JPath, Node, Rescan};
+use super::setup::{self, bit, BaseRel, Block, ColKey, IxDesc, RelKind, Special};
+use super::PgDbt3;
+
+/// How a sub-select is planned.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct BlockOpts {
+    /// A HAVING clause compares the aggregate (selectivity 1/3).
+    pub having: bool,
+    /// Columns of the block equal to an outer Param (correlated SubPlan).
+    pub correlated: Vec<ColRef>,
+    /// A condition of the outer query on an aggregate output, pushed into HAVING.
+    pub having_op: Option<super::sqlexpr::Op>,
+}
+
+pub(crate) struct Planner<'a> {
+    pub db: &'a PgDbt3,
+    pub jc: JoinConsts,
+    pub version: EngineVersion,
+    pub opts: PgOptions,
+    pub keys: KeyNames,
+    /// The query's SQL (aggregate and select-list costs are read from it).
+    pub sql: &'a str,
+}
+
+/// The join type a path is built for (joinpath.c's jointype argument).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PJ {
+    Inner,
+    Left,
+    /// LEFT join with the preserved side as the inner (hash/merge "Right Join").
+    Right,
+    Semi,
+    Anti,
+    /// Semi join run as an inner join against the unique-ified RHS (§6.1).
+    UniqueInner,
+    UniqueOuter,
+}
+
+impl PJ {
+    fn kind(self) -> JKind {
+        match self {
+            PJ::Semi => JKind::Semi,
+            PJ::Anti => JKind::Anti,
+            PJ::Left | PJ::Right => JKind::Left,
+            _ => JKind::Inner,
+        }
+    }
+    fn label(self) -> Option<&'static str> {
+        match self {
+            PJ::Left => Some("Join Type: Left"),
+            PJ::Right => Some("Join Type: Right"),
+            PJ::Semi => Some("Join Type: Semi"),
+            PJ::Anti => Some("Join Type: Anti"),
+            _ => None,
+        }
+    }
+}
+
+/// A join clause of a relation pair.
+#[derive(Clone, Debug)]
+struct EqClause {
+    ec: usize,
+    outer: ColKey,
+    inner: ColKey,
+    sel: f64,
+}
+
+pub(crate) struct JoinRel {
+    pub rows: f64,
+    pub width: f64,
+    pub paths: Vec<JPath>,
+}
+
+fn pk_of(b: &Block, k: &ColKey) -> usize {
+    match b.ec_of.get(k) {
+        Some(&e) => e,
+        None => {
+            100_000
+                + k.rel * 1000
+                + (k.col
+                    .bytes()
+                    .fold(0usize, |a, c| a.wrapping_mul(31).wrapping_add(c as usize))
+                    % 1000)
+        }
+    }
+}
+
+impl<'a> Planner<'a> {
+    pub fn table_index(&self, name: &str) -> Result<usize> {
+        self.db
+            .tables
+            .iter()
+            .position(|t| t.name.eq_ignore_ascii_case(name))
+            .ok_or_else(|| Error::UnknownTable(name.to_string()))
+    }
+
+    pub fn rel_for(&self, tidx: usize, q: &Query) -> Result<Rel<'a>> {
+        Rel::for_query(&self.db.infos[tidx], &self.db.tables[tidx], q)
+    }
+
+    pub fn empty_rel(&self, tidx: usize) -> Result<Rel<'a>> {
+        self.rel_for(
+            tidx,
+            &Query {
+                table: self.db.tables[tidx].name.clone(),
+                select: Vec::new(),
+                predicates: Vec::new(),
+                order_by: Vec::new(),
+                limit: None,
+            },
+        )
+    }
+
+    fn ctx<'r>(&'r self, rel: &'r Rel<'a>) -> paths::Ctx<'r, 'a> {
+        paths::Ctx {
+            rel,
+            c: &self.jc.c,
+            version: self.version,
+            opts: &self.opts,
+            par: ParallelParams {
+                max_workers: 0,
+                leader_participation: true,
+                min_table_pages: 1024.0,
+                min_index_pages: 64.0,
+            },
+            detail: Detail::Full,
+            keys: &self.keys,
+        }
+    }
+
+    /// A single-table path as a join input: alias, the block's extra filter costs, rows.
+    fn pg_path(&self, br: &BaseRel, p: paths::Path, pathkeys: Vec<usize>) -> JPath {
+        let mut node = *p.node;
+        let examined = node.work.rows_examined;
+        let cop = self.jc.cop();
+        let is_index = node.op.contains("Index");
+        let mut add_startup = br.extra.startup;
+        let mut add_run = br.extra.per_tuple * examined;
+        if is_index {
+            // The single-table index path charges only its own clauses.
+            add_startup += br.filter_ops.startup * cop;
+            add_run += br.filter_ops.per_tuple * cop * examined;
+            node.work.operator_evals += br.filter_ops.per_tuple * examined;
+        }
+        node.cost.startup += add_startup;
+        node.cost.total += add_startup + add_run;
+        node.relation = Some(Name::from_static(br.alias));
+        node.rows = br.rows;
+        node.width = br.width;
+        node.work.rows_out = br.rows;
+        for t in &br.filter_text {
+            node.details.push(format!("Filter: {t}"));
+        }
+        JPath {
+            startup: node.cost.startup,
+            total: node.cost.total,
+            rows: br.rows,
+            width: br.width,
+            pathkeys,
+            param: 0,
+            rescan: Rescan::Same,
+            can_mark: is_index,
+            node: Node::leaf(node),
+            param_ecs: Vec::new(),
+        }
+    }
+
+    /// set_plain_rel_pathlist: Seq Scan, index and bitmap paths, and index paths in the
+    /// order of a join key or the grouping (useful pathkeys).
+    pub fn base_paths(&self, b: &Block<'a>, r: usize) -> Result<Vec<JPath>> {
+        let br = &b.rels[r];
+        let mut list = Vec::new();
+        match &br.kind {
+            RelKind::Sub { .. } => {
+                let elide = b.rels.len() == 1 || br.alias == "ANY_subquery";
+                if let Some(p) = setup::subquery_scan(br, self.jc.cop(), self.jc.ctup(), elide) {
+                    add_path(&mut list, p);
+                }
+            }
+            RelKind::Table { tidx, rel, query } => {
+                let ctx = self.ctx(rel);
+                add_path(&mut list, self.pg_path(br, ctx.seq_path(0), Vec::new()));
+                let planner = crate::pg::Planner::new(&ctx);
+                for i in 0..rel.indexes.len() {
+                    if let Some(s) = ctx.index_scan(i) {
+                        if let Some(p) = ctx.index_path(&s, false) {
+                            add_path(&mut list, self.pg_path(br, p, Vec::new()));
+                        }
+                    }
+                }
+                let chosen = planner.choose_bitmap_and();
+                if !chosen.is_empty() {
+                    if let Some(p) = ctx.bitmap_path(&chosen, false) {
+                        add_path(&mut list, self.pg_path(br, p, Vec::new()));
+                    }
+                }
+                for p in self.param_paths(b, r, 0) {
+                    add_path(&mut list, p);
+                }
+                // Ordered index paths for columns whose order is useful.
+                let mut useful: Vec<String> = Vec::new();
+                for m in b.ec_of.keys().filter(|k| k.rel == r) {
+                    if !useful.contains(&m.col) {
+                        useful.push(m.col.clone());
+                    }
+                }
+                for k in b.group.iter().chain(b.order.iter()).take(1) {
+                    if k.rel == r && !useful.contains(&k.col) {
+                        useful.push(k.col.clone());
+                    }
+                }
+                useful.sort();
+                for col in useful {
+                    let leads = rel.indexes.iter().any(|ix| {
+                        ix.keys
+                            .first()
+                            .is_some_and(|&c| rel.cols[c].name.eq_ignore_ascii_case(&col))
+                    });
+                    if !leads {
+                        continue;
+                    }
+                    let mut q = query.clone();
+                    q.order_by = vec![OrderKey {
+                        column: col.clone(),
+                        descending: false,
+                    }];
+                    let mut rel2 = self.rel_for(*tidx, &q)?;
+                    rel2.total_table_pages = rel.total_table_pages;
+                    rel2.rows = rel.rows;
+                    rel2.restrict_ops = rel.restrict_ops;
+                    let ctx2 = self.ctx(&rel2);
+                    let pk = vec![pk_of(
+                        b,
+                        &ColKey {
+                            rel: r,
+                            col: col.clone(),
+                        },
+                    )];
+                    for i in 0..rel2.indexes.len() {
+                        if let Some(s) = ctx2.index_scan(i) {
+                            if !s.sorted {
+                                continue;
+                            }
+                            if let Some(p) = ctx2.index_path(&s, false) {
+                                add_path(&mut list, self.pg_path(br, p, pk.clone()));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if list.is_empty() {
+            return Err(Error::Unsupported(format!(
+                "no access path for {}",
+                br.alias
+            )));
+        }
+        Ok(list)
+    }
+
+    /// Parameterized index paths of base relation `r` whose parameters come from `outer`
+    /// (indxpath.c with loop_count from get_loop_count, §2.3), over plain and usable
+    /// partial indexes; with `outer` empty, the unparameterized partial-index paths.
+    fn param_paths(&self, b: &Block<'a>, r: usize, outer: u64) -> Vec<JPath> {
+        let br = &b.rels[r];
+        let RelKind::Table { rel, tidx, .. } = &br.kind else {
+            return Vec::new();
+        };
+        let c = &self.jc.c;
+        let cop = c.cpu_operator_cost;
+        let mut out = Vec::new();
+        let mut descs: Vec<IxDesc> = Vec::new();
+        if outer != 0 {
+            for ix in rel.indexes.iter() {
+                descs.push(IxDesc {
+                    name: ix.name.clone(),
+                    pages: ix.pages,
+                    tuples: ix.tuples,
+                    height: ix.tree_height,
+                    unique: ix.unique,
+                    keys: ix.keys.clone(),
+                    covers: ix.covers.clone(),
+                    implied_clauses: Vec::new(),
+                    implied_filters: Vec::new(),
+                    pred_sel: 1.0,
+                });
+            }
+        }
+        for p in &self.db.partials[*tidx] {
+            if let Some(d) = setup::partial_desc(b, r, rel, p) {
+                descs.push(d);
+            }
+        }
+        for ix in descs.iter().filter(|d| !d.keys.is_empty()) {
+            let mut const_quals: Vec<usize> = Vec::new();
+            let mut params: Vec<(ColKey, usize)> = Vec::new();
+            let mut required = 0u64;
+            let mut all_eq = true;
+            let mut covered = 0;
+            for &k in &ix.keys {
+                let name = &rel.cols[k].name;
+                let eqc: Vec<usize> = rel
+                    .clauses
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, cl)| {
+                        cl.col == k
+                            && matches!(
+                                cl.kind,
+                                crate::pg::inputs::ClauseKind::Op { op: CmpOp::Eq, .. }
+                            )
+                    })
+                    .map(|(i, _)| i)
+                    .collect();
+                if !eqc.is_empty() {
+                    const_quals.extend(eqc);
+                    covered += 1;
+                    continue;
+                }
+                let key = ColKey {
+                    rel: r,
+                    col: name.to_ascii_lowercase(),
+                };
+                let member = b.ec_of.get(&key).and_then(|&e| {
+                    b.ecs[e]
+                        .iter()
+                        .find(|m| outer & bit(m.rel) != 0)
+                        .map(|m| (m.clone(), e))
+                });
+                if let Some((m, e)) = member {
+                    required |= bit(m.rel);
+                    params.push((key, e));
+                    covered += 1;
+                    continue;
+                }
+                let rng: Vec<usize> = rel
+                    .clauses
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, cl)| cl.col == k && !cl.is_eq())
+                    .map(|(i, _)| i)
+                    .collect();
+                const_quals.extend(rng);
+                all_eq = false;
+                break;
+            }
+            const_quals.retain(|q| !ix.implied_clauses.contains(q));
+            if outer != 0 && params.is_empty() {
+                continue;
+            }
+            // Unparameterized: quals, a useful order or index-only (build_index_paths).
+            let lead_key = ColKey {
+                rel: r,
+                col: rel.cols[ix.keys[0]].name.to_ascii_lowercase(),
+            };
+            let useful_order =
+                b.ec_of.contains_key(&lead_key) || b.group.first().is_some_and(|g| *g == lead_key);
+            let needed = b.needed_cols(r, &ix.implied_filters, &ix.implied_clauses);
+            let indexonly = self.opts.enable_indexonlyscan
+                && needed.iter().all(|n| {
+                    ix.covers
+                        .iter()
+                        .any(|&cpos| rel.cols[cpos].name.eq_ignore_ascii_case(n))
+                });
+            if outer == 0 && const_quals.is_empty() && !useful_order && !indexonly {
+                continue;
+            }
+            let unique_all_eq = ix.unique && all_eq && covered == ix.keys.len();
+            let mut sel = selfuncs::clauselist_selectivity(rel, &const_quals) * ix.pred_sel;
+            for (k, _) in &params {
+                sel *= b.eq_non_const(k);
+            }
+            let all: Vec<usize> = rel.clause_ids().collect();
+            let mut rows_sel = selfuncs::clauselist_selectivity(rel, &all) * br.filter_sel;
+            for (k, _) in &params {
+                rows_sel *= b.eq_non_const(k);
+            }
+            let rows = clamp_row_est(rel.tuples * rows_sel).min(br.rows.max(1.0));
+            let loop_count = b
+                .rels
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| required & bit(*i) != 0)
+                .map(|(_, x)| x.rows)
+                .fold(f64::INFINITY, f64::min);
+            let loop_count = if loop_count.is_finite() {
+                loop_count.max(1.0)
+            } else {
+                1.0
+            };
+            let qp: Vec<usize> = all
+                .iter()
+                .copied()
+                .filter(|i| !const_quals.contains(i) && !ix.implied_clauses.contains(i))
+                .collect();
+            let mut fops = crate::pg::inputs::QualOps::default();
+            for (fi, f) in br.filters.iter().enumerate() {
+                if !ix.implied_filters.contains(&fi) {
+                    fops = fops.add(f.ops);
+                }
+            }
+            let qp_ops = rel.qual_ops(&qp).add(fops);
+            let qp_cost = Qual {
+                startup: qp_ops.startup * cop + br.extra.startup,
+                per_tuple: qp_ops.per_tuple * cop + br.extra.per_tuple,
+            };
+            let lead = &rel.cols[ix.keys[0]];
+            let mut corr = if lead.has_stats {
+                lead.stats.correlation
+            } else {
+                0.0
+            };
+            if ix.keys.len() > 1 {
+                corr *= 0.75;
+            }
+            let nquals = (const_quals.len() + params.len()) as f64;
+            let t = rel.pages;
+            let lc = costs::index_loop_cost(
+                c,
+                &costs::IndexLoopInput {
+                    heap_pages: t,
+                    heap_tuples: rel.tuples,
+                    index_pages: ix.pages,
+                    index_tuples: ix.tuples,
+                    tree_height: ix.height,
+                    selectivity: sel,
+                    n_quals: nquals,
+                    unique_all_eq,
+                    loop_count,
+                    total_table_pages: rel.total_table_pages,
+                    correlation: corr,
+                    index_only: indexonly.then_some(rel.allvisfrac),
+                    qpqual: qp_cost,
+                },
+            );
+            if !lc.total.is_finite() {
+                continue;
+            }
+            let mut page_reads =
+                setup::index_reads(&ix.name, ix.pages, ix.height + 1.0, lc.index_pages);
+            if lc.heap_pages_per_scan > 0.0 {
+                page_reads.push(PageReads {
+                    object: Name::new(&self.db.tables[*tidx].name),
+                    object_pages: t,
+                    page_bytes: 8192.0,
+                    pattern: if corr.abs() > 0.5 {
+                        AccessPattern::Sequential
+                    } else {
+                        AccessPattern::Random
+                    },
+                    requests: lc.heap_pages_per_scan,
+                    distinct: lc.heap_pages_per_scan.min(t),
+                });
+            }
+            let work = Work {
+                page_reads,
+                rows_examined: lc.tuples_fetched,
+                index_entries: lc.index_tuples,
+                operator_evals: lc.index_tuples * nquals
+                    + lc.descent_comparisons
+                    + lc.tuples_fetched * qp_ops.per_tuple,
+                rows_out: rows,
+                ..Work::default()
+            };
+            let op = if indexonly {
+                "Index Only Scan"
+            } else {
+                "Index Scan"
+            };
+            let mut details = Vec::new();
+            let mut conds: Vec<String> = params
+                .iter()
+                .map(|(k, e)| {
+                    let m = b.ecs[*e].iter().find(|m| outer & bit(m.rel) != 0);
+                    format!(
+                        "{} = {}.{}",
+                        k.col,
+                        m.map(|m| b.rels[m.rel].alias).unwrap_or("?"),
+                        m.map(|m| m.col.as_str()).unwrap_or("?")
+                    )
+                })
+                .collect();
+            if !const_quals.is_empty() {
+                conds.push(crate::pg::explain_cond(rel, &const_quals));
+            }
+            if !conds.is_empty() {
+                details.push(format!("Index Cond: {}", conds.join(" AND ")));
+            }
+            for (fi, f) in br.filters.iter().enumerate() {
+                if !ix.implied_filters.contains(&fi) {
+                    details.push(format!("Filter: {}", f.sql));
+                }
+            }
+            let node = Rc::new(Node {
+                plan: crate::plan::PlanNode {
+                    op: Name::from_static(op),
+                    relation: Some(Name::from_static(br.alias)),
+                    index: Some(ix.name.clone()),
+                    details,
+                    cost: crate::plan::Cost::new(lc.startup, lc.total),
+                    rows,
+                    width: br.width,
+                    work,
+                    children: Vec::new(),
+                },
+                kids: Vec::new(),
+            });
+            // The same index quals as a parameterized Bitmap Heap Scan (bitmap paths
+            // are built for every index path, create_index_paths).
+            if outer != 0 && ix.implied_clauses.is_empty() && ix.implied_filters.is_empty() {
+                let bq = Qual {
+                    startup: rel.restrict_ops.startup * cop + br.extra.startup,
+                    per_tuple: (rel.restrict_ops.per_tuple + params.len() as f64) * cop
+                        + br.extra.per_tuple,
+                };
+                let (bs, bt, bpages, btuples) = costs::bitmap_loop_cost(
+                    c,
+                    lc.index_total,
+                    rows,
+                    sel,
+                    t,
+                    rel.tuples,
+                    ix.pages,
+                    loop_count,
+                    rel.total_table_pages,
+                    bq,
+                );
+                let idx_node = Rc::new(Node {
+                    plan: crate::plan::PlanNode {
+                        op: Name::from_static("Bitmap Index Scan"),
+                        relation: None,
+                        index: Some(ix.name.clone()),
+                        details: Vec::new(),
+                        cost: crate::plan::Cost::new(0.0, lc.index_total),
+                        rows: lc.tuples_fetched,
+                        width: 0.0,
+                        work: Work {
+                            page_reads: setup::index_reads(
+                                &ix.name,
+                                ix.pages,
+                                ix.height + 1.0,
+                                lc.index_pages,
+                            ),
+                            index_entries: lc.index_tuples,
+                            operator_evals: lc.index_tuples * nquals + lc.descent_comparisons,
+                            rows_out: lc.tuples_fetched,
+                            ..Work::default()
+                        },
+                        children: Vec::new(),
+                    },
+                    kids: Vec::new(),
+                });
+                let heap = Rc::new(Node {
+                    plan: crate::plan::PlanNode {
+                        op: Name::from_static("Bitmap Heap Scan"),
+                        relation: Some(Name::from_static(br.alias)),
+                        index: None,
+                        details: br
+                            .filter_text
+                            .iter()
+                            .map(|f| format!("Filter: {f}"))
+                            .collect(),
+                        cost: crate::plan::Cost::new(bs, bt),
+                        rows,
+                        width: br.width,
+                        work: Work {
+                            page_reads: vec![PageReads {
+                                object: Name::new(&self.db.tables[*tidx].name),
+                                object_pages: t,
+                                page_bytes: 8192.0,
+                                pattern: AccessPattern::Sorted,
+                                requests: bpages,
+                                distinct: bpages.min(t),
+                            }],
+                            rows_examined: btuples,
+                            operator_evals: btuples
+                                * (rel.restrict_ops.per_tuple + params.len() as f64),
+                            rows_out: rows,
+                            ..Work::default()
+                        },
+                        children: Vec::new(),
+                    },
+                    kids: vec![idx_node],
+                });
+                out.push(JPath {
+                    startup: bs,
+                    total: bt,
+                    rows,
+                    width: br.width,
+                    pathkeys: Vec::new(),
+                    param: required,
+                    rescan: Rescan::Same,
+                    node: heap,
+                    param_ecs: params.iter().map(|(_, e)| *e).collect(),
+                    can_mark: false,
+                });
+            }
+            out.push(JPath {
+                startup: lc.startup,
+                total: lc.total,
+                rows,
+                width: br.width,
+                pathkeys: if outer == 0 && useful_order {
+                    vec![pk_of(b, &lead_key)]
+                } else {
+                    Vec::new()
+                },
+                param: required,
+                rescan: Rescan::Same,
+                node,
+                param_ecs: params.iter().map(|(_, e)| *e).collect(),
+                can_mark: true,
+            });
+        }
+        out
+    }
+
+    /// Plans one query block: join search, then grouping, ordering and limit.
+    pub fn plan_block(&self, block: &QueryBlock, sql: &str, opts: &BlockOpts) -> Result<JPath> {
+        let b = setup::build(self, block, sql, opts)?;
+        let top = self.join_search(&b)?;
+        super::upper::finish(self, &b, block, sql, top)
+    }
+
+    // ---- join search ------------------------------------------------------------------
+
+    fn join_search(&self, b: &Block<'a>) -> Result<JoinRel> {
+        let n = b.rels.len();
+        if n == 0 {
+            return Err(Error::Unsupported("a block without relations".into()));
+        }
+        let mut rels: HashMap<u64, JoinRel> = HashMap::new();
+        let mut levels: Vec<Vec<u64>> = vec![Vec::new(); n + 1];
+        for (i, br) in b.rels.iter().enumerate() {
+            rels.insert(
+                bit(i),
+                JoinRel {
+                    rows: br.rows,
+                    width: br.width,
+                    paths: br.paths.clone(),
+                },
+            );
+            levels[1].push(bit(i));
+        }
+        let limit = self
+            .db
+            .env
+            .join_collapse_limit
+            .max(1)
+            .min(self.db.env.from_collapse_limit.max(1));
+        let _ = limit;
+        for k in 2..=n {
+            let mut pairs: Vec<(u64, u64)> = Vec::new();
+            for &r1 in &levels[k - 1] {
+                let has_clauses = (0..n).any(|j| r1 & bit(j) == 0 && self.linked(b, r1, bit(j)));
+                for j in 0..n {
+                    let r2 = bit(j);
+                    if r1 & r2 != 0 {
+                        continue;
+                    }
+                    if has_clauses && !self.linked(b, r1, r2) {
+                        continue;
+                    }
+                    pairs.push((r1, r2));
+                }
+            }
+            for i in 2..=k / 2 {
+                for &r1 in &levels[i] {
+                    for &r2 in &levels[k - i] {
+                        if r1 & r2 != 0 || (i == k - i && r1 > r2) {
+                            continue;
+                        }
+                        if self.linked(b, r1, r2) {
+                            pairs.push((r1, r2));
+                        }
+                    }
+                }
+            }
+            let mut made = self.make_rels(b, &mut rels, &mut levels, k, &pairs);
+            if !made {
+                // Clauseless joins only when nothing else works (§6.3 step 3).
+                let mut all = Vec::new();
+                for i in 1..k {
+                    for &r1 in &levels[i] {
+                        for &r2 in &levels[k - i] {
+                            if r1 & r2 == 0 && r1 < r2 {
+                                all.push((r1, r2));
+                            }
+                        }
+                    }
+                }
+                made = self.make_rels(b, &mut rels, &mut levels, k, &all);
+            }
+            if !made {
+                return Err(Error::Unsupported(format!(
+                    "no legal join order at level {k}"
+                )));
+            }
+        }
+        let full: u64 = (0..n).fold(0, |a, i| a | bit(i));
+        rels.remove(&full)
+            .ok_or_else(|| Error::Unsupported("the join search found no plan".into()))
+    }
+
+    fn make_rels(
+        &self,
+        b: &Block<'a>,
+        rels: &mut HashMap<u64, JoinRel>,
+        levels: &mut [Vec<u64>],
+        k: usize,
+        pairs: &[(u64, u64)],
+    ) -> bool {
+        let mut made = false;
+        for &(r1, r2) in pairs {
+            let Some(jts) = self.legal(b, r1, r2) else {
+                continue;
+            };
+            let joined = r1 | r2;
+            if !rels.contains_key(&joined) {
+                let rows = self.joinrel_rows(b, rels, r1, r2, jts.first().map(|x| x.2));
+                let width = b.width_above(joined, usize::MAX);
+                rels.insert(
+                    joined,
+                    JoinRel {
+                        rows,
+                        width,
+                        paths: Vec::new(),
+                    },
+                );
+                levels[k].push(joined);
+            }
+            for (o, i, jt) in jts {
+                self.add_paths(b, rels, o, i, jt);
+            }
+            if rels.get(&joined).is_some_and(|j| !j.paths.is_empty()) {
+                made = true;
+            }
+        }
+        // Drop join relations that got no path (all candidates failed).
+        levels[k].retain(|r| rels.get(r).is_some_and(|j| !j.paths.is_empty()));
+        made
+    }
+
+    /// Is there a join clause (class or filter) or a special-join link between the sets?
+    fn linked(&self, b: &Block, r1: u64, r2: u64) -> bool {
+        b.ecs.iter().any(|ec| {
+            ec.iter().any(|m| r1 & bit(m.rel) != 0) && ec.iter().any(|m| r2 & bit(m.rel) != 0)
+        }) || b
+            .jfilters
+            .iter()
+            .any(|f| f.rels & r1 != 0 && f.rels & r2 != 0 && f.rels & !(r1 | r2) == 0)
+    }
+
+    /// join_is_legal (§6.1) simplified to the DBT3 shapes: returns the (outer, inner,
+    /// jointype) combinations to try, or None.
+    fn legal(&self, b: &Block, r1: u64, r2: u64) -> Option<Vec<(u64, u64, PJ)>> {
+        let joined = r1 | r2;
+        let mut found: Option<(&Special, bool)> = None;
+        for sj in &b.specials {
+            let in1 = r1 & sj.rhs != 0;
+            let in2 = r2 & sj.rhs != 0;
+            if !in1 && !in2 {
+                continue;
+            }
+            if joined & !sj.rhs == 0 {
+                // Joins inside the RHS are plain inner joins.
+                continue;
+            }
+            if joined & sj.rhs != sj.rhs {
+                // Part of the RHS: only joins inside it.
+                if joined & !sj.rhs != 0 {
+                    return None;
+                }
+                continue;
+            }
+            // The whole RHS is here. Completed below, or completed here.
+            if r1 & sj.rhs == sj.rhs && r1 != sj.rhs && r1 & sj.lhs == sj.lhs {
+                continue;
+            }
+            if r2 & sj.rhs == sj.rhs && r2 != sj.rhs && r2 & sj.lhs == sj.lhs {
+                continue;
+            }
+            if r2 == sj.rhs && r1 & sj.lhs == sj.lhs {
+                if found.is_some() {
+                    return None;
+                }
+                found = Some((sj, false));
+            } else if r1 == sj.rhs && r2 & sj.lhs == sj.lhs {
+                if found.is_some() {
+                    return None;
+                }
+                found = Some((sj, true));
+            } else {
+                return None;
+            }
+        }
+        Some(match found {
+            None => vec![(r1, r2, PJ::Inner), (r2, r1, PJ::Inner)],
+            Some((sj, swapped)) => {
+                let (o, i) = if swapped { (r2, r1) } else { (r1, r2) };
+                match sj.kind {
+                    JKind::Semi => vec![
+                        (o, i, PJ::Semi),
+                        (o, i, PJ::UniqueInner),
+                        (i, o, PJ::UniqueOuter),
+                    ],
+                    JKind::Anti => vec![(o, i, PJ::Anti)],
+                    JKind::Left => vec![(o, i, PJ::Left), (i, o, PJ::Right)],
+                    JKind::Inner => vec![(o, i, PJ::Inner), (i, o, PJ::Inner)],
+                }
+            }
+        })
+    }
+
+    /// The equality clauses between two sets: one per class spanning them, preferring a
+    /// pair written in the query (generate_join_implied_equalities).
+    fn eq_clauses(&self, b: &Block, outer: u64, inner: u64) -> Vec<EqClause> {
+        let mut out = Vec::new();
+        for (e, ec) in b.ecs.iter().enumerate() {
+            let om: Vec<&ColKey> = ec.iter().filter(|m| outer & bit(m.rel) != 0).collect();
+            let im: Vec<&ColKey> = ec.iter().filter(|m| inner & bit(m.rel) != 0).collect();
+            if om.is_empty() || im.is_empty() {
+                continue;
+            }
+            let mut pick = (om[0], im[0]);
+            'find: for o in &om {
+                for i in &im {
+                    if b.edges
+                        .iter()
+                        .any(|(x, y)| (x == *o && y == *i) || (x == *i && y == *o))
+                    {
+                        pick = (o, i);
+                        break 'find;
+                    }
+                }
+            }
+            out.push(EqClause {
+                ec: e,
+                outer: pick.0.clone(),
+                inner: pick.1.clone(),
+                sel: b.eqjoinsel_inner(pick.0, pick.1),
+            });
+        }
+        out
+    }
+
+    fn filters_between(&self, b: &Block, outer: u64, inner: u64) -> Vec<usize> {
+        let j = outer | inner;
+        b.jfilters
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.rels & !j == 0 && f.rels & outer != 0 && f.rels & inner != 0)
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    /// Semi selectivity (jselec) of the clauses of a semi/anti join.
+    fn semi_sel(&self, b: &Block, eqs: &[EqClause], filters: &[usize], rhs_rows: f64) -> f64 {
+        let mut s = 1.0;
+        for c in eqs {
+            s *= b.eqjoinsel_semi(&c.outer, &c.inner, rhs_rows);
+        }
+        for &f in filters {
+            s *= b.jfilters[f].sel_semi;
+        }
+        s
+    }
+
+    fn inner_sel(&self, b: &Block, eqs: &[EqClause], filters: &[usize]) -> f64 {
+        let mut s = 1.0;
+        for c in eqs {
+            s *= c.sel;
+        }
+        for &f in filters {
+            s *= b.jfilters[f].sel;
+        }
+        s
+    }
+
+    /// calc_joinrel_size_estimate (§1.2) for the first pair that makes the relation.
+    fn joinrel_rows(
+        &self,
+        b: &Block,
+        rels: &HashMap<u64, JoinRel>,
+        r1: u64,
+        r2: u64,
+        jt: Option<PJ>,
+    ) -> f64 {
+        let (o, i) = match jt {
+            Some(PJ::UniqueOuter | PJ::Right) => (r2, r1),
+            _ => (r1, r2),
+        };
+        let orows = rels.get(&o).map_or(1.0, |r| r.rows);
+        let irows = rels.get(&i).map_or(1.0, |r| r.rows);
+        let eqs = self.eq_clauses(b, o, i);
+        let fs = self.filters_between(b, o, i);
+        let n = match jt.map(|j| j.kind()) {
+            Some(JKind::Semi) => orows * self.semi_sel(b, &eqs, &fs, irows),
+            Some(JKind::Anti) => orows * (1.0 - self.semi_sel(b, &eqs, &fs, irows)),
+            Some(JKind::Left) => (orows * irows * self.inner_sel(b, &eqs, &fs)).max(orows),
+            _ => orows * irows * self.inner_sel(b, &eqs, &fs),
+        };
+        clamp_row_est(n)
+    }
+
+    /// innerrel_is_unique: a base table with a unique index all of whose columns the
+    /// equality clauses bind, or a sub-select unique on them.
+    fn inner_unique(&self, b: &Block, inner: u64, eqs: &[EqClause]) -> bool {
+        if inner.count_ones() != 1 {
+            return false;
+        }
+        let r = inner.trailing_zeros() as usize;
+        let cols: Vec<&str> = eqs
+            .iter()
+            .filter(|c| c.inner.rel == r)
+            .map(|c| c.inner.col.as_str())
+            .collect();
+        match &b.rels[r].kind {
+            RelKind::Table { rel, .. } => rel.indexes.iter().any(|ix| {
+                ix.unique
+                    && ix.keys.iter().all(|&k| {
+                        cols.iter()
+                            .any(|c| rel.cols[k].name.eq_ignore_ascii_case(c))
+                    })
+            }),
+            RelKind::Sub { unique, .. } => {
+                !unique.is_empty()
+                    && unique
+                        .iter()
+                        .all(|u| cols.iter().any(|c| c.eq_ignore_ascii_case(u)))
+            }
+        }
+    }
+
+    /// create_unique_path for a semijoin RHS (§5.3): the cheaper of sort+unique and hash
+    /// aggregation on the RHS's join columns; None when it is unique already (no-op).
+    fn unique_path(&self, b: &Block, rhs_path: &JPath, rhs: u64, cols: &[ColKey]) -> JPath {
+        let jc = &self.jc;
+        let groups = super::upper::estimate_num_groups(b, cols, rhs_path.rows);
+        let ncols = cols.len() as f64;
+        let input = rhs_path.input();
+        let (ss, st, cmps, spill) = costs::sort(jc, input, -1.0);
+        let sort_total = st + jc.cop() * ncols * rhs_path.rows;
+        let (hs, ht, hspill) = costs::agg(
+            jc,
+            costs::AggStrategy::Hashed,
+            &costs::AggCosts::default(),
+            ncols,
+            groups,
+            input,
+        );
+        let _ = rhs;
+        if ht <= sort_total {
+            let work = Work {
+                rows_examined: rhs_path.rows,
+                comparisons: rhs_path.rows,
+                rows_out: groups,
+                spill_bytes: hspill * 8192.0,
+                ..Work::default()
+            };
+            let node = Node::new(
+                "HashAggregate",
+                hs,
+                ht,
+                groups,
+                rhs_path.width,
+                work,
+                vec![format!(
+                    "Group Key: {}",
+                    cols.iter()
+                        .map(|c| c.col.clone())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )],
+                vec![rhs_path.node.clone()],
+            );
+            JPath {
+                startup: hs,
+                total: ht,
+                rows: groups,
+                width: rhs_path.width,
+                pathkeys: Vec::new(),
+                param: 0,
+                rescan: Rescan::Same,
+                node,
+                param_ecs: Vec::new(),
+                can_mark: false,
+            }
+        } else {
+            let sort = Node::new(
+                "Sort",
+                ss,
+                st,
+                rhs_path.rows,
+                rhs_path.width,
+                Work {
+                    comparisons: cmps,
+                    spill_bytes: spill,
+                    rows_out: rhs_path.rows,
+                    ..Work::default()
+                },
+                Vec::new(),
+                vec![rhs_path.node.clone()],
+            );
+            let node = Node::new(
+                "Unique",
+                ss,
+                sort_total,
+                groups,
+                rhs_path.width,
+                Work {
+                    comparisons: rhs_path.rows,
+                    rows_out: groups,
+                    ..Work::default()
+                },
+                Vec::new(),
+                vec![sort],
+            );
+            JPath {
+                startup: ss,
+                total: sort_total,
+                rows: groups,
+                width: rhs_path.width,
+                pathkeys: cols.iter().map(|c| pk_of(b, c)).collect(),
+                param: 0,
+                rescan: Rescan::Same,
+                node,
+                param_ecs: Vec::new(),
+                can_mark: false,
+            }
+        }
+    }
+
+    /// add_paths_to_joinrel (§6.3): hash, merge and nested-loop paths of one ordered
+    /// pair with one join type.
+    fn add_paths(
+        &self,
+        b: &Block<'a>,
+        rels: &mut HashMap<u64, JoinRel>,
+        outer: u64,
+        inner: u64,
+        jt: PJ,
+    ) {
+        let jc = &self.jc;
+        let joined = outer | inner;
+        let (rows, width) = match rels.get(&joined) {
+            Some(j) => (j.rows, j.width),
+            None => return,
+        };
+        let eqs = self.eq_clauses(b, outer, inner);
+        let fids = self.filters_between(b, outer, inner);
+        let mut outer_paths: Vec<JPath> = rels
+            .get(&outer)
+            .map(|r| r.paths.clone())
+            .unwrap_or_default();
+        let mut inner_paths: Vec<JPath> = rels
+            .get(&inner)
+            .map(|r| r.paths.clone())
+            .unwrap_or_default();
+        if outer_paths.is_empty() || inner_paths.is_empty() {
+            return;
+        }
+        // Unique-ified RHS (§6.1): the RHS columns of the join's equality clauses.
+        match jt {
+            PJ::UniqueInner | PJ::UniqueOuter => {
+                let (rhs, rhs_paths) = if jt == PJ::UniqueInner {
+                    (inner, &inner_paths)
+                } else {
+                    (outer, &outer_paths)
+                };
+                let cols: Vec<ColKey> = eqs
+                    .iter()
+                    .map(|c| {
+                        if rhs & bit(c.inner.rel) != 0 {
+                            c.inner.clone()
+                        } else {
+                            c.outer.clone()
+                        }
+                    })
+                    .collect();
+                if cols.is_empty() || !fids.is_empty() {
+                    return;
+                }
+                let Some(cheap) = cheapest_total(rhs_paths) else {
+                    return;
+                };
+                let u = self.unique_path(b, cheap, rhs, &cols);
+                if jt == PJ::UniqueInner {
+                    inner_paths = vec![u];
+                } else {
+                    outer_paths = vec![u];
+                }
+            }
+            _ => {}
+        }
+        let kind = jt.kind();
+        let inner_rows_rel = inner_paths[0].rows;
+        let unique_inner = matches!(jt, PJ::UniqueInner)
+            || (matches!(jt, PJ::Inner | PJ::Left | PJ::Right | PJ::UniqueOuter)
+                && self.inner_unique(b, inner, &eqs));
+        let nsel = self.inner_sel(b, &eqs, &fids);
+        let semi = if matches!(jt, PJ::Semi | PJ::Anti) {
+            let rhs_rows = rels.get(&inner).map_or(inner_rows_rel, |r| r.rows);
+            Some(SemiFactors::new(
+                self.semi_sel(b, &eqs, &fids, rhs_rows),
+                nsel,
+                rhs_rows,
+            ))
+        } else if unique_inner {
+            // The quirk of §3.3: a unique inner's factors come from the inner selectivity.
+            Some(SemiFactors::new(nsel, nsel, inner_rows_rel))
+        } else {
+            None
+        };
+        let fq = fids.iter().fold(Qual::default(), |a, &f| Qual {
+            startup: a.startup + b.jfilters[f].qual.startup,
+            per_tuple: a.per_tuple + b.jfilters[f].qual.per_tuple,
+        });
+        let cop = jc.cop();
+        let eq_qual = Qual {
+            startup: 0.0,
+            per_tuple: cop * eqs.len() as f64,
+        };
+        let all_qual = Qual {
+            startup: fq.startup,
+            per_tuple: fq.per_tuple + eq_qual.per_tuple,
+        };
+        let mut new_paths: Vec<JPath> = Vec::new();
+        let existing: Vec<JPath> = rels
+            .get(&joined)
+            .map(|r| r.paths.clone())
+            .unwrap_or_default();
+        let cheapest_outer = cheapest_total(&outer_paths).cloned();
+        let cheapest_inner = cheapest_total(&inner_paths).cloned();
+        let (Some(co), Some(ci)) = (cheapest_outer, cheapest_inner) else {
+            return;
+        };
+        let detail_join = |v: &mut Vec<String>| {
+            if let Some(l) = jt.label() {
+                v.insert(0, l.to_string());
+            }
+        };
+        let cond_text = |eqs: &[EqClause]| {
+            eqs.iter()
+                .map(|c| {
+                    format!(
+                        "{}.{} = {}.{}",
+                        b.rels[c.outer.rel].alias,
+                        c.outer.col,
+                        b.rels[c.inner.rel].alias,
+                        c.inner.col
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(" AND ")
+        };
+        let filter_text = fids
+            .iter()
+            .map(|&f| b.jfilters[f].text.clone())
+            .collect::<Vec<_>>()
+            .join(" AND ");
+
+        // Nested loops (match_unsorted_outer), not for RIGHT joins.
+        if jt != PJ::Right {
+            let param_inner = if matches!(jt, PJ::UniqueInner) || inner.count_ones() != 1 {
+                Vec::new()
+            } else {
+                self.param_paths(b, inner.trailing_zeros() as usize, outer)
+            };
+            let mut inners: Vec<(JPath, bool)> = vec![(ci.clone(), false)];
+            // Materialize over the cheapest inner unless it materializes already.
+            if !matches!(ci.rescan, Rescan::Fixed(..)) {
+                let (ms, mt) = costs::material(jc, ci.input());
+                let node = Node::new(
+                    "Materialize",
+                    ms,
+                    mt,
+                    ci.rows,
+                    ci.width,
+                    Work {
+                        rows_out: ci.rows,
+                        ..Work::default()
+                    },
+                    Vec::new(),
+                    vec![ci.node.clone()],
+                );
+                inners.push((
+                    JPath {
+                        startup: ms,
+                        total: mt,
+                        rescan: Rescan::Fixed(
+                            costs::material_rescan(jc, ci.rows, ci.width).0,
+                            costs::material_rescan(jc, ci.rows, ci.width).1,
+                        ),
+                        node,
+                        can_mark: true,
+                        ..ci.clone()
+                    },
+                    false,
+                ));
+            }
+            for p in param_inner {
+                // Memoize over a parameterized path (PG14+, §2.4).
+                if p.param & outer == p.param {
+                    inners.push((p, true));
+                }
+            }
+            let outers: Vec<JPath> = if jt == PJ::UniqueOuter {
+                vec![co.clone()]
+            } else {
+                outer_paths.clone()
+            };
+            for op in &outers {
+                for (ip, is_param) in &inners {
+                    let mut variants = vec![ip.clone()];
+                    if *is_param {
+                        let calls = op.rows.max(1.0);
+                        let pcols: Vec<ColKey> = ip
+                            .param_ecs
+                            .iter()
+                            .filter_map(|e| {
+                                b.ecs[*e].iter().find(|m| outer & bit(m.rel) != 0).cloned()
+                            })
+                            .collect();
+                        // A default ndistinct makes Memoize assume every call distinct (§2.4).
+                        let nd = if pcols.iter().any(|c| b.stats(c).nd_default) {
+                            calls
+                        } else {
+                            super::upper::estimate_num_groups(b, &pcols, calls)
+                        };
+                        let pg16 = self.version >= EngineVersion::Pg16;
+                        let (rs, rt, hit) = costs::memoize_rescan(jc, ip.input(), calls, nd, pg16);
+                        let node = Node::new(
+                            "Memoize",
+                            ip.startup + jc.ctup(),
+                            ip.total + jc.ctup(),
+                            ip.rows,
+                            ip.width,
+                            Work {
+                                rows_out: ip.rows,
+                                ..Work::default()
+                            },
+                            vec![
+                                format!(
+                                    "Cache Key: {}",
+                                    pcols
+                                        .iter()
+                                        .map(|c| c.col.clone())
+                                        .collect::<Vec<_>>()
+                                        .join(", ")
+                                ),
+                                format!("Estimated hit ratio: {hit:.3}"),
+                            ],
+                            vec![ip.node.clone()],
+                        );
+                        variants.push(JPath {
+                            startup: ip.startup + jc.ctup(),
+                            total: ip.total + jc.ctup(),
+                            rescan: Rescan::Fixed(rs, rt),
+                            node,
+                            ..ip.clone()
+                        });
+                    }
+                    for (vi, v) in variants.into_iter().enumerate() {
+                        // Join clauses the index does not enforce stay join quals.
+                        let enforced: Vec<usize> = v.param_ecs.clone();
+                        let rest_eq: Vec<&EqClause> =
+                            eqs.iter().filter(|c| !enforced.contains(&c.ec)).collect();
+                        let q = Qual {
+                            startup: fq.startup,
+                            per_tuple: fq.per_tuple + cop * rest_eq.len() as f64,
+                        };
+                        // has_indexed_join_quals: the index path itself, not a Memoize over it.
+                        let indexed = *is_param && vi == 0 && rest_eq.is_empty() && fids.is_empty();
+                        let c = costs::nestloop(
+                            jc,
+                            op.input(),
+                            v.input(),
+                            v.rescan_cost(),
+                            kind,
+                            semi,
+                            indexed,
+                            q,
+                            rows,
+                        );
+                        if !precheck(&existing, c.total, &op.pathkeys)
+                            && !precheck(&new_paths, c.total, &op.pathkeys)
+                        {
+                            continue;
+                        }
+                        let mut details = Vec::new();
+                        if !rest_eq.is_empty() || !fids.is_empty() {
+                            let mut parts: Vec<String> = rest_eq
+                                .iter()
+                                .map(|c| {
+                                    format!(
+                                        "{}.{} = {}.{}",
+                                        b.rels[c.outer.rel].alias,
+                                        c.outer.col,
+                                        b.rels[c.inner.rel].alias,
+                                        c.inner.col
+                                    )
+                                })
+                                .collect();
+                            if !filter_text.is_empty() {
+                                parts.push(filter_text.clone());
+                            }
+                            details.push(format!("Join Filter: {}", parts.join(" AND ")));
+                        }
+                        detail_join(&mut details);
+                        let loops = op.rows.max(1.0);
+                        let mut node = Node {
+                            plan: Node::new(
+                                "Nested Loop",
+                                c.startup,
+                                c.total,
+                                rows,
+                                width,
+                                Work {
+                                    rows_examined: c.inner_tuples,
+                                    operator_evals: c.inner_tuples * (q.per_tuple / cop.max(1e-12)),
+                                    rows_out: rows,
+                                    ..Work::default()
+                                },
+                                details,
+                                Vec::new(),
+                            )
+                            .plan
+                            .clone(),
+                            kids: vec![op.node.clone(), scaled(&v.node, loops)],
+                        };
+                        node.plan.cost.total = c.total;
+                        new_paths.push(JPath {
+                            startup: c.startup,
+                            total: c.total,
+                            rows,
+                            width,
+                            pathkeys: if matches!(jt, PJ::UniqueOuter) {
+                                Vec::new()
+                            } else {
+                                useful_keys(b, joined, &op.pathkeys)
+                            },
+                            param: 0,
+                            rescan: Rescan::Same,
+                            node: Rc::new(node),
+                            param_ecs: Vec::new(),
+                            can_mark: false,
+                        });
+                    }
+                }
+            }
+        }
+
+        // Hash joins (hash_inner_and_outer): cheapest total of each side.
+        if !eqs.is_empty() {
+            let buckets: Vec<costs::BucketInput> = eqs
+                .iter()
+                .map(|c| {
+                    let v = b.stats(&c.inner);
+                    costs::BucketInput {
+                        nd: v.nd,
+                        nd_default: v.nd_default,
+                        nullfrac: v.nullfrac,
+                        mcv_freq: v.mcv.first().map_or(0.0, |m| m.1),
+                        rel_rows: v.rows,
+                        rel_tuples: v.tuples,
+                    }
+                })
+                .collect();
+            let mut buckets = if jt == PJ::UniqueInner {
+                Vec::new()
+            } else {
+                buckets
+            };
+            let mut inner_sel: f64 = eqs.iter().map(|c| c.sel).product();
+            // `col = (SubPlan)` with the column on one side and the sub-select's inputs on
+            // the other is one more hash clause; its SubPlan cost is in the hash quals.
+            let mut hq = eq_qual;
+            let mut qp = fq;
+            let mut nclauses = eqs.len();
+            for &f in &fids {
+                let jf = &b.jfilters[f];
+                let Some(hc) = &jf.hash_col else { continue };
+                let others = jf.rels & !bit(hc.rel);
+                let col_inner = inner & bit(hc.rel) != 0 && others & !outer == 0;
+                let col_outer = outer & bit(hc.rel) != 0 && others & !inner == 0;
+                if !(col_inner || col_outer) {
+                    continue;
+                }
+                nclauses += 1;
+                inner_sel *= jf.sel;
+                hq.per_tuple += jf.qual.per_tuple;
+                hq.startup += jf.qual.startup;
+                qp.per_tuple -= jf.qual.per_tuple;
+                qp.startup -= jf.qual.startup;
+                if jt != PJ::UniqueInner {
+                    buckets.push(if col_inner {
+                        let v = b.stats(hc);
+                        costs::BucketInput {
+                            nd: v.nd,
+                            nd_default: v.nd_default,
+                            nullfrac: v.nullfrac,
+                            mcv_freq: v.mcv.first().map_or(0.0, |m| m.1),
+                            rel_rows: v.rows,
+                            rel_tuples: v.tuples,
+                        }
+                    } else {
+                        costs::BucketInput {
+                            nd: 200.0,
+                            nd_default: true,
+                            nullfrac: 0.0,
+                            mcv_freq: 0.0,
+                            rel_rows: 1.0,
+                            rel_tuples: 1.0,
+                        }
+                    });
+                }
+            }
+            let c = costs::hashjoin(
+                jc,
+                co.input(),
+                ci.input(),
+                nclauses,
+                &buckets,
+                kind,
+                semi,
+                hq,
+                Qual {
+                    startup: qp.startup.max(0.0),
+                    per_tuple: qp.per_tuple.max(0.0),
+                },
+                inner_sel,
+            );
+            let hash = Node::new(
+                "Hash",
+                ci.total,
+                ci.total,
+                ci.rows,
+                ci.width,
+                Work {
+                    rows_examined: ci.rows,
+                    comparisons: ci.rows,
+                    rows_out: ci.rows,
+                    spill_bytes: if c.nbatch > 1.0 {
+                        costs::page_size(ci.rows, ci.width) * 8192.0 * 2.0
+                    } else {
+                        0.0
+                    },
+                    ..Work::default()
+                },
+                vec![format!("Buckets: {}  Batches: {}", c.nbuckets, c.nbatch)],
+                vec![ci.node.clone()],
+            );
+            let mut details = vec![format!("Hash Cond: {}", cond_text(&eqs))];
+            if !filter_text.is_empty() {
+                details.push(format!("Join Filter: {filter_text}"));
+            }
+            detail_join(&mut details);
+            let node = Node::new(
+                "Hash Join",
+                c.startup,
+                c.total,
+                rows,
+                width,
+                Work {
+                    comparisons: co.rows,
+                    rows_examined: co.rows,
+                    rows_out: rows,
+                    spill_bytes: if c.nbatch > 1.0 {
+                        costs::page_size(co.rows, co.width) * 8192.0 * 2.0
+                    } else {
+                        0.0
+                    },
+                    ..Work::default()
+                },
+                details,
+                vec![co.node.clone(), hash],
+            );
+            new_paths.push(JPath {
+                startup: c.startup,
+                total: c.total,
+                rows,
+                width,
+                pathkeys: Vec::new(),
+                param: 0,
+                rescan: if c.nbatch <= 1.0 {
+                    Rescan::Fixed(0.0, c.total - c.startup)
+                } else {
+                    Rescan::Same
+                },
+                node,
+                param_ecs: Vec::new(),
+                can_mark: false,
+            });
+        }
+
+        // Merge joins: explicit sorts of the cheapest inputs (sort_inner_and_outer), and
+        // outer paths already in a merge-clause order (match_unsorted_outer).
+        if !eqs.is_empty() {
+            let mut orderings: Vec<Vec<usize>> = Vec::new();
+            for lead in 0..eqs.len() {
+                let mut o: Vec<usize> = vec![lead];
+                o.extend((0..eqs.len()).filter(|&x| x != lead));
+                orderings.push(o);
+            }
+            let mut trials: Vec<(JPath, Vec<usize>)> = Vec::new();
+            for ord in &orderings {
+                trials.push((co.clone(), ord.clone()));
+            }
+            for op in &outer_paths {
+                if op.pathkeys.is_empty() {
+                    continue;
+                }
+                // find_mergeclauses_for_outer_pathkeys: clauses matching the outer's keys.
+                let mut ord = Vec::new();
+                for pk in &op.pathkeys {
+                    match eqs.iter().position(|c| c.ec == *pk) {
+                        Some(x) if !ord.contains(&x) => ord.push(x),
+                        _ => break,
+                    }
+                }
+                // The cheapest outer is tried with explicit sorts already.
+                let same_as_cheapest = op.pathkeys == co.pathkeys && op.total == co.total;
+                if !ord.is_empty() && !same_as_cheapest {
+                    trials.push((op.clone(), ord));
+                }
+            }
+            for (op, ord) in trials {
+                let keys: Vec<usize> = ord.iter().map(|&x| eqs[x].ec).collect();
+                let mcl: Vec<&EqClause> = ord.iter().map(|&x| &eqs[x]).collect();
+                let outer_sorted = op.pathkeys.starts_with(&keys);
+                let (oin, onode) = if outer_sorted {
+                    (op.input(), op.node.clone())
+                } else {
+                    let (s, t, cmps, spill) = costs::sort(jc, op.input(), -1.0);
+                    let n = Node::new(
+                        "Sort",
+                        s,
+                        t,
+                        op.rows,
+                        op.width,
+                        Work {
+                            comparisons: cmps,
+                            spill_bytes: spill,
+                            rows_out: op.rows,
+                            ..Work::default()
+                        },
+                        vec![format!(
+                            "Sort Key: {}",
+                            mcl.iter()
+                                .map(|c| c.outer.col.clone())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        )],
+                        vec![op.node.clone()],
+                    );
+                    (
+                        costs::In {
+                            startup: s,
+                            total: t,
+                            rows: op.rows,
+                            width: op.width,
+                        },
+                        n,
+                    )
+                };
+                // Inner: an already-sorted path, else the cheapest sorted.
+                let mut inner_choices: Vec<(costs::In, Rc<Node>, bool, bool)> = Vec::new();
+                {
+                    let (s, t, cmps, spill) = costs::sort(jc, ci.input(), -1.0);
+                    let n = Node::new(
+                        "Sort",
+                        s,
+                        t,
+                        ci.rows,
+                        ci.width,
+                        Work {
+                            comparisons: cmps,
+                            spill_bytes: spill,
+                            rows_out: ci.rows,
+                            ..Work::default()
+                        },
+                        vec![format!(
+                            "Sort Key: {}",
+                            mcl.iter()
+                                .map(|c| c.inner.col.clone())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        )],
+                        vec![ci.node.clone()],
+                    );
+                    inner_choices.push((
+                        costs::In {
+                            startup: s,
+                            total: t,
+                            rows: ci.rows,
+                            width: ci.width,
+                        },
+                        n,
+                        true,
+                        true,
+                    ));
+                }
+                if let Some(sp) = inner_paths
+                    .iter()
+                    .filter(|p| p.param == 0 && p.pathkeys.starts_with(&keys))
+                    .min_by(|a, b| a.total.total_cmp(&b.total))
+                {
+                    inner_choices.push((sp.input(), sp.node.clone(), false, sp.can_mark));
+                }
+                let ss = self.scansel(b, mcl[0]);
+                let skip_mark = (matches!(jt, PJ::Semi | PJ::Anti) || unique_inner)
+                    && fids.is_empty()
+                    && mcl.len() == eqs.len();
+                let mtuples =
+                    clamp_row_est(oin.rows * ci.rows * mcl.iter().map(|c| c.sel).product::<f64>());
+                let mq = Qual {
+                    startup: 0.0,
+                    per_tuple: cop * mcl.len() as f64,
+                };
+                let qp = Qual {
+                    startup: fq.startup,
+                    per_tuple: fq.per_tuple + cop * (eqs.len() - mcl.len()) as f64,
+                };
+                for (iin, inode, sorted_here, can_mark) in inner_choices {
+                    let skip = skip_mark || jt == PJ::UniqueOuter;
+                    let c = costs::mergejoin(
+                        jc,
+                        oin,
+                        iin,
+                        ss,
+                        skip,
+                        sorted_here,
+                        can_mark,
+                        mq,
+                        qp,
+                        mtuples,
+                    );
+                    let mut details = vec![format!(
+                        "Merge Cond: {}",
+                        mcl.iter()
+                            .map(|c| format!(
+                                "{}.{} = {}.{}",
+                                b.rels[c.outer.rel].alias,
+                                c.outer.col,
+                                b.rels[c.inner.rel].alias,
+                                c.inner.col
+                            ))
+                            .collect::<Vec<_>>()
+                            .join(" AND ")
+                    )];
+                    if !filter_text.is_empty() {
+                        details.push(format!("Join Filter: {filter_text}"));
+                    }
+                    detail_join(&mut details);
+                    let inode = if c.materialize_inner {
+                        Node::new(
+                            "Materialize",
+                            iin.startup,
+                            iin.total + cop * iin.rows,
+                            iin.rows,
+                            iin.width,
+                            Work {
+                                rows_out: iin.rows,
+                                ..Work::default()
+                            },
+                            Vec::new(),
+                            vec![inode],
+                        )
+                    } else {
+                        inode
+                    };
+                    let node = Node::new(
+                        "Merge Join",
+                        c.startup,
+                        c.total,
+                        rows,
+                        width,
+                        Work {
+                            comparisons: oin.rows + c.inner_tuples,
+                            rows_out: rows,
+                            ..Work::default()
+                        },
+                        details,
+                        vec![onode.clone(), inode],
+                    );
+                    let pk = if matches!(jt, PJ::Right | PJ::UniqueOuter) {
+                        Vec::new()
+                    } else {
+                        useful_keys(b, joined, &keys)
+                    };
+                    new_paths.push(JPath {
+                        startup: c.startup,
+                        total: c.total,
+                        rows,
+                        width,
+                        pathkeys: pk,
+                        param: 0,
+                        rescan: Rescan::Same,
+                        node,
+                        param_ecs: Vec::new(),
+                        can_mark: false,
+                    });
+                }
+            }
+        }
+        let _ = all_qual;
+        if let Some(j) = rels.get_mut(&joined) {
+            for p in new_paths {
+                add_path(&mut j.paths, p);
+            }
+        }
+    }
+
+    /// mergejoinscansel for the first merge clause (§4.1), from the histogram ends.
+    fn scansel(&self, b: &Block, c: &EqClause) -> ScanSel {
+        let range = |k: &ColKey| -> Option<(crate::catalog::Value, crate::catalog::Value)> {
+            let v = b.stats(k);
+            let mut lo = v.hist.first().cloned();
+            let mut hi = v.hist.last().cloned();
+            for (m, _) in &v.mcv {
+                if lo
+                    .as_ref()
+                    .is_none_or(|l| selfuncs::compare(m, l) == Some(std::cmp::Ordering::Less))
+                {
+                    lo = Some(m.clone());
+                }
+                if hi
+                    .as_ref()
+                    .is_none_or(|h| selfuncs::compare(m, h) == Some(std::cmp::Ordering::Greater))
+                {
+                    hi = Some(m.clone());
+                }
+            }
+            Some((lo?, hi?))
+        };
+        let sel = |k: &ColKey, op: CmpOp, v: &crate::catalog::Value| -> Option<f64> {
+            let RelKind::Table { rel, .. } = &b.rels[k.rel].kind else {
+                return None;
+            };
+            let col = rel
+                .cols
+                .iter()
+                .find(|c| c.name.eq_ignore_ascii_case(&k.col))?;
+            Some(selfuncs::scalarineqsel(rel, col, op, v))
+        };
+        let (Some((lmin, lmax)), Some((rmin, rmax))) = (range(&c.outer), range(&c.inner)) else {
+            return ScanSel::default();
+        };
+        let lt = |a: &crate::catalog::Value, b: &crate::catalog::Value| {
+            selfuncs::compare(a, b) == Some(std::cmp::Ordering::Less)
+        };
+        let mut s = ScanSel::default();
+        if lt(&lmin, &rmin) {
+            s.outerstart = sel(&c.outer, CmpOp::Lt, &rmin).unwrap_or(0.0);
+        }
+        if lt(&rmin, &lmin) {
+            s.innerstart = sel(&c.inner, CmpOp::Lt, &lmin).unwrap_or(0.0);
+        }
+        if lt(&rmax, &lmax) {
+            s.outerend = sel(&c.outer, CmpOp::Le, &rmax).unwrap_or(1.0);
+        }
+        if lt(&lmax, &rmax) {
+            s.innerend = sel(&c.inner, CmpOp::Le, &lmax).unwrap_or(1.0);
+        }
+        if s.outerstart >= s.outerend {
+            s.outerstart = 0.0;
+            s.outerend = 1.0;
+        }
+        if s.innerstart >= s.innerend {
+            s.innerstart = 0.0;
+            s.innerend = 1.0;
+        }
+        s
+    }
+}
+
+/// A node whose work repeats `loops` times (the inner of a nested loop), for the
+/// simulation; costs stay as EXPLAIN shows them (per loop).
+pub(crate) fn scaled(n: &Rc<Node>, loops: f64) -> Rc<Node> {
+    if loops <= 1.0 {
+        return n.clone();
+    }
+    fn scale_rec(n: &Node, f: f64) -> Node {
+        let mut p = n.plan.clone();
+        let w = &mut p.work;
+        for r in &mut w.page_reads {
+            r.requests *= f;
+            r.distinct = (r.distinct * f).min(r.object_pages.max(r.distinct));
+        }
+        w.rows_examined *= f;
+        w.index_entries *= f;
+        w.operator_evals *= f;
+        w.rows_out *= f;
+        w.comparisons *= f;
+        w.spill_bytes *= f;
+        // A Material, Memoize or Hash replays what it keeps: its input runs once.
+        let keeps = matches!(p.op.as_str(), "Materialize" | "Hash" | "Sort");
+        let kids = n
+            .kids
+            .iter()
+            .map(|k| {
+                if keeps {
+                    k.clone()
+                } else {
+                    Rc::new(scale_rec(k, f))
+                }
+            })
+            .collect();
+        Node { plan: p, kids }
+    }
+    Rc::new(scale_rec(n, loops))
+}
+
+/// truncate_useless_pathkeys: a join path keeps the longest prefix of its order that
+/// the query's grouping/ordering wants or that a merge join with a relation not yet
+/// joined can use.
+fn useful_keys(b: &Block, relids: u64, keys: &[usize]) -> Vec<usize> {
+    let query: Vec<usize> = if !b.group.is_empty() {
+        b.group.iter().map(|g| pk_of(b, g)).collect()
+    } else {
+        b.order.iter().map(|g| pk_of(b, g)).collect()
+    };
+    let n_order = keys
+        .iter()
+        .zip(query.iter())
+        .take_while(|(a, q)| a == q)
+        .count();
+    let n_merge = keys
+        .iter()
+        .take_while(|&&k| k < b.ecs.len() && b.ecs[k].iter().any(|m| relids & bit(m.rel) == 0))
+        .count();
+    keys[..n_order.max(n_merge)].to_vec()
+}

@@ -1,0 +1,855 @@
+//! A small reader for the condition and select-list texts of the DBT3 queries: enough
+//! of SQL's boolean expressions to estimate a filter the way PostgreSQL's clause
+//! selectivity code would (comparisons, IN lists, BETWEEN, LIKE, AND/OR/NOT), and to count
+//! the operators an aggregate's argument evaluates (§5.1). Anything it cannot read becomes
+//! [`Expr::Other`], which the planner estimates with PostgreSQL's defaults.
+
+/// A literal.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Lit {
+    Num(f64),
+    Text(String),
+}
+
+/// The right side of a comparison.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Operand {
+    Lit(Lit),
+    Col(String),
+    /// A sub-select, a function call or anything else not a plain column or constant.
+    Other,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Op {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Expr {
+    And(Vec<Expr>),
+    Or(Vec<Expr>),
+    Not(Box<Expr>),
+    Cmp {
+        col: String,
+        op: Op,
+        rhs: Operand,
+    },
+    In {
+        col: String,
+        values: Vec<Lit>,
+    },
+    Between {
+        col: String,
+        lo: Lit,
+        hi: Lit,
+    },
+    Like {
+        col: String,
+        pat: String,
+        negated: bool,
+    },
+    Other,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Tok {
+    Ident(String),
+    Num(f64),
+    Str(String),
+    Sym(String),
+    LParen,
+    RParen,
+    Comma,
+}
+
+fn tokenize(s: &str) -> Vec<Tok> {
+    let b: Vec<char> = s.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c.is_whitespace() {
+            i += 1;
+        } else if c == '/' && b.get(i + 1) == Some(&'*') {
+            while i + 1 < b.len() && !(b[i] == '*' && b[i + 1] == '/') {
+                i += 1;
+            }
+            i += 2;
+        } else if c == '\'' {
+            let mut t = String::new();
+            i += 1;
+            while i < b.len() {
+                if b[i] == '\'' {
+                    if b.get(i + 1) == Some(&'\'') {
+                        t.push('\'');
+                        i += 2;
+                        continue;
+                    }
+                    break;
+                }
+                t.push(b[i]);
+                i += 1;
+            }
+            i += 1;
+            out.push(Tok::Str(t));
+        } else if c.is_ascii_digit()
+            || (c == '.' && b.get(i + 1).is_some_and(|d| d.is_ascii_digit()))
+        {
+            let st = i;
+            while i < b.len() && (b[i].is_ascii_digit() || b[i] == '.') {
+                i += 1;
+            }
+            let t: String = b[st..i].iter().collect();
+            out.push(Tok::Num(t.parse().unwrap_or(0.0)));
+        } else if c.is_alphanumeric() || c == '_' {
+            let st = i;
+            while i < b.len()
+                && (b[i].is_alphanumeric() || b[i] == '_' || b[i] == '.' || b[i] == '#')
+            {
+                i += 1;
+            }
+            out.push(Tok::Ident(b[st..i].iter().collect()));
+        } else if c == '(' {
+            out.push(Tok::LParen);
+            i += 1;
+        } else if c == ')' {
+            out.push(Tok::RParen);
+            i += 1;
+        } else if c == ',' {
+            out.push(Tok::Comma);
+            i += 1;
+        } else {
+            let two: String = b[i..(i + 2).min(b.len())].iter().collect();
+            if ["<>", "<=", ">=", "!="].contains(&two.as_str()) {
+                out.push(Tok::Sym(two));
+                i += 2;
+            } else {
+                out.push(Tok::Sym(c.to_string()));
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+struct P {
+    t: Vec<Tok>,
+    i: usize,
+}
+
+fn kw(t: Option<&Tok>, k: &str) -> bool {
+    matches!(t, Some(Tok::Ident(s)) if s.eq_ignore_ascii_case(k))
+}
+
+impl P {
+    fn peek(&self) -> Option<&Tok> {
+        self.t.get(self.i)
+    }
+    fn bump(&mut self) -> Option<Tok> {
+        let t = self.t.get(self.i).cloned();
+        self.i += 1;
+        t
+    }
+    fn or(&mut self) -> Expr {
+        let mut v = vec![self.and()];
+        while kw(self.peek(), "OR") {
+            self.i += 1;
+            v.push(self.and());
+        }
+        if v.len() == 1 {
+            v.pop().unwrap_or(Expr::Other)
+        } else {
+            Expr::Or(v)
+        }
+    }
+    fn and(&mut self) -> Expr {
+        let mut v = vec![self.not()];
+        while kw(self.peek(), "AND") {
+            self.i += 1;
+            v.push(self.not());
+        }
+        if v.len() == 1 {
+            v.pop().unwrap_or(Expr::Other)
+        } else {
+            Expr::And(v)
+        }
+    }
+    fn not(&mut self) -> Expr {
+        if kw(self.peek(), "NOT") {
+            self.i += 1;
+            return Expr::Not(Box::new(self.not()));
+        }
+        self.atom()
+    }
+    /// Skips a balanced parenthesised group (the opening paren already consumed).
+    fn skip_group(&mut self) {
+        let mut depth = 1;
+        while let Some(t) = self.bump() {
+            match t {
+                Tok::LParen => depth += 1,
+                Tok::RParen => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    /// A constant, folding `a + b` / `a - b` of numbers.
+    fn lit(&mut self) -> Option<Lit> {
+        let first = match self.bump()? {
+            Tok::Num(x) => Lit::Num(x),
+            Tok::Str(s) => Lit::Text(s),
+            Tok::Sym(s) if s == "-" => match self.bump()? {
+                Tok::Num(x) => Lit::Num(-x),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let mut v = first;
+        while let (Lit::Num(a), Some(Tok::Sym(s))) = (&v, self.peek()) {
+            let sign = match s.as_str() {
+                "+" => 1.0,
+                "-" => -1.0,
+                _ => break,
+            };
+            let a = *a;
+            self.i += 1;
+            match self.bump() {
+                Some(Tok::Num(b)) => v = Lit::Num(a + sign * b),
+                _ => return None,
+            }
+        }
+        Some(v)
+    }
+    fn atom(&mut self) -> Expr {
+        match self.peek().cloned() {
+            Some(Tok::LParen) => {
+                self.i += 1;
+                if kw(self.peek(), "SELECT") {
+                    self.skip_group();
+                    return Expr::Other;
+                }
+                let e = self.or();
+                if self.peek() == Some(&Tok::RParen) {
+                    self.i += 1;
+                }
+                e
+            }
+            Some(Tok::Ident(name)) => {
+                self.i += 1;
+                if self.peek() == Some(&Tok::LParen) {
+                    // A function call: skip it and whatever comparison follows.
+                    self.i += 1;
+                    self.skip_group();
+                    self.skip_rest();
+                    return Expr::Other;
+                }
+                self.predicate(name)
+            }
+            _ => {
+                self.skip_rest();
+                Expr::Other
+            }
+        }
+    }
+    /// Skips to the next AND / OR / closing paren at this depth.
+    fn skip_rest(&mut self) {
+        while let Some(t) = self.peek() {
+            match t {
+                Tok::RParen => return,
+                Tok::Ident(s) if s.eq_ignore_ascii_case("AND") || s.eq_ignore_ascii_case("OR") => {
+                    return
+                }
+                Tok::LParen => {
+                    self.i += 1;
+                    self.skip_group();
+                }
+                _ => self.i += 1,
+            }
+        }
+    }
+    fn predicate(&mut self, col: String) -> Expr {
+        let negated = kw(self.peek(), "NOT");
+        if negated {
+            self.i += 1;
+        }
+        let t = self.peek().cloned();
+        let e = match t {
+            Some(Tok::Ident(k)) if k.eq_ignore_ascii_case("LIKE") => {
+                self.i += 1;
+                match self.bump() {
+                    Some(Tok::Str(pat)) => Expr::Like { col, pat, negated },
+                    _ => Expr::Other,
+                }
+            }
+            Some(Tok::Ident(k)) if k.eq_ignore_ascii_case("IN") => {
+                self.i += 1;
+                if self.bump() != Some(Tok::LParen) {
+                    return Expr::Other;
+                }
+                if kw(self.peek(), "SELECT") {
+                    self.skip_group();
+                    return Expr::Other;
+                }
+                let mut values = Vec::new();
+                loop {
+                    match self.lit() {
+                        Some(l) => values.push(l),
+                        None => {
+                            self.skip_group();
+                            return Expr::Other;
+                        }
+                    }
+                    match self.bump() {
+                        Some(Tok::Comma) => continue,
+                        Some(Tok::RParen) => break,
+                        _ => return Expr::Other,
+                    }
+                }
+                let e = Expr::In { col, values };
+                if negated {
+                    return Expr::Not(Box::new(e));
+                }
+                e
+            }
+            Some(Tok::Ident(k)) if k.eq_ignore_ascii_case("BETWEEN") => {
+                self.i += 1;
+                let lo = self.lit();
+                if !kw(self.peek(), "AND") {
+                    return Expr::Other;
+                }
+                self.i += 1;
+                let hi = self.lit();
+                match (lo, hi) {
+                    (Some(lo), Some(hi)) => Expr::Between { col, lo, hi },
+                    _ => Expr::Other,
+                }
+            }
+            Some(Tok::Sym(s)) => {
+                let op = match s.as_str() {
+                    "=" => Op::Eq,
+                    "<>" | "!=" => Op::Ne,
+                    "<" => Op::Lt,
+                    "<=" => Op::Le,
+                    ">" => Op::Gt,
+                    ">=" => Op::Ge,
+                    _ => {
+                        self.skip_rest();
+                        return Expr::Other;
+                    }
+                };
+                self.i += 1;
+                let rhs = match self.peek().cloned() {
+                    Some(Tok::Ident(c)) => {
+                        self.i += 1;
+                        if self.peek() == Some(&Tok::LParen) {
+                            self.i += 1;
+                            self.skip_group();
+                            Operand::Other
+                        } else {
+                            Operand::Col(c)
+                        }
+                    }
+                    Some(Tok::LParen) => {
+                        self.i += 1;
+                        self.skip_group();
+                        Operand::Other
+                    }
+                    _ => match self.lit() {
+                        Some(l) => Operand::Lit(l),
+                        None => Operand::Other,
+                    },
+                };
+                // Arithmetic after a column or sub-select: not a plain comparison.
+                if matches!(self.peek(), Some(Tok::Sym(s)) if s == "*" || s == "+" || s == "-" || s == "/")
+                {
+                    self.skip_rest();
+                    return Expr::Cmp {
+                        col,
+                        op,
+                        rhs: Operand::Other,
+                    };
+                }
+                Expr::Cmp { col, op, rhs }
+            }
+            _ => {
+                self.skip_rest();
+                Expr::Other
+            }
+        };
+        e
+    }
+}
+
+/// Parses a boolean condition.
+pub(crate) fn parse_condition(s: &str) -> Expr {
+    let mut p = P {
+        t: tokenize(s),
+        i: 0,
+    };
+    p.or()
+}
+
+/// The WHERE clause of the outermost query block of `sql` (up to GROUP BY / ORDER BY /
+/// the end), if there is one at parenthesis depth 0.
+pub(crate) fn outer_where(sql: &str) -> Option<String> {
+    let up = sql.to_ascii_uppercase();
+    let bytes = up.as_bytes();
+    let mut depth = 0i32;
+    let mut start = None;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'(' => depth += 1,
+            b')' => depth -= 1,
+            b'\'' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'\'' {
+                    i += 1;
+                }
+            }
+            _ if depth == 0 => {
+                let rest = &up[i..];
+                let boundary = i == 0 || !bytes[i - 1].is_ascii_alphanumeric();
+                if boundary && start.is_none() && rest.starts_with("WHERE ") {
+                    start = Some(i + 6);
+                } else if boundary
+                    && start.is_some()
+                    && (rest.starts_with("GROUP BY")
+                        || rest.starts_with("ORDER BY")
+                        || rest.starts_with("LIMIT ")
+                        || rest.starts_with(';'))
+                {
+                    return start.map(|s| sql[s..i].to_string());
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    start.map(|s| sql[s..].trim_end_matches(';').to_string())
+}
+
+/// Top-level pieces of the first SELECT list of `sql` (split at depth-0 commas).
+pub(crate) fn select_items(sql: &str) -> Vec<String> {
+    let up = sql.to_ascii_uppercase();
+    let Some(st) = up.find("SELECT") else {
+        return Vec::new();
+    };
+    let b = sql.as_bytes();
+    let mut depth = 0i32;
+    let mut items = Vec::new();
+    let mut cur = st + 6;
+    let mut i = cur;
+    while i < b.len() {
+        match b[i] {
+            b'(' => depth += 1,
+            b')' => depth -= 1,
+            b',' if depth == 0 => {
+                items.push(sql[cur..i].trim().to_string());
+                cur = i + 1;
+            }
+            _ if depth == 0
+                && up[i..].starts_with("FROM")
+                && (i == 0 || !b[i - 1].is_ascii_alphanumeric()) =>
+            {
+                items.push(sql[cur..i].trim().to_string());
+                return items;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    items
+}
+
+/// Aggregate calls of one select item: (function name lower-case, argument text).
+pub(crate) fn aggregates(item: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let up = item.to_ascii_uppercase();
+    for f in ["SUM", "AVG", "COUNT", "MIN", "MAX"] {
+        let mut from = 0;
+        while let Some(p) = up[from..].find(f) {
+            let at = from + p;
+            from = at + f.len();
+            let before_ok = at == 0 || !up.as_bytes()[at - 1].is_ascii_alphanumeric();
+            let rest = up[at + f.len()..].trim_start();
+            if !before_ok || !rest.starts_with('(') {
+                continue;
+            }
+            let open = at + f.len() + (up[at + f.len()..].len() - rest.len());
+            let mut depth = 0;
+            let mut end = open;
+            for (k, ch) in item[open..].char_indices() {
+                match ch {
+                    '(' => depth += 1,
+                    ')' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            end = open + k;
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            out.push((f.to_ascii_lowercase(), item[open + 1..end].to_string()));
+        }
+    }
+    out
+}
+
+/// Operator and function calls an expression text evaluates per row (cost_qual_eval
+/// counts each at procost 1): arithmetic, comparisons, LIKE, function calls; CASE,
+/// AND/OR and constants are free.
+pub(crate) fn count_ops(expr: &str) -> f64 {
+    let mut n = 0.0;
+    for t in tokenize(expr).windows(2) {
+        match (&t[0], &t[1]) {
+            (Tok::Sym(s), _)
+                if ["*", "/", "+", "-", "=", "<>", "<", ">", "<=", ">=", "!="]
+                    .contains(&s.as_str()) =>
+            {
+                n += 1.0
+            }
+            (Tok::Ident(s), _) if s.eq_ignore_ascii_case("LIKE") => n += 1.0,
+            (Tok::Ident(s), Tok::LParen)
+                if ![
+                    "CASE", "WHEN", "THEN", "ELSE", "AND", "OR", "NOT", "IN", "EXISTS", "SELECT",
+                ]
+                .iter()
+                .any(|k| s.eq_ignore_ascii_case(k)) =>
+            {
+                n += 1.0
+            }
+            _ => {}
+        }
+    }
+    if let Some(Tok::Sym(s)) = tokenize(expr).last() {
+        if ["*", "/", "+", "-"].contains(&s.as_str()) {
+            n += 1.0;
+        }
+    }
+    n
+}
+
+/// Identifiers of a text (column names, lower-cased, without qualifier).
+pub(crate) fn identifiers(text: &str) -> Vec<String> {
+    tokenize(text)
+        .into_iter()
+        .filter_map(|t| match t {
+            Tok::Ident(s) => Some(s.rsplit('.').next().unwrap_or(&s).to_ascii_lowercase()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// All texts between a SELECT and its FROM, anywhere in the query (the columns that some
+/// level outputs).
+pub(crate) fn all_select_lists(sql: &str) -> String {
+    let up = sql.to_ascii_uppercase();
+    let b = up.as_bytes();
+    let mut out = String::new();
+    let mut from = 0;
+    while let Some(p) = up[from..].find("SELECT") {
+        let st = from + p;
+        from = st + 6;
+        // This query level's lists: depth 0, or a sub-select in FROM of depth 0. The
+        // sub-selects of conditions are blocks of their own.
+        let depth: i32 = b[..st]
+            .iter()
+            .map(|&c| match c {
+                b'(' => 1,
+                b')' => -1,
+                _ => 0,
+            })
+            .sum();
+        let in_from = depth == 1 && up[..st].trim_end().ends_with("FROM (");
+        if depth != 0 && !in_from {
+            continue;
+        }
+        let items = select_items(&sql[st..]);
+        out.push_str(&items.join(" , "));
+        out.push(' ');
+    }
+    // The outer GROUP BY / ORDER BY lists name output columns as well.
+    for k in ["GROUP BY", "ORDER BY"] {
+        if let Some(v) = outer_list(sql, k) {
+            out.push_str(&v.join(" , "));
+            out.push(' ');
+        }
+    }
+    out
+}
+
+/// LIKE matching (`%` any run, `_` one character), for estimating patterns against
+/// statistics values.
+pub(crate) fn like_match(pat: &str, s: &str) -> bool {
+    let p: Vec<char> = pat.chars().collect();
+    let t: Vec<char> = s.chars().collect();
+    let (mut pi, mut ti) = (0, 0);
+    let (mut star, mut mark) = (None, 0);
+    while ti < t.len() {
+        if pi < p.len() && (p[pi] == '_' || p[pi] == t[ti]) {
+            pi += 1;
+            ti += 1;
+        } else if pi < p.len() && p[pi] == '%' {
+            star = Some(pi);
+            mark = ti;
+            pi += 1;
+        } else if let Some(sp) = star {
+            pi = sp + 1;
+            mark += 1;
+            ti = mark;
+        } else {
+            return false;
+        }
+    }
+    while pi < p.len() && p[pi] == '%' {
+        pi += 1;
+    }
+    pi == p.len()
+}
+
+/// like_selectivity's heuristic for the part of a pattern after its fixed prefix
+/// (selfuncs.c: FIXED_CHAR_SEL 0.2, ANY_CHAR_SEL 0.9, FULL_WILDCARD_SEL 5).
+pub(crate) fn like_rest_selectivity(rest: &str) -> f64 {
+    let mut sel = 1.0;
+    let chars: Vec<char> = rest.chars().collect();
+    let mut i = 0;
+    while i < chars.len() && (chars[i] == '%' || chars[i] == '_') {
+        i += 1;
+    }
+    for &c in &chars[i..] {
+        sel *= match c {
+            '%' => 5.0,
+            '_' => 0.9,
+            _ => 0.2,
+        };
+    }
+    f64::min(sel, 1.0)
+}
+
+/// The items of the last depth-0 `kw` list ("ORDER BY" / "GROUP BY") of `sql`, without
+/// ASC/DESC, lower-cased.
+pub(crate) fn outer_list(sql: &str, kw: &str) -> Option<Vec<String>> {
+    let up = sql.to_ascii_uppercase();
+    let b = up.as_bytes();
+    let mut depth = 0i32;
+    let mut found = None;
+    for i in 0..b.len() {
+        match b[i] {
+            b'(' => depth += 1,
+            b')' => depth -= 1,
+            _ if depth == 0 && up[i..].starts_with(kw) => found = Some(i + kw.len()),
+            _ => {}
+        }
+    }
+    let st = found?;
+    let mut end = up.len();
+    for stop in ["LIMIT", "ORDER BY", "HAVING", ";"] {
+        if let Some(p) = up[st..].find(stop) {
+            end = end.min(st + p);
+        }
+    }
+    Some(
+        sql[st..end]
+            .split(',')
+            .map(|s| {
+                let s = s.trim().to_ascii_lowercase();
+                let s = s
+                    .strip_suffix(" desc")
+                    .or_else(|| s.strip_suffix(" asc"))
+                    .unwrap_or(&s);
+                s.split_whitespace().collect::<Vec<_>>().join(" ")
+            })
+            .collect(),
+    )
+}
+
+/// Whether the outer ORDER BY names only GROUP BY items: PostgreSQL then orders the
+/// grouping keys to match (preprocess_groupclause) and a sorted aggregation needs no
+/// further sort.
+pub(crate) fn order_within_group(sql: &str) -> bool {
+    match (outer_list(sql, "ORDER BY"), outer_list(sql, "GROUP BY")) {
+        (Some(o), Some(g)) => !o.is_empty() && o.iter().all(|x| g.contains(x)),
+        _ => false,
+    }
+}
+
+/// The constants of the IN list that follows `prefix` in `sql` (an abbreviated
+/// `IN (...)` of a sub-select's condition written out in the full text).
+pub(crate) fn in_list_after(sql: &str, prefix: &str) -> Option<usize> {
+    let p = sql.find(prefix)?;
+    let rest = &sql[p + prefix.len()..];
+    let close = rest.find(')')?;
+    let list = &rest[..close];
+    if list.contains("...") {
+        return None;
+    }
+    Some(list.matches('\'').count() / 2)
+}
+
+/// Whether the outer query reads FROM a sub-select that groups itself (a second
+/// aggregation level above the block's, as in `SELECT x, count(*) FROM (SELECT ...
+/// GROUP BY ...) GROUP BY x`).
+pub(crate) fn derived_grouped(sql: &str) -> bool {
+    let up = sql.to_ascii_uppercase();
+    let b = up.as_bytes();
+    let mut depth = 0i32;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'(' => depth += 1,
+            b')' => depth -= 1,
+            _ if depth == 0 && up[i..].starts_with("FROM") => {
+                let rest = up[i + 4..].trim_start();
+                if !rest.starts_with('(') {
+                    return false;
+                }
+                let open = up.len() - rest.len();
+                let mut d = 0i32;
+                for (k, ch) in up[open..].char_indices() {
+                    match ch {
+                        '(' => d += 1,
+                        ')' => {
+                            d -= 1;
+                            if d == 0 {
+                                return outer_list(&sql[open + 1..open + k], "GROUP BY").is_some();
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                return false;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    false
+}
+
+/// Every SELECT of `sql` with the text up to where its (sub-)query ends.
+fn select_texts(sql: &str) -> Vec<String> {
+    let up = sql.to_ascii_uppercase();
+    let b = up.as_bytes();
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(p) = up[from..].find("SELECT") {
+        let st = from + p;
+        from = st + 6;
+        if st > 0 && b[st - 1].is_ascii_alphanumeric() {
+            continue;
+        }
+        let mut depth = 0i32;
+        let mut end = up.len();
+        for (k, &ch) in b.iter().enumerate().skip(st) {
+            match ch {
+                b'(' => depth += 1,
+                b')' => {
+                    depth -= 1;
+                    if depth < 0 {
+                        end = k;
+                        break;
+                    }
+                }
+                b';' if depth == 0 => {
+                    end = k;
+                    break;
+                }
+                _ => {}
+            }
+        }
+        out.push(sql[st..end].to_string());
+    }
+    out
+}
+
+/// The table names of the FROM list of a SELECT text (depth 0).
+fn from_tables(select: &str) -> Vec<String> {
+    let up = select.to_ascii_uppercase();
+    let b = up.as_bytes();
+    let mut depth = 0i32;
+    let mut start = None;
+    for i in 0..b.len() {
+        match b[i] {
+            b'(' => depth += 1,
+            b')' => depth -= 1,
+            _ if depth == 0 && start.is_none() && up[i..].starts_with("FROM ") => {
+                start = Some(i + 5);
+            }
+            _ => {}
+        }
+    }
+    let Some(st) = start else {
+        return Vec::new();
+    };
+    let mut end = select.len();
+    for stop in ["WHERE", "GROUP BY", "ORDER BY", "HAVING", "LIMIT"] {
+        if let Some(p) = up[st..].find(stop) {
+            end = end.min(st + p);
+        }
+    }
+    select[st..end]
+        .split(',')
+        .filter_map(|t| t.split_whitespace().next())
+        .map(|t| t.to_ascii_lowercase())
+        .collect()
+}
+
+/// The text of the sub-select (or view) of `sql` that reads exactly `tables`, preferring
+/// one that aggregates when `aggregate`; used for a sub-block's aggregate costs.
+pub(crate) fn subselect_for(sql: &str, tables: &[&str], aggregate: bool) -> Option<String> {
+    let mut want: Vec<String> = tables.iter().map(|t| t.to_ascii_lowercase()).collect();
+    want.sort();
+    let mut cands: Vec<String> = select_texts(sql)
+        .into_iter()
+        .filter(|s| {
+            let mut t = from_tables(s);
+            t.sort();
+            t == want
+        })
+        .collect();
+    if aggregate {
+        if let Some(p) = cands
+            .iter()
+            .position(|s| !aggregates(&select_items(s).join(",")).is_empty())
+        {
+            return Some(cands.swap_remove(p));
+        }
+    }
+    cands.into_iter().next()
+}
+
+/// `expr AS alias` items of the sub-selects in the outer FROM (derived tables): an
+/// outer aggregate over the alias evaluates the expression.
+pub(crate) fn derived_aliases(sql: &str) -> Vec<(String, String)> {
+    let up = sql.to_ascii_uppercase();
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(p) = up[from..].find("FROM (") {
+        let st = from + p + 6;
+        from = st;
+        if !up[st..].trim_start().starts_with("SELECT") {
+            continue;
+        }
+        for item in select_items(&sql[st..]) {
+            let iu = item.to_ascii_uppercase();
+            if let Some(a) = iu.rfind(" AS ") {
+                let alias = item[a + 4..].trim().to_ascii_lowercase();
+                out.push((alias, item[..a].to_string()));
+            }
+        }
+    }
+    out
+}

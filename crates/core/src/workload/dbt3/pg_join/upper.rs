@@ -1,0 +1,675 @@
+//! Upper planning of a block (§5, §7): grouping (GroupAggregate / HashAggregate /
+//! Aggregate), ORDER BY sorts, LIMIT, InitPlan charges, and estimate_num_groups.
+
+use crate::catalog::ColumnType;
+use crate::error::{Error, Result};
+use crate::pg::inputs::clamp_row_est;
+use crate::plan::Work;
+use crate::workload::dbt3::queries::QueryBlock;
+
+use super::costs::{self, AggCosts, AggStrategy, In};
+use super::model::{add_path, cheapest_total, JPath, Node, Rescan};
+use super::planner::{JoinRel, Planner};
+use super::setup::{Block, ColKey, RelKind};
+use super::sqlexpr;
+
+/// estimate_num_groups (§5.4).
+pub(crate) fn estimate_num_groups(b: &Block, cols: &[ColKey], input_rows: f64) -> f64 {
+    let input_rows = clamp_row_est(input_rows);
+    if cols.is_empty() {
+        return 1.0;
+    }
+    // Items deduplicated through equivalence classes (the smaller ndistinct stays).
+    let mut items: Vec<(ColKey, f64, Option<usize>)> = Vec::new();
+    for c in cols {
+        let nd = b.stats(c).nd;
+        let ec = b.ec_of.get(c).copied();
+        if let Some(pos) = items
+            .iter()
+            .position(|(k, _, e)| k == c || (ec.is_some() && *e == ec))
+        {
+            if nd < items[pos].1 {
+                items[pos] = (c.clone(), nd, ec);
+            }
+        } else {
+            items.push((c.clone(), nd, ec));
+        }
+    }
+    let mut rels: Vec<usize> = items.iter().map(|(k, _, _)| k.rel).collect();
+    rels.sort_unstable();
+    rels.dedup();
+    let mut numdistinct = 1.0;
+    for r in rels {
+        let mine: Vec<f64> = items
+            .iter()
+            .filter(|(k, _, _)| k.rel == r)
+            .map(|x| x.1)
+            .collect();
+        let v = b.stats(
+            &items
+                .iter()
+                .find(|(k, _, _)| k.rel == r)
+                .map(|x| x.0.clone())
+                .unwrap_or(ColKey {
+                    rel: r,
+                    col: String::new(),
+                }),
+        );
+        let (tuples, rows) = (v.tuples, v.rows);
+        let mut reldistinct: f64 = mine.iter().product();
+        let relmaxnd = mine.iter().cloned().fold(0.0, f64::max);
+        if tuples > 0.0 {
+            reldistinct = reldistinct.min(tuples);
+            if mine.len() > 1 {
+                reldistinct = reldistinct.min((0.1 * tuples).max(relmaxnd)).min(tuples);
+            }
+            if rows < tuples && reldistinct > 0.0 {
+                reldistinct *= 1.0 - ((tuples - rows) / tuples).powf(tuples / reldistinct);
+            }
+        }
+        numdistinct *= clamp_row_est(reldistinct);
+    }
+    numdistinct.ceil().clamp(1.0, input_rows)
+}
+
+/// Aggregate costs of the first select list of `sql` (§5.1): per aggregate the transition
+/// function and its argument's operators per row, a final function for numeric sum/avg
+/// (and any avg), 128 bytes of state for numeric ones; operators outside aggregates are
+/// the target list's per-row cost. Returns (costs in operator calls, tlist operators,
+/// whether an aggregate is DISTINCT).
+fn agg_costs(pl: &Planner, block: &QueryBlock, sql: &str) -> (AggCosts, f64, bool) {
+    let numeric_col = |name: &str| {
+        block.tables.iter().any(|t| {
+            pl.db
+                .tables
+                .iter()
+                .filter(|x| x.name.eq_ignore_ascii_case(t.table))
+                .any(|x| {
+                    x.columns
+                        .iter()
+                        .any(|c| c.name.eq_ignore_ascii_case(name) && c.ty == ColumnType::Numeric)
+                })
+        })
+    };
+    if sql.is_empty() {
+        // A sub-select: one aggregate over a column with one operator around it.
+        return (
+            AggCosts {
+                trans_per_tuple: 1.0,
+                final_per_group: 1.0,
+                num_trans: 1.0,
+                transition_space: 128.0,
+            },
+            1.0,
+            false,
+        );
+    }
+    let mut a = AggCosts::default();
+    let mut tlist = 0.0;
+    let mut distinct = false;
+    // Aggregates with the same transition function and argument share one transition
+    // state (find_compatible_trans): numeric sum and avg both accumulate with
+    // numeric_avg_accum.
+    let mut transitions: Vec<String> = Vec::new();
+    let int_col = |name: &str| {
+        block.tables.iter().any(|t| {
+            pl.db
+                .tables
+                .iter()
+                .filter(|x| x.name.eq_ignore_ascii_case(t.table))
+                .any(|x| {
+                    x.columns.iter().any(|c| {
+                        c.name.eq_ignore_ascii_case(name)
+                            && matches!(c.ty, ColumnType::Int4 | ColumnType::Int8)
+                    })
+                })
+        })
+    };
+    let mut items = sqlexpr::select_items(sql);
+    // Aggregates of a HAVING clause are computed as well (its sub-selects are not).
+    let n_select = items.len();
+    if let Some(h) = sql.to_ascii_uppercase().find("HAVING") {
+        let mut t = sql[h + 6..].to_string();
+        if let Some(p) = t.to_ascii_uppercase().find("(SELECT") {
+            t.truncate(p);
+        }
+        items.push(t);
+    }
+    let aliases = sqlexpr::derived_aliases(sql);
+    let mut alias_ops = 0.0;
+    // Identical aggregate calls are computed once (find_compatible_agg).
+    let mut seen_aggs: Vec<String> = Vec::new();
+    for (item_no, item) in items.into_iter().enumerate() {
+        let aggs = sqlexpr::aggregates(&item);
+        let mut rest = item.clone();
+        for (f, arg) in &aggs {
+            let sig = format!(
+                "{f}({})",
+                arg.chars()
+                    .filter(|c| !c.is_whitespace())
+                    .collect::<String>()
+                    .to_ascii_lowercase()
+            );
+            if seen_aggs.contains(&sig) {
+                continue;
+            }
+            seen_aggs.push(sig);
+            let up = arg.trim_start().to_ascii_uppercase();
+            let arg2 = if up.starts_with("DISTINCT") {
+                distinct = true;
+                arg.trim_start()[8..].to_string()
+            } else {
+                arg.clone()
+            };
+            // A derived table's alias stands for its expression.
+            let mut arg2 = arg2;
+            for (alias, expr) in &aliases {
+                if sqlexpr::identifiers(&arg2).iter().any(|i| i == alias) {
+                    arg2 = format!("{arg2} + ({expr})");
+                    alias_ops -= 1.0;
+                }
+            }
+            let ops = if arg2.trim() == "*" {
+                0.0
+            } else {
+                sqlexpr::count_ops(&arg2) + alias_ops
+            };
+            alias_ops = 0.0;
+            let numeric = (f == "sum" || f == "avg")
+                && (sqlexpr::identifiers(&arg2).iter().any(|c| numeric_col(c))
+                    || arg2.contains('.'));
+            let family = if numeric {
+                "numeric_avg_accum"
+            } else {
+                f.as_str()
+            };
+            let key = format!(
+                "{family}|{}",
+                arg2.chars()
+                    .filter(|c| !c.is_whitespace())
+                    .collect::<String>()
+                    .to_ascii_lowercase()
+            );
+            let shared = transitions.contains(&key);
+            // Integer columns in numeric arithmetic are cast (int4_numeric, procost 1).
+            let casts = if numeric {
+                sqlexpr::identifiers(&arg2)
+                    .iter()
+                    .filter(|c| int_col(c))
+                    .count() as f64
+            } else {
+                0.0
+            };
+            if !shared {
+                transitions.push(key);
+                a.num_trans += 1.0;
+                a.trans_per_tuple += 1.0 + ops + casts;
+            }
+            if numeric || f == "avg" {
+                a.final_per_group += 1.0;
+            }
+            if numeric && !shared {
+                a.transition_space += 128.0;
+            }
+            if let Some(p) = rest.find(arg.as_str()) {
+                rest.replace_range(p..p + arg.len(), "x");
+            }
+        }
+        if !aggs.is_empty() && item_no < n_select {
+            let rest = rest.split(" AS ").next().unwrap_or("").to_string();
+            // Each aggregate call left as `f(x)` reads as one function call.
+            tlist += (sqlexpr::count_ops(&rest) - aggs.len() as f64).max(0.0);
+        }
+    }
+    (a, tlist, distinct)
+}
+
+fn sort_path(pl: &Planner, p: &JPath, keys: Vec<usize>, limit: f64, key_text: String) -> JPath {
+    let (s, t, cmps, spill) = costs::sort(&pl.jc, p.input(), limit);
+    let node = Node::new(
+        "Sort",
+        s,
+        t,
+        p.rows,
+        p.width,
+        Work {
+            comparisons: cmps,
+            spill_bytes: spill,
+            rows_out: p.rows,
+            ..Work::default()
+        },
+        vec![format!("Sort Key: {key_text}")],
+        vec![p.node.clone()],
+    );
+    JPath {
+        startup: s,
+        total: t,
+        rows: p.rows,
+        width: p.width,
+        pathkeys: keys,
+        param: 0,
+        rescan: Rescan::Fixed(0.0, pl.jc.cop() * p.rows),
+        node,
+        param_ecs: Vec::new(),
+        can_mark: true,
+    }
+}
+
+fn pk(b: &Block, k: &ColKey) -> usize {
+    match b.ec_of.get(k) {
+        Some(&e) => e,
+        None => {
+            100_000
+                + k.rel * 1000
+                + (k.col
+                    .bytes()
+                    .fold(0usize, |a, c| a.wrapping_mul(31).wrapping_add(c as usize))
+                    % 1000)
+        }
+    }
+}
+
+/// grouping_planner's tail for one block: returns the block's final path.
+pub(crate) fn finish(
+    pl: &Planner,
+    b: &Block,
+    block: &QueryBlock,
+    sql: &str,
+    top: JoinRel,
+) -> Result<JPath> {
+    let jc = &pl.jc;
+    let cop = jc.cop();
+    let ctup = jc.ctup();
+    let mut paths: Vec<JPath> = top.paths.into_iter().filter(|p| p.param == 0).collect();
+    if paths.is_empty() {
+        return Err(Error::Unsupported("no path for the join".into()));
+    }
+    let (ac, tlist_ops, distinct) = agg_costs(pl, block, sql);
+    let aggc = AggCosts {
+        trans_per_tuple: ac.trans_per_tuple * cop,
+        final_per_group: ac.final_per_group * cop,
+        num_trans: ac.num_trans,
+        transition_space: ac.transition_space,
+    };
+    let tlist = tlist_ops * cop;
+    let limit = block.limit;
+    let limit_tuples = limit.unwrap_or(-1.0);
+
+    // GROUP BY keys without those a primary key makes redundant
+    // (remove_useless_groupby_columns).
+    let mut group = b.group.clone();
+    let full_group = group.clone();
+    for (r, br) in b.rels.iter().enumerate() {
+        if let RelKind::Table { tidx, .. } = &br.kind {
+            if let Some(pkix) = pl.db.tables[*tidx].indexes.iter().find(|i| i.primary) {
+                let all = pkix.columns.iter().all(|c| {
+                    group
+                        .iter()
+                        .any(|g| g.rel == r && g.col.eq_ignore_ascii_case(c))
+                });
+                if all {
+                    group.retain(|g| {
+                        g.rel != r || pkix.columns.iter().any(|c| g.col.eq_ignore_ascii_case(c))
+                    });
+                }
+            }
+        }
+    }
+    let mut seen = Vec::new();
+    group.retain(|g| {
+        let k = pk(b, g);
+        if seen.contains(&k) {
+            false
+        } else {
+            seen.push(k);
+            true
+        }
+    });
+    let gkeys: Vec<usize> = group.iter().map(|g| pk(b, g)).collect();
+    let okeys: Vec<usize> = b.order.iter().map(|g| pk(b, g)).collect();
+    let gtext = group
+        .iter()
+        .map(|g| format!("{}.{}", b.rels[g.rel].alias, g.col))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let otext = b
+        .order
+        .iter()
+        .map(|g| format!("{}.{}", b.rels[g.rel].alias, g.col))
+        .collect::<Vec<_>>()
+        .join(", ");
+
+    let in_rows = paths[0].rows;
+    let mut finals: Vec<JPath> = Vec::new();
+    let grouped = !group.is_empty() || block.scalar_aggregate;
+    if grouped {
+        let (groups, strategy_list): (f64, Vec<AggStrategy>) = if group.is_empty() {
+            (1.0, vec![AggStrategy::Plain])
+        } else {
+            let g = estimate_num_groups(b, &group, in_rows);
+            let mut v = vec![AggStrategy::Sorted];
+            if !distinct {
+                v.push(AggStrategy::Hashed);
+            }
+            (g, v)
+        };
+        // HAVING on an aggregate: no statistics, so 1/3 for a comparison and the
+        // default ndistinct (200, or the rows when fewer) for an equality.
+        let having_sel = match b.having_op {
+            Some(sqlexpr::Op::Eq) => 1.0 / groups.clamp(1.0, 200.0),
+            Some(sqlexpr::Op::Ne) => 1.0 - 1.0 / groups.clamp(1.0, 200.0),
+            Some(_) => 1.0 / 3.0,
+            None if b.having => 1.0 / 3.0,
+            None => 1.0,
+        };
+        let has_having = b.having || b.having_op.is_some();
+        let out_rows = if has_having {
+            clamp_row_est(groups * having_sel)
+        } else {
+            groups
+        };
+        let gwidth = {
+            let w: f64 = group.iter().map(|g| b.width_of(g)).sum();
+            w + 32.0 * ac.num_trans.max(1.0)
+        };
+        let cheapest = cheapest_total(&paths)
+            .cloned()
+            .ok_or_else(|| Error::Unsupported("no path".into()))?;
+        let mut grouped_paths: Vec<JPath> = Vec::new();
+        for st in strategy_list {
+            let inputs: Vec<(JPath, bool)> = match st {
+                AggStrategy::Sorted => {
+                    let mut v: Vec<(JPath, bool)> = paths
+                        .iter()
+                        .filter(|p| p.pathkeys.starts_with(&gkeys))
+                        .map(|p| (p.clone(), false))
+                        .collect();
+                    if !cheapest.pathkeys.starts_with(&gkeys) {
+                        v.push((
+                            sort_path(pl, &cheapest, gkeys.clone(), -1.0, gtext.clone()),
+                            true,
+                        ));
+                    }
+                    v
+                }
+                _ => vec![(cheapest.clone(), false)],
+            };
+            for (inp, _) in inputs {
+                let (mut s, mut t, spill) =
+                    costs::agg(jc, st, &aggc, group.len() as f64, groups, inp.input());
+                if has_having {
+                    t += cop * groups;
+                }
+                t += tlist * out_rows;
+                if st == AggStrategy::Plain {
+                    // A plain Aggregate's output row is ready at its startup.
+                    s = s.min(t);
+                }
+                let op = match st {
+                    AggStrategy::Plain => "Aggregate",
+                    AggStrategy::Sorted => "GroupAggregate",
+                    AggStrategy::Hashed => "HashAggregate",
+                };
+                let mut details = Vec::new();
+                if !group.is_empty() {
+                    details.push(format!("Group Key: {gtext}"));
+                }
+                if has_having {
+                    details.push("Filter: HAVING".to_string());
+                }
+                let node = Node::new(
+                    op,
+                    s,
+                    t,
+                    out_rows,
+                    gwidth,
+                    Work {
+                        rows_examined: inp.rows,
+                        operator_evals: inp.rows * (ac.trans_per_tuple + group.len() as f64),
+                        comparisons: if st == AggStrategy::Hashed {
+                            inp.rows
+                        } else {
+                            0.0
+                        },
+                        spill_bytes: spill * 8192.0,
+                        rows_out: out_rows,
+                        ..Work::default()
+                    },
+                    details,
+                    vec![inp.node.clone()],
+                );
+                add_path(
+                    &mut grouped_paths,
+                    JPath {
+                        startup: s,
+                        total: t,
+                        rows: out_rows,
+                        width: gwidth,
+                        pathkeys: if st == AggStrategy::Sorted {
+                            gkeys.clone()
+                        } else {
+                            Vec::new()
+                        },
+                        param: 0,
+                        rescan: Rescan::Same,
+                        node,
+                        param_ecs: Vec::new(),
+                        can_mark: false,
+                    },
+                );
+            }
+        }
+        paths = grouped_paths;
+        // A grouped sub-select in FROM aggregated again by the outer query (Q13's
+        // histogram): the Subquery Scan's cpu_tuple_cost per row, then a second
+        // aggregation on an aggregate's value, which has no statistics (200 groups).
+        if !sql.is_empty() && sqlexpr::derived_grouped(sql) {
+            let a2 = AggCosts {
+                trans_per_tuple: cop,
+                final_per_group: 0.0,
+                num_trans: 1.0,
+                transition_space: 0.0,
+            };
+            let mut lvl2 = Vec::new();
+            for p in &paths {
+                let input = In {
+                    startup: p.startup,
+                    total: p.total + ctup * p.rows,
+                    rows: p.rows,
+                    width: p.width,
+                };
+                let g2 = 200f64.min(p.rows).max(1.0);
+                let sorted = {
+                    let (s, t, _, _) = costs::sort(jc, input, -1.0);
+                    In {
+                        startup: s,
+                        total: t,
+                        ..input
+                    }
+                };
+                for (st, inp, op) in [
+                    (AggStrategy::Hashed, input, "HashAggregate"),
+                    (AggStrategy::Sorted, sorted, "GroupAggregate"),
+                ] {
+                    let (s2, t2, spill) = costs::agg(jc, st, &a2, 1.0, g2, inp);
+                    let node = Node::new(
+                        op,
+                        s2,
+                        t2,
+                        g2,
+                        16.0,
+                        Work {
+                            rows_examined: p.rows,
+                            operator_evals: 2.0 * p.rows,
+                            spill_bytes: spill * 8192.0,
+                            rows_out: g2,
+                            ..Work::default()
+                        },
+                        vec!["Group Key: (aggregate of the sub-select)".to_string()],
+                        vec![p.node.clone()],
+                    );
+                    add_path(
+                        &mut lvl2,
+                        JPath {
+                            startup: s2,
+                            total: t2,
+                            rows: g2,
+                            width: 16.0,
+                            pathkeys: Vec::new(),
+                            param: 0,
+                            rescan: Rescan::Same,
+                            node,
+                            param_ecs: Vec::new(),
+                            can_mark: false,
+                        },
+                    );
+                }
+            }
+            paths = lvl2;
+        }
+    }
+    // ORDER BY: presorted paths as they are, the cheapest sorted (§7).
+    let needs_expr_sort = block.order_by_expression
+        && (!block.order_by.is_empty() || grouped || block.limit.is_some());
+    // Grouping keys dropped as functionally dependent no longer sort the output.
+    let removed: Vec<&ColKey> = full_group.iter().filter(|g| !group.contains(g)).collect();
+    let order_items = sqlexpr::outer_list(sql, "ORDER BY").unwrap_or_default();
+    let order_in_group = !sql.is_empty()
+        && !group.is_empty()
+        && sqlexpr::order_within_group(sql)
+        && !removed.iter().any(|r| {
+            order_items
+                .iter()
+                .any(|o| o.rsplit('.').next() == Some(r.col.as_str()))
+        });
+    if needs_expr_sort && order_in_group {
+        // Sorted aggregation delivers the order; the others get a Sort.
+        let sort_limit = if limit.is_some() {
+            limit_tuples.max(1.0)
+        } else {
+            -1.0
+        };
+        for p in &paths {
+            if p.pathkeys.is_empty() {
+                finals.push(sort_path(pl, p, gkeys.clone(), sort_limit, gtext.clone()));
+            } else {
+                finals.push(p.clone());
+            }
+        }
+    } else if needs_expr_sort || !okeys.is_empty() {
+        let cheapest = cheapest_total(&paths)
+            .cloned()
+            .ok_or_else(|| Error::Unsupported("no path".into()))?;
+        let sort_limit = if limit.is_some() {
+            limit_tuples.max(1.0)
+        } else {
+            -1.0
+        };
+        if !needs_expr_sort {
+            for p in &paths {
+                if p.pathkeys.starts_with(&okeys) {
+                    finals.push(p.clone());
+                }
+            }
+        }
+        let text = if otext.is_empty() {
+            "(expression)".to_string()
+        } else {
+            otext.clone()
+        };
+        finals.push(sort_path(pl, &cheapest, okeys.clone(), sort_limit, text));
+    } else {
+        finals = paths;
+    }
+    // LIMIT.
+    if let Some(l) = limit {
+        finals = finals
+            .into_iter()
+            .map(|p| {
+                let count = l.max(1.0).min(p.rows);
+                let total = if p.rows > 0.0 {
+                    p.startup + (p.total - p.startup) * count / p.rows
+                } else {
+                    p.total
+                };
+                let node = Node::new(
+                    "Limit",
+                    p.startup,
+                    total,
+                    count.max(1.0),
+                    p.width,
+                    Work {
+                        rows_out: count,
+                        ..Work::default()
+                    },
+                    Vec::new(),
+                    vec![p.node.clone()],
+                );
+                JPath {
+                    startup: p.startup,
+                    total,
+                    rows: count.max(1.0),
+                    node,
+                    ..p
+                }
+            })
+            .collect();
+    }
+    let best = finals
+        .into_iter()
+        .min_by(|a, b| {
+            a.total
+                .total_cmp(&b.total)
+                .then(a.startup.total_cmp(&b.startup))
+        })
+        .ok_or_else(|| Error::Unsupported("no final path".into()))?;
+    // InitPlans are charged to the top node's startup and total (§6.2).
+    let mut best = best;
+    if b.initplan_cost > 0.0 || !b.initplans.is_empty() {
+        let ip = b.initplan_cost;
+        let mut node = Node {
+            plan: best.node.plan.clone(),
+            kids: best.node.kids.clone(),
+        };
+        node.plan.cost.startup += ip;
+        node.plan.cost.total += ip;
+        for (sub, kind, _, calls) in &b.initplans {
+            // A SubPlan runs once per call: its work repeats (costs stay per call).
+            let scaled = if *kind == "SubPlan" {
+                super::planner::scaled(sub, *calls)
+            } else {
+                sub.clone()
+            };
+            let mut n = Node {
+                plan: scaled.plan.clone(),
+                kids: scaled.kids.clone(),
+            };
+            n.plan
+                .details
+                .insert(0, format!("Parent Relationship: {kind}"));
+            if *kind == "SubPlan" {
+                n.plan.details.push(format!("Estimated calls: {calls:.0}"));
+            }
+            node.kids.push(std::rc::Rc::new(n));
+        }
+        best.startup += ip;
+        best.total += ip;
+        best.node = std::rc::Rc::new(node);
+    }
+    let _ = (ctup, In::default());
+    Ok(best)
+}
+
+impl Block<'_> {
+    /// Width of one column of a relation.
+    pub fn width_of(&self, k: &ColKey) -> f64 {
+        match &self.rels[k.rel].kind {
+            RelKind::Table { rel, .. } => rel
+                .cols
+                .iter()
+                .find(|c| c.name.eq_ignore_ascii_case(&k.col))
+                .map_or(8.0, |c| c.width),
+            RelKind::Sub { .. } => 8.0,
+        }
+    }
+}
