@@ -43,13 +43,13 @@ fn input(startup: f64, total: f64, rows: f64, width: f64) -> In {
     }
 }
 
-fn var(nd: f64, rows: f64, tuples: f64) -> VarStats {
+fn var(nd: f64, rows: f64, tuples: f64) -> VarStats<'static> {
     VarStats {
         nd,
         nd_default: false,
         nullfrac: 0.0,
-        mcv: Vec::new(),
-        hist: Vec::new(),
+        mcv: &[],
+        hist: &[],
         rows,
         tuples,
         unique: false,
@@ -551,4 +551,124 @@ proptest! {
             check_plan_sane(&p.tree);
         }
     }
+}
+
+// ---- golden snapshot -----------------------------------------------------------------
+
+/// The knob settings of the golden snapshot: PG15 defaults and settings that move plans
+/// (cheap and dear random reads with a tiny work_mem, dear CPU, a small cache), plus
+/// PG18's defaults (Memoize's PG16+ costing).
+fn golden_settings() -> Vec<(&'static str, EngineVersion, KnobValues)> {
+    let with = |version: EngineVersion, set: &[(Knob, f64)]| {
+        let mut k = KnobValues::defaults(version, EngineVersion::Mysql80);
+        k.set(Knob::MaxParallelWorkersPerGather, 0.0).unwrap();
+        for &(knob, v) in set {
+            k.set(knob, v).unwrap();
+        }
+        (version, k)
+    };
+    let named = |label, (v, k)| (label, v, k);
+    vec![
+        named("pg15", with(EngineVersion::Pg15, &[])),
+        named(
+            "rpc1.1",
+            with(EngineVersion::Pg15, &[(Knob::RandomPageCost, 1.1)]),
+        ),
+        named(
+            "rpc40-wm64k",
+            with(
+                EngineVersion::Pg15,
+                &[(Knob::RandomPageCost, 40.0), (Knob::WorkMem, 64.0)],
+            ),
+        ),
+        named(
+            "ctc0.05",
+            with(EngineVersion::Pg15, &[(Knob::CpuTupleCost, 0.05)]),
+        ),
+        named(
+            "ecs8M",
+            with(EngineVersion::Pg15, &[(Knob::EffectiveCacheSize, 8.0)]),
+        ),
+        named("pg18", with(EngineVersion::Pg18, &[])),
+    ]
+}
+
+/// FNV-1a, 64 bits: a stable hash of a plan tree's Debug text.
+fn fnv64(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// One line per (scale, setting, query): the signature, the top cost and rows as bits,
+/// and a hash of the whole tree's Debug text (every node's costs, rows, work and detail
+/// lines; Rust prints f64 in Debug as the shortest text that reads back to the same
+/// bits, so equal text means bit-equal numbers).
+fn golden_lines() -> Vec<String> {
+    let dump = std::env::var("PG_JOIN_GOLDEN_DUMP").ok();
+    let mut out = Vec::new();
+    for sf in [0.01, 1.0, 10.0, 100.0] {
+        let d = dbt3(sf).unwrap();
+        let qs = all(sf).unwrap();
+        for (label, version, k) in golden_settings() {
+            let env = PgJoinEnv {
+                version,
+                ..PgJoinEnv::default()
+            };
+            let pg = PgDbt3::new(&d.pg, env).unwrap();
+            for q in &qs {
+                let p = pg.plan(q, &k).unwrap();
+                let tree = format!("{:#?}", p.tree);
+                if let Some(dir) = &dump {
+                    let f = format!("{dir}/sf{sf}-{label}-q{:02}.txt", q.number);
+                    std::fs::write(f, &tree).unwrap();
+                }
+                out.push(format!(
+                    "sf={sf} {label} Q{:02} startup={:016x} total={:016x} rows={:016x} \
+                     tree={:016x} total~{:.4} sig={}",
+                    q.number,
+                    p.cost.startup.to_bits(),
+                    p.cost.total.to_bits(),
+                    p.rows.to_bits(),
+                    fnv64(&tree),
+                    p.cost.total,
+                    p.signature()
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The planner's output is pinned bit for bit: optimising the planner must change no
+/// plan, no cost, no row count, no work figure and no EXPLAIN line. After a deliberate
+/// model change, rewrite the file with `PG_JOIN_GOLDEN=write cargo test -p costlab-core
+/// --lib pg_join_golden` and review the diff; `PG_JOIN_GOLDEN_DUMP=<dir>` writes each
+/// tree's full Debug text to compare two versions in detail.
+#[test]
+fn pg_join_golden() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/pg_join_golden.txt");
+    let lines = golden_lines();
+    if std::env::var("PG_JOIN_GOLDEN").as_deref() == Ok("write") {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(&path).unwrap();
+    let want: Vec<&str> = want.lines().collect();
+    assert_eq!(want.len(), lines.len(), "number of golden cases");
+    let bad: Vec<String> = want
+        .iter()
+        .zip(&lines)
+        .filter(|(w, g)| *w != *g)
+        .map(|(w, g)| format!("want {w}\n got {g}"))
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "{} of {} cases differ:\n{}",
+        bad.len(),
+        lines.len(),
+        bad.join("\n")
+    );
 }

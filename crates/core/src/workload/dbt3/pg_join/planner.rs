@@ -16,7 +16,7 @@ use crate::query::{CmpOp, OrderKey, Query};
 use crate::workload::dbt3::queries::{ColRef, QueryBlock};
 
 use super::costs::{self, JKind, JoinConsts, Qual, ScanSel, SemiFactors};
-use super::model::{add_path, cheapest_total, precheck, JPath, Node, Rescan};
+use super::model::{add_path, add_path_with, cheapest_total, precheck, JPath, Node, Rescan};
 use super::setup::{self, bit, BaseRel, Block, ColKey, IxDesc, RelKind, Special};
 use super::PgDbt3;
 
@@ -75,12 +75,15 @@ impl PJ {
     }
 }
 
-/// A join clause of a relation pair.
-#[derive(Clone, Debug)]
-struct EqClause {
+/// A join clause of a relation pair: members `oi` (outer side) and `ii` (inner side) of
+/// class `ec`.
+#[derive(Clone, Copy, Debug)]
+struct EqClause<'b> {
     ec: usize,
-    outer: ColKey,
-    inner: ColKey,
+    oi: usize,
+    ii: usize,
+    outer: &'b ColKey,
+    inner: &'b ColKey,
     sel: f64,
 }
 
@@ -510,8 +513,8 @@ impl<'a> Planner<'a> {
                     details.push(format!("Filter: {}", f.sql));
                 }
             }
-            let node = Rc::new(Node {
-                plan: crate::plan::PlanNode {
+            let node = Node::op(
+                crate::plan::PlanNode {
                     op: Name::from_static(op),
                     relation: Some(Name::from_static(br.alias)),
                     index: Some(ix.name.clone()),
@@ -522,8 +525,8 @@ impl<'a> Planner<'a> {
                     work,
                     children: Vec::new(),
                 },
-                kids: Vec::new(),
-            });
+                Vec::new(),
+            );
             // The same index quals as a parameterized Bitmap Heap Scan (bitmap paths
             // are built for every index path, create_index_paths).
             if outer != 0 && ix.implied_clauses.is_empty() && ix.implied_filters.is_empty() {
@@ -544,8 +547,8 @@ impl<'a> Planner<'a> {
                     rel.total_table_pages,
                     bq,
                 );
-                let idx_node = Rc::new(Node {
-                    plan: crate::plan::PlanNode {
+                let idx_node = Node::op(
+                    crate::plan::PlanNode {
                         op: Name::from_static("Bitmap Index Scan"),
                         relation: None,
                         index: Some(ix.name.clone()),
@@ -567,10 +570,10 @@ impl<'a> Planner<'a> {
                         },
                         children: Vec::new(),
                     },
-                    kids: Vec::new(),
-                });
-                let heap = Rc::new(Node {
-                    plan: crate::plan::PlanNode {
+                    Vec::new(),
+                );
+                let heap = Node::op(
+                    crate::plan::PlanNode {
                         op: Name::from_static("Bitmap Heap Scan"),
                         relation: Some(Name::from_static(br.alias)),
                         index: None,
@@ -599,8 +602,8 @@ impl<'a> Planner<'a> {
                         },
                         children: Vec::new(),
                     },
-                    kids: vec![idx_node],
-                });
+                    vec![idx_node],
+                );
                 out.push(JPath {
                     startup: bs,
                     total: bt,
@@ -648,10 +651,9 @@ impl<'a> Planner<'a> {
         if n == 0 {
             return Err(Error::Unsupported("a block without relations".into()));
         }
-        let mut rels: HashMap<u64, JoinRel> = HashMap::new();
-        let mut levels: Vec<Vec<u64>> = vec![Vec::new(); n + 1];
+        let mut s = Search::new(b);
         for (i, br) in b.rels.iter().enumerate() {
-            rels.insert(
+            s.rels.insert(
                 bit(i),
                 JoinRel {
                     rows: br.rows,
@@ -659,56 +661,49 @@ impl<'a> Planner<'a> {
                     paths: br.paths.clone(),
                 },
             );
-            levels[1].push(bit(i));
+            s.levels[1].push(bit(i));
         }
-        let limit = self
-            .db
-            .env
-            .join_collapse_limit
-            .max(1)
-            .min(self.db.env.from_collapse_limit.max(1));
-        let _ = limit;
         for k in 2..=n {
             let mut pairs: Vec<(u64, u64)> = Vec::new();
-            for &r1 in &levels[k - 1] {
-                let has_clauses = (0..n).any(|j| r1 & bit(j) == 0 && self.linked(b, r1, bit(j)));
+            for &r1 in &s.levels[k - 1] {
+                let has_clauses = (0..n).any(|j| r1 & bit(j) == 0 && s.linked(b, r1, bit(j)));
                 for j in 0..n {
                     let r2 = bit(j);
                     if r1 & r2 != 0 {
                         continue;
                     }
-                    if has_clauses && !self.linked(b, r1, r2) {
+                    if has_clauses && !s.linked(b, r1, r2) {
                         continue;
                     }
                     pairs.push((r1, r2));
                 }
             }
             for i in 2..=k / 2 {
-                for &r1 in &levels[i] {
-                    for &r2 in &levels[k - i] {
+                for &r1 in &s.levels[i] {
+                    for &r2 in &s.levels[k - i] {
                         if r1 & r2 != 0 || (i == k - i && r1 > r2) {
                             continue;
                         }
-                        if self.linked(b, r1, r2) {
+                        if s.linked(b, r1, r2) {
                             pairs.push((r1, r2));
                         }
                     }
                 }
             }
-            let mut made = self.make_rels(b, &mut rels, &mut levels, k, &pairs);
+            let mut made = self.make_rels(b, &mut s, k, &pairs);
             if !made {
                 // Clauseless joins only when nothing else works (§6.3 step 3).
                 let mut all = Vec::new();
                 for i in 1..k {
-                    for &r1 in &levels[i] {
-                        for &r2 in &levels[k - i] {
+                    for &r1 in &s.levels[i] {
+                        for &r2 in &s.levels[k - i] {
                             if r1 & r2 == 0 && r1 < r2 {
                                 all.push((r1, r2));
                             }
                         }
                     }
                 }
-                made = self.make_rels(b, &mut rels, &mut levels, k, &all);
+                made = self.make_rels(b, &mut s, k, &all);
             }
             if !made {
                 return Err(Error::Unsupported(format!(
@@ -717,28 +712,22 @@ impl<'a> Planner<'a> {
             }
         }
         let full: u64 = (0..n).fold(0, |a, i| a | bit(i));
-        rels.remove(&full)
+        s.rels
+            .remove(&full)
             .ok_or_else(|| Error::Unsupported("the join search found no plan".into()))
     }
 
-    fn make_rels(
-        &self,
-        b: &Block<'a>,
-        rels: &mut HashMap<u64, JoinRel>,
-        levels: &mut [Vec<u64>],
-        k: usize,
-        pairs: &[(u64, u64)],
-    ) -> bool {
+    fn make_rels(&self, b: &Block<'a>, s: &mut Search, k: usize, pairs: &[(u64, u64)]) -> bool {
         let mut made = false;
         for &(r1, r2) in pairs {
             let Some(jts) = self.legal(b, r1, r2) else {
                 continue;
             };
             let joined = r1 | r2;
-            if !rels.contains_key(&joined) {
-                let rows = self.joinrel_rows(b, rels, r1, r2, jts.first().map(|x| x.2));
+            if !s.rels.contains_key(&joined) {
+                let rows = self.joinrel_rows(b, s, r1, r2, jts.first().map(|x| x.2));
                 let width = b.width_above(joined, usize::MAX);
-                rels.insert(
+                s.rels.insert(
                     joined,
                     JoinRel {
                         rows,
@@ -746,28 +735,19 @@ impl<'a> Planner<'a> {
                         paths: Vec::new(),
                     },
                 );
-                levels[k].push(joined);
+                s.levels[k].push(joined);
             }
             for (o, i, jt) in jts {
-                self.add_paths(b, rels, o, i, jt);
+                self.add_paths(b, s, o, i, jt);
             }
-            if rels.get(&joined).is_some_and(|j| !j.paths.is_empty()) {
+            if s.rels.get(&joined).is_some_and(|j| !j.paths.is_empty()) {
                 made = true;
             }
         }
         // Drop join relations that got no path (all candidates failed).
-        levels[k].retain(|r| rels.get(r).is_some_and(|j| !j.paths.is_empty()));
+        let rels = &s.rels;
+        s.levels[k].retain(|r| rels.get(r).is_some_and(|j| !j.paths.is_empty()));
         made
-    }
-
-    /// Is there a join clause (class or filter) or a special-join link between the sets?
-    fn linked(&self, b: &Block, r1: u64, r2: u64) -> bool {
-        b.ecs.iter().any(|ec| {
-            ec.iter().any(|m| r1 & bit(m.rel) != 0) && ec.iter().any(|m| r2 & bit(m.rel) != 0)
-        }) || b
-            .jfilters
-            .iter()
-            .any(|f| f.rels & r1 != 0 && f.rels & r2 != 0 && f.rels & !(r1 | r2) == 0)
     }
 
     /// join_is_legal (§6.1) simplified to the DBT3 shapes: returns the (outer, inner,
@@ -833,21 +813,29 @@ impl<'a> Planner<'a> {
 
     /// The equality clauses between two sets: one per class spanning them, preferring a
     /// pair written in the query (generate_join_implied_equalities).
-    fn eq_clauses(&self, b: &Block, outer: u64, inner: u64) -> Vec<EqClause> {
+    fn eq_clauses<'b>(
+        &self,
+        b: &'b Block,
+        s: &Search,
+        outer: u64,
+        inner: u64,
+    ) -> Vec<EqClause<'b>> {
         let mut out = Vec::new();
         for (e, ec) in b.ecs.iter().enumerate() {
-            let om: Vec<&ColKey> = ec.iter().filter(|m| outer & bit(m.rel) != 0).collect();
-            let im: Vec<&ColKey> = ec.iter().filter(|m| inner & bit(m.rel) != 0).collect();
-            if om.is_empty() || im.is_empty() {
+            let er = s.ec_rels[e];
+            if er & outer == 0 || er & inner == 0 {
                 continue;
             }
-            let mut pick = (om[0], im[0]);
-            'find: for o in &om {
-                for i in &im {
-                    if b.edges
-                        .iter()
-                        .any(|(x, y)| (x == *o && y == *i) || (x == *i && y == *o))
-                    {
+            let m = ec.len();
+            let in_outer = |x: &usize| outer & bit(ec[*x].rel) != 0;
+            let in_inner = |x: &usize| inner & bit(ec[*x].rel) != 0;
+            let mut pick = (
+                (0..m).find(in_outer).unwrap_or(0),
+                (0..m).find(in_inner).unwrap_or(0),
+            );
+            'find: for o in (0..m).filter(in_outer) {
+                for i in (0..m).filter(in_inner) {
+                    if s.ec_edge[e][o * m + i] {
                         pick = (o, i);
                         break 'find;
                     }
@@ -855,9 +843,11 @@ impl<'a> Planner<'a> {
             }
             out.push(EqClause {
                 ec: e,
-                outer: pick.0.clone(),
-                inner: pick.1.clone(),
-                sel: b.eqjoinsel_inner(pick.0, pick.1),
+                oi: pick.0,
+                ii: pick.1,
+                outer: &ec[pick.0],
+                inner: &ec[pick.1],
+                sel: s.ec_sel[e][pick.0 * m + pick.1],
             });
         }
         out
@@ -877,7 +867,7 @@ impl<'a> Planner<'a> {
     fn semi_sel(&self, b: &Block, eqs: &[EqClause], filters: &[usize], rhs_rows: f64) -> f64 {
         let mut s = 1.0;
         for c in eqs {
-            s *= b.eqjoinsel_semi(&c.outer, &c.inner, rhs_rows);
+            s *= b.eqjoinsel_semi(c.outer, c.inner, rhs_rows);
         }
         for &f in filters {
             s *= b.jfilters[f].sel_semi;
@@ -897,21 +887,14 @@ impl<'a> Planner<'a> {
     }
 
     /// calc_joinrel_size_estimate (§1.2) for the first pair that makes the relation.
-    fn joinrel_rows(
-        &self,
-        b: &Block,
-        rels: &HashMap<u64, JoinRel>,
-        r1: u64,
-        r2: u64,
-        jt: Option<PJ>,
-    ) -> f64 {
+    fn joinrel_rows(&self, b: &Block, s: &Search, r1: u64, r2: u64, jt: Option<PJ>) -> f64 {
         let (o, i) = match jt {
             Some(PJ::UniqueOuter | PJ::Right) => (r2, r1),
             _ => (r1, r2),
         };
-        let orows = rels.get(&o).map_or(1.0, |r| r.rows);
-        let irows = rels.get(&i).map_or(1.0, |r| r.rows);
-        let eqs = self.eq_clauses(b, o, i);
+        let orows = s.rels.get(&o).map_or(1.0, |r| r.rows);
+        let irows = s.rels.get(&i).map_or(1.0, |r| r.rows);
+        let eqs = self.eq_clauses(b, s, o, i);
         let fs = self.filters_between(b, o, i);
         let n = match jt.map(|j| j.kind()) {
             Some(JKind::Semi) => orows * self.semi_sel(b, &eqs, &fs, irows),
@@ -1052,76 +1035,112 @@ impl<'a> Planner<'a> {
 
     /// add_paths_to_joinrel (§6.3): hash, merge and nested-loop paths of one ordered
     /// pair with one join type.
-    fn add_paths(
+    fn add_paths(&self, b: &Block<'a>, s: &mut Search, outer: u64, inner: u64, jt: PJ) {
+        let joined = outer | inner;
+        if !s.rels.contains_key(&joined) {
+            return;
+        }
+        let eqs = self.eq_clauses(b, s, outer, inner);
+        // The caches that need `s` mutably, filled before the relations' paths are
+        // borrowed: parameterized inner paths and the merge clauses' scan fractions.
+        let param_inner = if jt == PJ::Right || jt == PJ::UniqueInner || inner.count_ones() != 1 {
+            None
+        } else {
+            Some(self.param_paths_for(b, s, inner.trailing_zeros() as usize, outer))
+        };
+        let scansels: Vec<ScanSel> = eqs.iter().map(|c| self.scansel_of(b, s, c)).collect();
+        // The join relation's list leaves the map while the candidates, which borrow the
+        // input relations' paths, are added to it.
+        let mut list = match s.rels.get_mut(&joined) {
+            Some(j) => std::mem::take(&mut j.paths),
+            None => return,
+        };
+        self.join_paths(
+            b,
+            s,
+            (outer, inner, jt),
+            &eqs,
+            param_inner.as_deref(),
+            &scansels,
+            &mut list,
+        );
+        if let Some(j) = s.rels.get_mut(&joined) {
+            j.paths = list;
+        }
+    }
+
+    /// The hash, merge and nested-loop candidates of add_paths, offered to `list` with
+    /// add_path in the order PostgreSQL builds them. A candidate's plan node (EXPLAIN
+    /// text, child nodes) is built only when add_path keeps it: most candidates lose, and
+    /// building their nodes cost more than costing them.
+    #[allow(clippy::too_many_arguments)]
+    fn join_paths(
         &self,
         b: &Block<'a>,
-        rels: &mut HashMap<u64, JoinRel>,
-        outer: u64,
-        inner: u64,
-        jt: PJ,
+        s: &Search,
+        (outer, inner, jt): (u64, u64, PJ),
+        eqs: &[EqClause],
+        param_inner: Option<&[JPath]>,
+        scansels: &[ScanSel],
+        list: &mut Vec<JPath>,
     ) {
         let jc = &self.jc;
         let joined = outer | inner;
-        let (rows, width) = match rels.get(&joined) {
-            Some(j) => (j.rows, j.width),
-            None => return,
+        let Some(jrel) = s.rels.get(&joined) else {
+            return;
         };
-        let eqs = self.eq_clauses(b, outer, inner);
+        let (rows, width) = (jrel.rows, jrel.width);
         let fids = self.filters_between(b, outer, inner);
-        let mut outer_paths: Vec<JPath> = rels
-            .get(&outer)
-            .map(|r| r.paths.clone())
-            .unwrap_or_default();
-        let mut inner_paths: Vec<JPath> = rels
-            .get(&inner)
-            .map(|r| r.paths.clone())
-            .unwrap_or_default();
+        let fids: &[usize] = &fids;
+        let (Some(orel), Some(irel)) = (s.rels.get(&outer), s.rels.get(&inner)) else {
+            return;
+        };
+        let mut outer_paths: &[JPath] = &orel.paths;
+        let mut inner_paths: &[JPath] = &irel.paths;
         if outer_paths.is_empty() || inner_paths.is_empty() {
             return;
         }
         // Unique-ified RHS (§6.1): the RHS columns of the join's equality clauses.
-        match jt {
-            PJ::UniqueInner | PJ::UniqueOuter => {
-                let (rhs, rhs_paths) = if jt == PJ::UniqueInner {
-                    (inner, &inner_paths)
-                } else {
-                    (outer, &outer_paths)
-                };
-                let cols: Vec<ColKey> = eqs
-                    .iter()
-                    .map(|c| {
-                        if rhs & bit(c.inner.rel) != 0 {
-                            c.inner.clone()
-                        } else {
-                            c.outer.clone()
-                        }
-                    })
-                    .collect();
-                if cols.is_empty() || !fids.is_empty() {
-                    return;
-                }
-                let Some(cheap) = cheapest_total(rhs_paths) else {
-                    return;
-                };
-                let u = self.unique_path(b, cheap, rhs, &cols);
-                if jt == PJ::UniqueInner {
-                    inner_paths = vec![u];
-                } else {
-                    outer_paths = vec![u];
-                }
+        let unique_rhs: [JPath; 1];
+        if let PJ::UniqueInner | PJ::UniqueOuter = jt {
+            let (rhs, rhs_paths) = if jt == PJ::UniqueInner {
+                (inner, inner_paths)
+            } else {
+                (outer, outer_paths)
+            };
+            let cols: Vec<ColKey> = eqs
+                .iter()
+                .map(|c| {
+                    if rhs & bit(c.inner.rel) != 0 {
+                        c.inner.clone()
+                    } else {
+                        c.outer.clone()
+                    }
+                })
+                .collect();
+            if cols.is_empty() || !fids.is_empty() {
+                return;
             }
-            _ => {}
+            let Some(cheap) = cheapest_total(rhs_paths) else {
+                return;
+            };
+            unique_rhs = [self.unique_path(b, cheap, rhs, &cols)];
+            if jt == PJ::UniqueInner {
+                inner_paths = &unique_rhs;
+            } else {
+                outer_paths = &unique_rhs;
+            }
         }
         let kind = jt.kind();
         let inner_rows_rel = inner_paths[0].rows;
         let unique_inner = matches!(jt, PJ::UniqueInner)
             || (matches!(jt, PJ::Inner | PJ::Left | PJ::Right | PJ::UniqueOuter)
-                && self.inner_unique(b, inner, &eqs));
-        let nsel = self.inner_sel(b, &eqs, &fids);
+                && self.inner_unique(b, inner, eqs));
+        let nsel = self.inner_sel(b, eqs, fids);
         let semi = if matches!(jt, PJ::Semi | PJ::Anti) {
-            let rhs_rows = rels.get(&inner).map_or(inner_rows_rel, |r| r.rows);
+            let rhs_rows = irel.rows;
             Some(SemiFactors::new(
-                self.semi_sel(b, &eqs, &fids, rhs_rows),
+                self.semi_sel(b, eqs, fids, rhs_rows),
                 nsel,
                 rhs_rows,
             ))
@@ -1140,157 +1159,153 @@ impl<'a> Planner<'a> {
             startup: 0.0,
             per_tuple: cop * eqs.len() as f64,
         };
-        let all_qual = Qual {
-            startup: fq.startup,
-            per_tuple: fq.per_tuple + eq_qual.per_tuple,
-        };
-        let mut new_paths: Vec<JPath> = Vec::new();
-        let existing: Vec<JPath> = rels
-            .get(&joined)
-            .map(|r| r.paths.clone())
-            .unwrap_or_default();
-        let cheapest_outer = cheapest_total(&outer_paths).cloned();
-        let cheapest_inner = cheapest_total(&inner_paths).cloned();
-        let (Some(co), Some(ci)) = (cheapest_outer, cheapest_inner) else {
+        let (Some(co), Some(ci)) = (cheapest_total(outer_paths), cheapest_total(inner_paths))
+        else {
             return;
         };
-        let detail_join = |v: &mut Vec<String>| {
-            if let Some(l) = jt.label() {
-                v.insert(0, l.to_string());
-            }
-        };
-        let cond_text = |eqs: &[EqClause]| {
-            eqs.iter()
-                .map(|c| {
-                    format!(
-                        "{}.{} = {}.{}",
-                        b.rels[c.outer.rel].alias,
-                        c.outer.col,
-                        b.rels[c.inner.rel].alias,
-                        c.inner.col
-                    )
-                })
-                .collect::<Vec<_>>()
-                .join(" AND ")
-        };
+        let label = jt.label();
         let filter_text = fids
             .iter()
-            .map(|&f| b.jfilters[f].text.clone())
+            .map(|&f| b.jfilters[f].text.as_str())
             .collect::<Vec<_>>()
             .join(" AND ");
+        let filter_text: &str = &filter_text;
+        // EXPLAIN's lines of a join node: its own condition line, the join filter, the
+        // join type first.
+        let join_details = move |mut v: Vec<String>| {
+            if !filter_text.is_empty() {
+                v.push(format!("Join Filter: {filter_text}"));
+            }
+            if let Some(l) = label {
+                v.insert(0, l.to_string());
+            }
+            v
+        };
+
+        // The nested loops' inners: the cheapest inner, a Materialize over it unless it
+        // materializes already, and parameterized index paths, each of these with a
+        // Memoize per number of calls (the outer paths mostly share their rows).
+        let material = (jt != PJ::Right && !matches!(ci.rescan, Rescan::Fixed(..))).then(|| {
+            let (ms, mt) = costs::material(jc, ci.input());
+            let node = Node::new(
+                "Materialize",
+                ms,
+                mt,
+                ci.rows,
+                ci.width,
+                Work {
+                    rows_out: ci.rows,
+                    ..Work::default()
+                },
+                Vec::new(),
+                vec![ci.node.clone()],
+            );
+            let (rs, rt) = costs::material_rescan(jc, ci.rows, ci.width);
+            JPath {
+                startup: ms,
+                total: mt,
+                rescan: Rescan::Fixed(rs, rt),
+                node,
+                can_mark: true,
+                ..ci.clone()
+            }
+        });
+        let mut inners: Vec<(&JPath, bool)> = vec![(ci, false)];
+        if let Some(m) = &material {
+            inners.push((m, false));
+        }
+        for p in param_inner.unwrap_or_default() {
+            // Memoize over a parameterized path (PG14+, §2.4).
+            if p.param & outer == p.param {
+                inners.push((p, true));
+            }
+        }
+        let outers: &[JPath] = if jt == PJ::UniqueOuter {
+            std::slice::from_ref(co)
+        } else {
+            outer_paths
+        };
+        let mut memoized: Vec<(usize, f64, JPath)> = Vec::new();
+        if jt != PJ::Right {
+            for op in outers {
+                let calls = op.rows.max(1.0);
+                for (k, &(ip, is_param)) in inners.iter().enumerate() {
+                    if is_param && !memoized.iter().any(|m| m.0 == k && m.1 == calls) {
+                        memoized.push((k, calls, self.memoize(b, ip, outer, calls)));
+                    }
+                }
+            }
+        }
+
+        // The merge joins' trials: (outer path, merge clauses in order).
+        // (outer path, merge clauses in order)
+        let mut trials: Vec<(&JPath, Vec<usize>)> = Vec::new();
+        for lead in 0..eqs.len() {
+            let mut o: Vec<usize> = vec![lead];
+            o.extend((0..eqs.len()).filter(|&x| x != lead));
+            trials.push((co, o));
+        }
+        for op in outer_paths {
+            if op.pathkeys.is_empty() {
+                continue;
+            }
+            // find_mergeclauses_for_outer_pathkeys: clauses matching the outer's keys.
+            let mut ord = Vec::new();
+            for pk in &op.pathkeys {
+                match eqs.iter().position(|c| c.ec == *pk) {
+                    Some(x) if !ord.contains(&x) => ord.push(x),
+                    _ => break,
+                }
+            }
+            // The cheapest outer is tried with explicit sorts already.
+            let same_as_cheapest = op.pathkeys == co.pathkeys && op.total == co.total;
+            if !ord.is_empty() && !same_as_cheapest {
+                trials.push((op, ord));
+            }
+        }
+        // The cheapest inner sorted (the same for every ordering).
+        let ci_sort = costs::sort(jc, ci.input(), -1.0);
+        let sort_node = move |p: &JPath, (s, t, cmps, spill): SortCost, key: Vec<String>| {
+            Node::new(
+                "Sort",
+                s,
+                t,
+                p.rows,
+                p.width,
+                Work {
+                    comparisons: cmps,
+                    spill_bytes: spill,
+                    rows_out: p.rows,
+                    ..Work::default()
+                },
+                vec![format!("Sort Key: {}", key.join(", "))],
+                vec![p.node.clone()],
+            )
+        };
+
+        // The candidates borrow everything above.
+        let mut cand = Candidates::new(s.pending.clone());
 
         // Nested loops (match_unsorted_outer), not for RIGHT joins.
         if jt != PJ::Right {
-            let param_inner = if matches!(jt, PJ::UniqueInner) || inner.count_ones() != 1 {
-                Vec::new()
-            } else {
-                self.param_paths(b, inner.trailing_zeros() as usize, outer)
-            };
-            let mut inners: Vec<(JPath, bool)> = vec![(ci.clone(), false)];
-            // Materialize over the cheapest inner unless it materializes already.
-            if !matches!(ci.rescan, Rescan::Fixed(..)) {
-                let (ms, mt) = costs::material(jc, ci.input());
-                let node = Node::new(
-                    "Materialize",
-                    ms,
-                    mt,
-                    ci.rows,
-                    ci.width,
-                    Work {
-                        rows_out: ci.rows,
-                        ..Work::default()
-                    },
-                    Vec::new(),
-                    vec![ci.node.clone()],
-                );
-                inners.push((
-                    JPath {
-                        startup: ms,
-                        total: mt,
-                        rescan: Rescan::Fixed(
-                            costs::material_rescan(jc, ci.rows, ci.width).0,
-                            costs::material_rescan(jc, ci.rows, ci.width).1,
-                        ),
-                        node,
-                        can_mark: true,
-                        ..ci.clone()
-                    },
-                    false,
-                ));
-            }
-            for p in param_inner {
-                // Memoize over a parameterized path (PG14+, §2.4).
-                if p.param & outer == p.param {
-                    inners.push((p, true));
-                }
-            }
-            let outers: Vec<JPath> = if jt == PJ::UniqueOuter {
-                vec![co.clone()]
-            } else {
-                outer_paths.clone()
-            };
-            for op in &outers {
-                for (ip, is_param) in &inners {
-                    let mut variants = vec![ip.clone()];
-                    if *is_param {
-                        let calls = op.rows.max(1.0);
-                        let pcols: Vec<ColKey> = ip
-                            .param_ecs
-                            .iter()
-                            .filter_map(|e| {
-                                b.ecs[*e].iter().find(|m| outer & bit(m.rel) != 0).cloned()
-                            })
-                            .collect();
-                        // A default ndistinct makes Memoize assume every call distinct (§2.4).
-                        let nd = if pcols.iter().any(|c| b.stats(c).nd_default) {
-                            calls
-                        } else {
-                            super::upper::estimate_num_groups(b, &pcols, calls)
-                        };
-                        let pg16 = self.version >= EngineVersion::Pg16;
-                        let (rs, rt, hit) = costs::memoize_rescan(jc, ip.input(), calls, nd, pg16);
-                        let node = Node::new(
-                            "Memoize",
-                            ip.startup + jc.ctup(),
-                            ip.total + jc.ctup(),
-                            ip.rows,
-                            ip.width,
-                            Work {
-                                rows_out: ip.rows,
-                                ..Work::default()
-                            },
-                            vec![
-                                format!(
-                                    "Cache Key: {}",
-                                    pcols
-                                        .iter()
-                                        .map(|c| c.col.clone())
-                                        .collect::<Vec<_>>()
-                                        .join(", ")
-                                ),
-                                format!("Estimated hit ratio: {hit:.3}"),
-                            ],
-                            vec![ip.node.clone()],
-                        );
-                        variants.push(JPath {
-                            startup: ip.startup + jc.ctup(),
-                            total: ip.total + jc.ctup(),
-                            rescan: Rescan::Fixed(rs, rt),
-                            node,
-                            ..ip.clone()
-                        });
-                    }
-                    for (vi, v) in variants.into_iter().enumerate() {
+            for op in outers {
+                let loops = op.rows.max(1.0);
+                for (k, &(ip, is_param)) in inners.iter().enumerate() {
+                    let memo = memoized
+                        .iter()
+                        .find(|m| is_param && m.0 == k && m.1 == loops)
+                        .map(|m| &m.2);
+                    for (vi, v) in std::iter::once(ip).chain(memo).enumerate() {
                         // Join clauses the index does not enforce stay join quals.
-                        let enforced: Vec<usize> = v.param_ecs.clone();
-                        let rest_eq: Vec<&EqClause> =
-                            eqs.iter().filter(|c| !enforced.contains(&c.ec)).collect();
+                        let rest_eq =
+                            move || eqs.iter().filter(move |c| !v.param_ecs.contains(&c.ec));
+                        let n_rest = rest_eq().count();
                         let q = Qual {
                             startup: fq.startup,
-                            per_tuple: fq.per_tuple + cop * rest_eq.len() as f64,
+                            per_tuple: fq.per_tuple + cop * n_rest as f64,
                         };
                         // has_indexed_join_quals: the index path itself, not a Memoize over it.
-                        let indexed = *is_param && vi == 0 && rest_eq.is_empty() && fids.is_empty();
+                        let indexed = is_param && vi == 0 && n_rest == 0 && fids.is_empty();
                         let c = costs::nestloop(
                             jc,
                             op.input(),
@@ -1302,69 +1317,54 @@ impl<'a> Planner<'a> {
                             q,
                             rows,
                         );
-                        if !precheck(&existing, c.total, &op.pathkeys)
-                            && !precheck(&new_paths, c.total, &op.pathkeys)
+                        if !precheck(list, c.total, &op.pathkeys)
+                            && !precheck(&cand.paths, c.total, &op.pathkeys)
                         {
                             continue;
                         }
-                        let mut details = Vec::new();
-                        if !rest_eq.is_empty() || !fids.is_empty() {
-                            let mut parts: Vec<String> = rest_eq
-                                .iter()
-                                .map(|c| {
-                                    format!(
-                                        "{}.{} = {}.{}",
-                                        b.rels[c.outer.rel].alias,
-                                        c.outer.col,
-                                        b.rels[c.inner.rel].alias,
-                                        c.inner.col
-                                    )
-                                })
-                                .collect();
-                            if !filter_text.is_empty() {
-                                parts.push(filter_text.clone());
-                            }
-                            details.push(format!("Join Filter: {}", parts.join(" AND ")));
-                        }
-                        detail_join(&mut details);
-                        let loops = op.rows.max(1.0);
-                        let mut node = Node {
-                            plan: Node::new(
-                                "Nested Loop",
-                                c.startup,
-                                c.total,
-                                rows,
-                                width,
-                                Work {
-                                    rows_examined: c.inner_tuples,
-                                    operator_evals: c.inner_tuples * (q.per_tuple / cop.max(1e-12)),
-                                    rows_out: rows,
-                                    ..Work::default()
-                                },
-                                details,
-                                Vec::new(),
-                            )
-                            .plan
-                            .clone(),
-                            kids: vec![op.node.clone(), scaled(&v.node, loops)],
+                        let pathkeys = if matches!(jt, PJ::UniqueOuter) {
+                            Vec::new()
+                        } else {
+                            useful_keys(b, s, joined, &op.pathkeys)
                         };
-                        node.plan.cost.total = c.total;
-                        new_paths.push(JPath {
-                            startup: c.startup,
-                            total: c.total,
+                        cand.push(
+                            c.startup,
+                            c.total,
                             rows,
                             width,
-                            pathkeys: if matches!(jt, PJ::UniqueOuter) {
-                                Vec::new()
-                            } else {
-                                useful_keys(b, joined, &op.pathkeys)
+                            pathkeys,
+                            Rescan::Same,
+                            move || {
+                                let mut details = Vec::new();
+                                if n_rest > 0 || !fids.is_empty() {
+                                    let mut parts: Vec<String> =
+                                        rest_eq().map(|c| eq_text(b, c)).collect();
+                                    if !filter_text.is_empty() {
+                                        parts.push(filter_text.to_string());
+                                    }
+                                    details.push(format!("Join Filter: {}", parts.join(" AND ")));
+                                }
+                                if let Some(l) = label {
+                                    details.insert(0, l.to_string());
+                                }
+                                Node::new(
+                                    "Nested Loop",
+                                    c.startup,
+                                    c.total,
+                                    rows,
+                                    width,
+                                    Work {
+                                        rows_examined: c.inner_tuples,
+                                        operator_evals: c.inner_tuples
+                                            * (q.per_tuple / cop.max(1e-12)),
+                                        rows_out: rows,
+                                        ..Work::default()
+                                    },
+                                    details,
+                                    vec![op.node.clone(), Node::repeated(&v.node, loops)],
+                                )
                             },
-                            param: 0,
-                            rescan: Rescan::Same,
-                            node: Rc::new(node),
-                            param_ecs: Vec::new(),
-                            can_mark: false,
-                        });
+                        );
                     }
                 }
             }
@@ -1372,24 +1372,10 @@ impl<'a> Planner<'a> {
 
         // Hash joins (hash_inner_and_outer): cheapest total of each side.
         if !eqs.is_empty() {
-            let buckets: Vec<costs::BucketInput> = eqs
-                .iter()
-                .map(|c| {
-                    let v = b.stats(&c.inner);
-                    costs::BucketInput {
-                        nd: v.nd,
-                        nd_default: v.nd_default,
-                        nullfrac: v.nullfrac,
-                        mcv_freq: v.mcv.first().map_or(0.0, |m| m.1),
-                        rel_rows: v.rows,
-                        rel_tuples: v.tuples,
-                    }
-                })
-                .collect();
-            let mut buckets = if jt == PJ::UniqueInner {
+            let mut buckets: Vec<costs::BucketInput> = if jt == PJ::UniqueInner {
                 Vec::new()
             } else {
-                buckets
+                eqs.iter().map(|c| bucket_input(b, c.inner)).collect()
             };
             let mut inner_sel: f64 = eqs.iter().map(|c| c.sel).product();
             // `col = (SubPlan)` with the column on one side and the sub-select's inputs on
@@ -1397,7 +1383,7 @@ impl<'a> Planner<'a> {
             let mut hq = eq_qual;
             let mut qp = fq;
             let mut nclauses = eqs.len();
-            for &f in &fids {
+            for &f in fids {
                 let jf = &b.jfilters[f];
                 let Some(hc) = &jf.hash_col else { continue };
                 let others = jf.rels & !bit(hc.rel);
@@ -1414,15 +1400,7 @@ impl<'a> Planner<'a> {
                 qp.startup -= jf.qual.startup;
                 if jt != PJ::UniqueInner {
                     buckets.push(if col_inner {
-                        let v = b.stats(hc);
-                        costs::BucketInput {
-                            nd: v.nd,
-                            nd_default: v.nd_default,
-                            nullfrac: v.nullfrac,
-                            mcv_freq: v.mcv.first().map_or(0.0, |m| m.1),
-                            rel_rows: v.rows,
-                            rel_tuples: v.tuples,
-                        }
+                        bucket_input(b, hc)
                     } else {
                         costs::BucketInput {
                             nd: 200.0,
@@ -1450,198 +1428,123 @@ impl<'a> Planner<'a> {
                 },
                 inner_sel,
             );
-            let hash = Node::new(
-                "Hash",
-                ci.total,
-                ci.total,
-                ci.rows,
-                ci.width,
-                Work {
-                    rows_examined: ci.rows,
-                    comparisons: ci.rows,
-                    rows_out: ci.rows,
-                    spill_bytes: if c.nbatch > 1.0 {
-                        costs::page_size(ci.rows, ci.width) * 8192.0 * 2.0
-                    } else {
-                        0.0
-                    },
-                    ..Work::default()
-                },
-                vec![format!("Buckets: {}  Batches: {}", c.nbuckets, c.nbatch)],
-                vec![ci.node.clone()],
-            );
-            let mut details = vec![format!("Hash Cond: {}", cond_text(&eqs))];
-            if !filter_text.is_empty() {
-                details.push(format!("Join Filter: {filter_text}"));
-            }
-            detail_join(&mut details);
-            let node = Node::new(
-                "Hash Join",
+            let rescan = if c.nbatch <= 1.0 {
+                Rescan::Fixed(0.0, c.total - c.startup)
+            } else {
+                Rescan::Same
+            };
+            cand.push(
                 c.startup,
                 c.total,
                 rows,
                 width,
-                Work {
-                    comparisons: co.rows,
-                    rows_examined: co.rows,
-                    rows_out: rows,
-                    spill_bytes: if c.nbatch > 1.0 {
-                        costs::page_size(co.rows, co.width) * 8192.0 * 2.0
-                    } else {
-                        0.0
-                    },
-                    ..Work::default()
+                Vec::new(),
+                rescan,
+                move || {
+                    let spill = |rows: f64, width: f64| {
+                        if c.nbatch > 1.0 {
+                            costs::page_size(rows, width) * 8192.0 * 2.0
+                        } else {
+                            0.0
+                        }
+                    };
+                    let hash = Node::new(
+                        "Hash",
+                        ci.total,
+                        ci.total,
+                        ci.rows,
+                        ci.width,
+                        Work {
+                            rows_examined: ci.rows,
+                            comparisons: ci.rows,
+                            rows_out: ci.rows,
+                            spill_bytes: spill(ci.rows, ci.width),
+                            ..Work::default()
+                        },
+                        vec![format!("Buckets: {}  Batches: {}", c.nbuckets, c.nbatch)],
+                        vec![ci.node.clone()],
+                    );
+                    let conds: Vec<String> = eqs.iter().map(|c| eq_text(b, c)).collect();
+                    Node::new(
+                        "Hash Join",
+                        c.startup,
+                        c.total,
+                        rows,
+                        width,
+                        Work {
+                            comparisons: co.rows,
+                            rows_examined: co.rows,
+                            rows_out: rows,
+                            spill_bytes: spill(co.rows, co.width),
+                            ..Work::default()
+                        },
+                        join_details(vec![format!("Hash Cond: {}", conds.join(" AND "))]),
+                        vec![co.node.clone(), hash],
+                    )
                 },
-                details,
-                vec![co.node.clone(), hash],
             );
-            new_paths.push(JPath {
-                startup: c.startup,
-                total: c.total,
-                rows,
-                width,
-                pathkeys: Vec::new(),
-                param: 0,
-                rescan: if c.nbatch <= 1.0 {
-                    Rescan::Fixed(0.0, c.total - c.startup)
-                } else {
-                    Rescan::Same
-                },
-                node,
-                param_ecs: Vec::new(),
-                can_mark: false,
-            });
         }
 
         // Merge joins: explicit sorts of the cheapest inputs (sort_inner_and_outer), and
         // outer paths already in a merge-clause order (match_unsorted_outer).
         if !eqs.is_empty() {
-            let mut orderings: Vec<Vec<usize>> = Vec::new();
-            for lead in 0..eqs.len() {
-                let mut o: Vec<usize> = vec![lead];
-                o.extend((0..eqs.len()).filter(|&x| x != lead));
-                orderings.push(o);
-            }
-            let mut trials: Vec<(JPath, Vec<usize>)> = Vec::new();
-            for ord in &orderings {
-                trials.push((co.clone(), ord.clone()));
-            }
-            for op in &outer_paths {
-                if op.pathkeys.is_empty() {
-                    continue;
-                }
-                // find_mergeclauses_for_outer_pathkeys: clauses matching the outer's keys.
-                let mut ord = Vec::new();
-                for pk in &op.pathkeys {
-                    match eqs.iter().position(|c| c.ec == *pk) {
-                        Some(x) if !ord.contains(&x) => ord.push(x),
-                        _ => break,
-                    }
-                }
-                // The cheapest outer is tried with explicit sorts already.
-                let same_as_cheapest = op.pathkeys == co.pathkeys && op.total == co.total;
-                if !ord.is_empty() && !same_as_cheapest {
-                    trials.push((op.clone(), ord));
-                }
-            }
-            for (op, ord) in trials {
+            for (op, ord) in &trials {
+                let op: &JPath = op;
                 let keys: Vec<usize> = ord.iter().map(|&x| eqs[x].ec).collect();
-                let mcl: Vec<&EqClause> = ord.iter().map(|&x| &eqs[x]).collect();
-                let outer_sorted = op.pathkeys.starts_with(&keys);
-                let (oin, onode) = if outer_sorted {
-                    (op.input(), op.node.clone())
-                } else {
-                    let (s, t, cmps, spill) = costs::sort(jc, op.input(), -1.0);
-                    let n = Node::new(
-                        "Sort",
-                        s,
-                        t,
-                        op.rows,
-                        op.width,
-                        Work {
-                            comparisons: cmps,
-                            spill_bytes: spill,
-                            rows_out: op.rows,
-                            ..Work::default()
-                        },
-                        vec![format!(
-                            "Sort Key: {}",
-                            mcl.iter()
-                                .map(|c| c.outer.col.clone())
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        )],
-                        vec![op.node.clone()],
-                    );
-                    (
-                        costs::In {
-                            startup: s,
-                            total: t,
-                            rows: op.rows,
-                            width: op.width,
-                        },
-                        n,
-                    )
+                let nmcl = ord.len();
+                let mcl = move || ord.iter().map(move |&x| &eqs[x]);
+                // The outer sorted here, unless it is in the order already.
+                let outer_sort =
+                    (!op.pathkeys.starts_with(&keys)).then(|| costs::sort(jc, op.input(), -1.0));
+                let oin = match outer_sort {
+                    None => op.input(),
+                    Some((s, t, _, _)) => costs::In {
+                        startup: s,
+                        total: t,
+                        rows: op.rows,
+                        width: op.width,
+                    },
                 };
-                // Inner: an already-sorted path, else the cheapest sorted.
-                let mut inner_choices: Vec<(costs::In, Rc<Node>, bool, bool)> = Vec::new();
-                {
-                    let (s, t, cmps, spill) = costs::sort(jc, ci.input(), -1.0);
-                    let n = Node::new(
-                        "Sort",
-                        s,
-                        t,
-                        ci.rows,
-                        ci.width,
-                        Work {
-                            comparisons: cmps,
-                            spill_bytes: spill,
-                            rows_out: ci.rows,
-                            ..Work::default()
-                        },
-                        vec![format!(
-                            "Sort Key: {}",
-                            mcl.iter()
-                                .map(|c| c.inner.col.clone())
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        )],
-                        vec![ci.node.clone()],
-                    );
-                    inner_choices.push((
-                        costs::In {
-                            startup: s,
-                            total: t,
-                            rows: ci.rows,
-                            width: ci.width,
-                        },
-                        n,
-                        true,
-                        true,
-                    ));
-                }
+                // Inner: the cheapest sorted here, and an already-sorted path if any.
+                // (path, its sort here, can mark)
+                let mut inner_choices: Vec<(&JPath, Option<SortCost>, bool)> =
+                    vec![(ci, Some(ci_sort), true)];
                 if let Some(sp) = inner_paths
                     .iter()
                     .filter(|p| p.param == 0 && p.pathkeys.starts_with(&keys))
                     .min_by(|a, b| a.total.total_cmp(&b.total))
                 {
-                    inner_choices.push((sp.input(), sp.node.clone(), false, sp.can_mark));
+                    inner_choices.push((sp, None, sp.can_mark));
                 }
-                let ss = self.scansel(b, mcl[0]);
+                let ss = scansels[ord[0]];
                 let skip_mark = (matches!(jt, PJ::Semi | PJ::Anti) || unique_inner)
                     && fids.is_empty()
-                    && mcl.len() == eqs.len();
+                    && nmcl == eqs.len();
                 let mtuples =
-                    clamp_row_est(oin.rows * ci.rows * mcl.iter().map(|c| c.sel).product::<f64>());
+                    clamp_row_est(oin.rows * ci.rows * mcl().map(|c| c.sel).product::<f64>());
                 let mq = Qual {
                     startup: 0.0,
-                    per_tuple: cop * mcl.len() as f64,
+                    per_tuple: cop * nmcl as f64,
                 };
                 let qp = Qual {
                     startup: fq.startup,
-                    per_tuple: fq.per_tuple + cop * (eqs.len() - mcl.len()) as f64,
+                    per_tuple: fq.per_tuple + cop * (eqs.len() - nmcl) as f64,
                 };
-                for (iin, inode, sorted_here, can_mark) in inner_choices {
+                let pk = if matches!(jt, PJ::Right | PJ::UniqueOuter) {
+                    Vec::new()
+                } else {
+                    useful_keys(b, s, joined, &keys)
+                };
+                for (ip, inner_sort, can_mark) in inner_choices {
+                    let iin = match inner_sort {
+                        None => ip.input(),
+                        Some((s, t, _, _)) => costs::In {
+                            startup: s,
+                            total: t,
+                            rows: ip.rows,
+                            width: ip.width,
+                        },
+                    };
                     let skip = skip_mark || jt == PJ::UniqueOuter;
                     let c = costs::mergejoin(
                         jc,
@@ -1649,86 +1552,77 @@ impl<'a> Planner<'a> {
                         iin,
                         ss,
                         skip,
-                        sorted_here,
+                        inner_sort.is_some(),
                         can_mark,
                         mq,
                         qp,
                         mtuples,
                     );
-                    let mut details = vec![format!(
-                        "Merge Cond: {}",
-                        mcl.iter()
-                            .map(|c| format!(
-                                "{}.{} = {}.{}",
-                                b.rels[c.outer.rel].alias,
-                                c.outer.col,
-                                b.rels[c.inner.rel].alias,
-                                c.inner.col
-                            ))
-                            .collect::<Vec<_>>()
-                            .join(" AND ")
-                    )];
-                    if !filter_text.is_empty() {
-                        details.push(format!("Join Filter: {filter_text}"));
-                    }
-                    detail_join(&mut details);
-                    let inode = if c.materialize_inner {
-                        Node::new(
-                            "Materialize",
-                            iin.startup,
-                            iin.total + cop * iin.rows,
-                            iin.rows,
-                            iin.width,
-                            Work {
-                                rows_out: iin.rows,
-                                ..Work::default()
-                            },
-                            Vec::new(),
-                            vec![inode],
-                        )
-                    } else {
-                        inode
-                    };
-                    let node = Node::new(
-                        "Merge Join",
+                    cand.push(
                         c.startup,
                         c.total,
                         rows,
                         width,
-                        Work {
-                            comparisons: oin.rows + c.inner_tuples,
-                            rows_out: rows,
-                            ..Work::default()
+                        pk.clone(),
+                        Rescan::Same,
+                        move || {
+                            let onode = match outer_sort {
+                                None => op.node.clone(),
+                                Some(sc) => {
+                                    sort_node(op, sc, mcl().map(|c| c.outer.col.clone()).collect())
+                                }
+                            };
+                            let inode = match inner_sort {
+                                None => ip.node.clone(),
+                                Some(sc) => {
+                                    sort_node(ip, sc, mcl().map(|c| c.inner.col.clone()).collect())
+                                }
+                            };
+                            let inode = if c.materialize_inner {
+                                Node::new(
+                                    "Materialize",
+                                    iin.startup,
+                                    iin.total + cop * iin.rows,
+                                    iin.rows,
+                                    iin.width,
+                                    Work {
+                                        rows_out: iin.rows,
+                                        ..Work::default()
+                                    },
+                                    Vec::new(),
+                                    vec![inode],
+                                )
+                            } else {
+                                inode
+                            };
+                            let conds: Vec<String> = mcl().map(|c| eq_text(b, c)).collect();
+                            Node::new(
+                                "Merge Join",
+                                c.startup,
+                                c.total,
+                                rows,
+                                width,
+                                Work {
+                                    comparisons: oin.rows + c.inner_tuples,
+                                    rows_out: rows,
+                                    ..Work::default()
+                                },
+                                join_details(vec![format!("Merge Cond: {}", conds.join(" AND "))]),
+                                vec![onode, inode],
+                            )
                         },
-                        details,
-                        vec![onode.clone(), inode],
                     );
-                    let pk = if matches!(jt, PJ::Right | PJ::UniqueOuter) {
-                        Vec::new()
-                    } else {
-                        useful_keys(b, joined, &keys)
-                    };
-                    new_paths.push(JPath {
-                        startup: c.startup,
-                        total: c.total,
-                        rows,
-                        width,
-                        pathkeys: pk,
-                        param: 0,
-                        rescan: Rescan::Same,
-                        node,
-                        param_ecs: Vec::new(),
-                        can_mark: false,
-                    });
                 }
             }
         }
-        let _ = all_qual;
-        if let Some(j) = rels.get_mut(&joined) {
-            for p in new_paths {
-                add_path(&mut j.paths, p);
-            }
-        }
+        cand.offer(list);
+    }
+
+    /// mergejoinscansel of a clause, computed once per class and member pair.
+    fn scansel_of(&self, b: &Block, s: &mut Search, c: &EqClause) -> ScanSel {
+        let m = b.ecs[c.ec].len();
+        let slot = &mut s.scansel[c.ec][c.oi * m + c.ii];
+        *slot.get_or_insert_with(|| self.scansel(b, c))
     }
 
     /// mergejoinscansel for the first merge clause (§4.1), from the histogram ends.
@@ -1737,7 +1631,7 @@ impl<'a> Planner<'a> {
             let v = b.stats(k);
             let mut lo = v.hist.first().cloned();
             let mut hi = v.hist.last().cloned();
-            for (m, _) in &v.mcv {
+            for (m, _) in v.mcv {
                 if lo
                     .as_ref()
                     .is_none_or(|l| selfuncs::compare(m, l) == Some(std::cmp::Ordering::Less))
@@ -1763,7 +1657,7 @@ impl<'a> Planner<'a> {
                 .find(|c| c.name.eq_ignore_ascii_case(&k.col))?;
             Some(selfuncs::scalarineqsel(rel, col, op, v))
         };
-        let (Some((lmin, lmax)), Some((rmin, rmax))) = (range(&c.outer), range(&c.inner)) else {
+        let (Some((lmin, lmax)), Some((rmin, rmax))) = (range(c.outer), range(c.inner)) else {
             return ScanSel::default();
         };
         let lt = |a: &crate::catalog::Value, b: &crate::catalog::Value| {
@@ -1771,16 +1665,16 @@ impl<'a> Planner<'a> {
         };
         let mut s = ScanSel::default();
         if lt(&lmin, &rmin) {
-            s.outerstart = sel(&c.outer, CmpOp::Lt, &rmin).unwrap_or(0.0);
+            s.outerstart = sel(c.outer, CmpOp::Lt, &rmin).unwrap_or(0.0);
         }
         if lt(&rmin, &lmin) {
-            s.innerstart = sel(&c.inner, CmpOp::Lt, &lmin).unwrap_or(0.0);
+            s.innerstart = sel(c.inner, CmpOp::Lt, &lmin).unwrap_or(0.0);
         }
         if lt(&rmax, &lmax) {
-            s.outerend = sel(&c.outer, CmpOp::Le, &rmax).unwrap_or(1.0);
+            s.outerend = sel(c.outer, CmpOp::Le, &rmax).unwrap_or(1.0);
         }
         if lt(&lmax, &rmax) {
-            s.innerend = sel(&c.inner, CmpOp::Le, &lmax).unwrap_or(1.0);
+            s.innerend = sel(c.inner, CmpOp::Le, &lmax).unwrap_or(1.0);
         }
         if s.outerstart >= s.outerend {
             s.outerstart = 0.0;
@@ -1792,62 +1686,288 @@ impl<'a> Planner<'a> {
         }
         s
     }
+
+    /// param_paths for inner relation `r` below `outer`, cached per the part of `outer`
+    /// that can supply a parameter (the relations sharing a class with `r`): the same
+    /// parameterized paths serve every outer set with that part.
+    fn param_paths_for(&self, b: &Block<'a>, s: &mut Search, r: usize, outer: u64) -> Rc<[JPath]> {
+        let key = outer & s.ec_neighbours[r];
+        if key == 0 {
+            // No class links `r` to the outer side: no parameter, no path.
+            return Rc::from(Vec::new());
+        }
+        s.param_paths
+            .entry((r, key))
+            .or_insert_with(|| Rc::from(self.param_paths(b, r, key)))
+            .clone()
+    }
+
+    /// A Memoize over parameterized path `ip` whose parameters come from `outer`, for
+    /// `calls` outer rows (PG14+, §2.4).
+    fn memoize(&self, b: &Block, ip: &JPath, outer: u64, calls: f64) -> JPath {
+        let jc = &self.jc;
+        let pcols: Vec<ColKey> = ip
+            .param_ecs
+            .iter()
+            .filter_map(|e| b.ecs[*e].iter().find(|m| outer & bit(m.rel) != 0).cloned())
+            .collect();
+        // A default ndistinct makes Memoize assume every call distinct (§2.4).
+        let nd = if pcols.iter().any(|c| b.stats(c).nd_default) {
+            calls
+        } else {
+            super::upper::estimate_num_groups(b, &pcols, calls)
+        };
+        let pg16 = self.version >= EngineVersion::Pg16;
+        let (rs, rt, hit) = costs::memoize_rescan(jc, ip.input(), calls, nd, pg16);
+        let node = Node::new(
+            "Memoize",
+            ip.startup + jc.ctup(),
+            ip.total + jc.ctup(),
+            ip.rows,
+            ip.width,
+            Work {
+                rows_out: ip.rows,
+                ..Work::default()
+            },
+            vec![
+                format!(
+                    "Cache Key: {}",
+                    pcols
+                        .iter()
+                        .map(|c| c.col.clone())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                format!("Estimated hit ratio: {hit:.3}"),
+            ],
+            vec![ip.node.clone()],
+        );
+        JPath {
+            startup: ip.startup + jc.ctup(),
+            total: ip.total + jc.ctup(),
+            rescan: Rescan::Fixed(rs, rt),
+            node,
+            ..ip.clone()
+        }
+    }
 }
 
-/// A node whose work repeats `loops` times (the inner of a nested loop), for the
-/// simulation; costs stay as EXPLAIN shows them (per loop).
-pub(crate) fn scaled(n: &Rc<Node>, loops: f64) -> Rc<Node> {
-    if loops <= 1.0 {
-        return n.clone();
-    }
-    fn scale_rec(n: &Node, f: f64) -> Node {
-        let mut p = n.plan.clone();
-        let w = &mut p.work;
-        for r in &mut w.page_reads {
-            r.requests *= f;
-            r.distinct = (r.distinct * f).min(r.object_pages.max(r.distinct));
+/// Join candidates of one add_paths call, in the order they are built. Their nodes are
+/// built by `make` only for the candidates add_path keeps; until then a candidate's
+/// `node` is a shared placeholder that never leaves the call.
+struct Candidates<'c> {
+    paths: Vec<JPath>,
+    make: Vec<Box<dyn FnOnce() -> Rc<Node> + 'c>>,
+    pending: Rc<Node>,
+}
+
+impl<'c> Candidates<'c> {
+    fn new(pending: Rc<Node>) -> Self {
+        Candidates {
+            paths: Vec::new(),
+            make: Vec::new(),
+            pending,
         }
-        w.rows_examined *= f;
-        w.index_entries *= f;
-        w.operator_evals *= f;
-        w.rows_out *= f;
-        w.comparisons *= f;
-        w.spill_bytes *= f;
-        // A Material, Memoize or Hash replays what it keeps: its input runs once.
-        let keeps = matches!(p.op.as_str(), "Materialize" | "Hash" | "Sort");
-        let kids = n
-            .kids
-            .iter()
-            .map(|k| {
-                if keeps {
-                    k.clone()
-                } else {
-                    Rc::new(scale_rec(k, f))
-                }
-            })
-            .collect();
-        Node { plan: p, kids }
     }
-    Rc::new(scale_rec(n, loops))
+
+    /// A join path (unparameterized, no mark/restore) whose node `make` builds.
+    #[allow(clippy::too_many_arguments)]
+    fn push(
+        &mut self,
+        startup: f64,
+        total: f64,
+        rows: f64,
+        width: f64,
+        pathkeys: Vec<usize>,
+        rescan: Rescan,
+        make: impl FnOnce() -> Rc<Node> + 'c,
+    ) {
+        self.paths.push(JPath {
+            startup,
+            total,
+            rows,
+            width,
+            pathkeys,
+            param: 0,
+            rescan,
+            node: self.pending.clone(),
+            param_ecs: Vec::new(),
+            can_mark: false,
+        });
+        self.make.push(Box::new(make));
+    }
+
+    /// add_path for each candidate in turn; the kept ones get their nodes.
+    fn offer(self, list: &mut Vec<JPath>) {
+        for (p, make) in self.paths.into_iter().zip(self.make) {
+            add_path_with(list, p, |p| p.node = make());
+        }
+    }
+}
+
+/// costs::sort's (startup, total, comparisons, spill bytes).
+type SortCost = (f64, f64, f64, f64);
+
+/// Hash bucket statistics of a join column.
+fn bucket_input(b: &Block, k: &ColKey) -> costs::BucketInput {
+    let v = b.stats(k);
+    costs::BucketInput {
+        nd: v.nd,
+        nd_default: v.nd_default,
+        nullfrac: v.nullfrac,
+        mcv_freq: v.mcv.first().map_or(0.0, |m| m.1),
+        rel_rows: v.rows,
+        rel_tuples: v.tuples,
+    }
+}
+
+/// `outer.col = inner.col` as EXPLAIN prints a join clause.
+fn eq_text(b: &Block, c: &EqClause) -> String {
+    format!(
+        "{}.{} = {}.{}",
+        b.rels[c.outer.rel].alias, c.outer.col, b.rels[c.inner.rel].alias, c.inner.col
+    )
 }
 
 /// truncate_useless_pathkeys: a join path keeps the longest prefix of its order that
 /// the query's grouping/ordering wants or that a merge join with a relation not yet
 /// joined can use.
-fn useful_keys(b: &Block, relids: u64, keys: &[usize]) -> Vec<usize> {
-    let query: Vec<usize> = if !b.group.is_empty() {
-        b.group.iter().map(|g| pk_of(b, g)).collect()
-    } else {
-        b.order.iter().map(|g| pk_of(b, g)).collect()
-    };
+fn useful_keys(b: &Block, s: &Search, relids: u64, keys: &[usize]) -> Vec<usize> {
     let n_order = keys
         .iter()
-        .zip(query.iter())
+        .zip(s.query_keys.iter())
         .take_while(|(a, q)| a == q)
         .count();
     let n_merge = keys
         .iter()
-        .take_while(|&&k| k < b.ecs.len() && b.ecs[k].iter().any(|m| relids & bit(m.rel) == 0))
+        .take_while(|&&k| k < b.ecs.len() && s.ec_rels[k] & !relids != 0)
         .count();
     keys[..n_order.max(n_merge)].to_vec()
+}
+
+/// Hashes a relation set (a bitmap): one multiplication instead of SipHash, which the
+/// join search's map lookups, one per pair of relations and more, spent most time in.
+#[derive(Default)]
+struct RelidsHasher(u64);
+
+impl std::hash::Hasher for RelidsHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &x in bytes {
+            self.0 = (self.0.rotate_left(8) ^ x as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0 ^ x).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+    fn write_usize(&mut self, x: usize) {
+        self.write_u64(x as u64);
+    }
+}
+
+type RelidsMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<RelidsHasher>>;
+
+/// One join search: the join relations found so far, and what the search would
+/// otherwise recompute for every pair of relations it tries. Everything here is a pure
+/// function of the block, so caching changes no result.
+struct Search {
+    rels: RelidsMap<u64, JoinRel>,
+    /// Join relations by level (number of base relations).
+    levels: Vec<Vec<u64>>,
+    /// Per class, the relations of its members.
+    ec_rels: Vec<u64>,
+    /// Per base relation, the relations it shares a class with.
+    ec_neighbours: Vec<u64>,
+    /// Per class with m members, entry i*m+j: eqjoinsel_inner of member i (outer side)
+    /// against member j (inner side), for members of different relations.
+    ec_sel: Vec<Vec<f64>>,
+    /// Per class, entry i*m+j: members i and j are a join edge written in the query.
+    ec_edge: Vec<Vec<bool>>,
+    /// Per class, entry i*m+j: mergejoinscansel, once a merge join asks for it.
+    scansel: Vec<Vec<Option<ScanSel>>>,
+    /// The order the query wants (GROUP BY, else ORDER BY) as pathkeys.
+    query_keys: Vec<usize>,
+    /// param_paths per (relation, outer relations that supply its parameters).
+    param_paths: RelidsMap<(usize, u64), Rc<[JPath]>>,
+    /// The node of a join candidate not yet built (see `Candidates`).
+    pending: Rc<Node>,
+}
+
+impl Search {
+    fn new(b: &Block) -> Search {
+        let n = b.rels.len();
+        let ec_rels: Vec<u64> = b
+            .ecs
+            .iter()
+            .map(|ec| ec.iter().fold(0, |a, m| a | bit(m.rel)))
+            .collect();
+        let ec_neighbours = (0..n)
+            .map(|r| {
+                ec_rels
+                    .iter()
+                    .filter(|&&er| er & bit(r) != 0)
+                    .fold(0, |a, &er| a | er)
+                    & !bit(r)
+            })
+            .collect();
+        let mut ec_sel = Vec::with_capacity(b.ecs.len());
+        let mut ec_edge = Vec::with_capacity(b.ecs.len());
+        for ec in &b.ecs {
+            let m = ec.len();
+            let mut sel = vec![f64::NAN; m * m];
+            let mut edge = vec![false; m * m];
+            for i in 0..m {
+                for j in 0..m {
+                    if ec[i].rel != ec[j].rel {
+                        sel[i * m + j] = b.eqjoinsel_inner(&ec[i], &ec[j]);
+                    }
+                    edge[i * m + j] = b
+                        .edges
+                        .iter()
+                        .any(|(x, y)| (*x == ec[i] && *y == ec[j]) || (*x == ec[j] && *y == ec[i]));
+                }
+            }
+            ec_sel.push(sel);
+            ec_edge.push(edge);
+        }
+        let query_keys = if !b.group.is_empty() {
+            &b.group
+        } else {
+            &b.order
+        }
+        .iter()
+        .map(|g| pk_of(b, g))
+        .collect();
+        Search {
+            rels: RelidsMap::default(),
+            levels: vec![Vec::new(); n + 1],
+            ec_rels,
+            ec_neighbours,
+            scansel: b
+                .ecs
+                .iter()
+                .map(|ec| vec![None; ec.len() * ec.len()])
+                .collect(),
+            ec_sel,
+            ec_edge,
+            query_keys,
+            param_paths: RelidsMap::default(),
+            pending: Node::leaf(crate::plan::PlanNode::leaf(
+                "(not built)",
+                crate::plan::Cost::new(0.0, 0.0),
+                0.0,
+                Work::default(),
+            )),
+        }
+    }
+
+    /// Is there a join clause (class or filter) or a special-join link between the sets?
+    fn linked(&self, b: &Block, r1: u64, r2: u64) -> bool {
+        self.ec_rels.iter().any(|&er| er & r1 != 0 && er & r2 != 0)
+            || b.jfilters
+                .iter()
+                .any(|f| f.rels & r1 != 0 && f.rels & r2 != 0 && f.rels & !(r1 | r2) == 0)
+    }
 }

@@ -10,7 +10,7 @@ use crate::catalog::{ColumnType, Value};
 use crate::error::{Error, Result};
 use crate::pg::inputs::{clamp_row_est, Clause, ClauseKind, ColInfo, QualOps, Rel};
 use crate::pg::selfuncs;
-use crate::plan::{AccessPattern, PageReads, Work};
+use crate::plan::{AccessPattern, Cost, PageReads, Work};
 use crate::query::{CmpOp, Predicate, Query};
 use crate::workload::dbt3::queries::{
     ColRef, FilterKind, NestKind, NestOrigin, QueryBlock, Source, SubqueryKind,
@@ -89,14 +89,17 @@ pub(crate) struct JFilter {
     pub hash_col: Option<ColKey>,
 }
 
-/// Statistics of one column as the join estimators read them.
+/// Statistics of one column as the join estimators read them. The MCV list and the
+/// histogram are borrowed from the catalog: the join search asks for a column's
+/// statistics for every pair of relations it considers, and copying them (text values)
+/// each time cost more than the estimates themselves.
 #[derive(Clone, Debug)]
-pub(crate) struct VarStats {
+pub(crate) struct VarStats<'s> {
     pub nd: f64,
     pub nd_default: bool,
     pub nullfrac: f64,
-    pub mcv: Vec<(Value, f64)>,
-    pub hist: Vec<Value>,
+    pub mcv: &'s [(Value, f64)],
+    pub hist: &'s [Value],
     /// rows and tuples of the column's relation.
     pub rows: f64,
     pub tuples: f64,
@@ -245,7 +248,7 @@ fn factor_or(e: Expr) -> Vec<Expr> {
 }
 
 impl<'a> Block<'a> {
-    pub fn stats(&self, k: &ColKey) -> VarStats {
+    pub fn stats(&self, k: &ColKey) -> VarStats<'_> {
         let r = &self.rels[k.rel];
         match &r.kind {
             RelKind::Table { rel, .. } => {
@@ -261,16 +264,8 @@ impl<'a> Block<'a> {
                             nd,
                             nd_default: def,
                             nullfrac: if c.has_stats { c.stats.null_frac } else { 0.0 },
-                            mcv: if c.has_stats {
-                                c.stats.mcv.clone()
-                            } else {
-                                Vec::new()
-                            },
-                            hist: if c.has_stats {
-                                c.stats.histogram.clone()
-                            } else {
-                                Vec::new()
-                            },
+                            mcv: if c.has_stats { &c.stats.mcv } else { &[] },
+                            hist: if c.has_stats { &c.stats.histogram } else { &[] },
                             rows: r.rows,
                             tuples: r.tuples,
                             unique: c.is_unique,
@@ -693,7 +688,7 @@ impl<'a> Block<'a> {
     }
 }
 
-fn default_stats(r: &BaseRel) -> VarStats {
+fn default_stats(r: &BaseRel) -> VarStats<'static> {
     let (nd, def) = if r.tuples < 200.0 {
         (clamp_row_est(r.tuples), false)
     } else {
@@ -703,8 +698,8 @@ fn default_stats(r: &BaseRel) -> VarStats {
         nd,
         nd_default: def,
         nullfrac: 0.0,
-        mcv: Vec::new(),
-        hist: Vec::new(),
+        mcv: &[],
+        hist: &[],
         rows: r.rows,
         tuples: r.tuples,
         unique: false,
@@ -735,7 +730,7 @@ pub(crate) fn eqjoinsel_inner(v1: &VarStats, v2: &VarStats) -> f64 {
             if !m1[i] {
                 continue;
             }
-            for (b, f2) in &v2.mcv {
+            for (b, f2) in v2.mcv {
                 if selfuncs::compare(a, b) == Some(std::cmp::Ordering::Equal) {
                     matchprodfreq += f1 * f2;
                     break;
@@ -799,7 +794,7 @@ pub(crate) fn eqjoinsel_semi(v1: &VarStats, v2: &VarStats, inner_rows: f64) -> f
         let mut used2 = vec![false; k2];
         let mut matchfreq1 = 0.0;
         let mut nmatches = 0.0;
-        for (a, f) in &v1.mcv {
+        for (a, f) in v1.mcv {
             for (j, (b, _)) in v2.mcv[..k2].iter().enumerate() {
                 if !used2[j] && selfuncs::compare(a, b) == Some(std::cmp::Ordering::Equal) {
                     used2[j] = true;
@@ -1894,29 +1889,19 @@ pub(crate) fn subquery_scan(br: &BaseRel, cop: f64, ctup: f64, elide: bool) -> O
     for t in &br.filter_text {
         details.push(format!("Filter: {t}"));
     }
-    let node = Node::new(
-        "Subquery Scan",
-        startup,
-        total,
-        br.rows,
-        br.width,
-        work,
-        details,
-        vec![path.node.clone()],
-    );
-    let mut n = Rc::try_unwrap(node).unwrap_or_else(|rc| Node {
-        plan: rc.plan.clone(),
-        kids: rc.kids.clone(),
-    });
-    n.plan.relation = Some(crate::plan::Name::from_static(br.alias));
     // A scan without conditions over a sub-select of a sublink or of a block of its own
     // is dropped from the plan (setrefs.c trivial_subqueryscan); its cost stays.
-    if elide && br.filter_text.is_empty() {
-        n = Node {
-            plan: path.node.plan.clone(),
-            kids: path.node.kids.clone(),
-        };
-    }
+    let node = if elide && br.filter_text.is_empty() {
+        let (plan, kids) = path.node.root_parts();
+        Node::op(plan, kids)
+    } else {
+        let mut plan =
+            crate::plan::PlanNode::leaf("Subquery Scan", Cost::new(startup, total), br.rows, work);
+        plan.relation = Some(crate::plan::Name::from_static(br.alias));
+        plan.width = br.width;
+        plan.details = details;
+        Node::op(plan, vec![path.node.clone()])
+    };
     Some(JPath {
         startup,
         total,
@@ -1925,7 +1910,7 @@ pub(crate) fn subquery_scan(br: &BaseRel, cop: f64, ctup: f64, elide: bool) -> O
         pathkeys: Vec::new(),
         param: 0,
         rescan: Rescan::Same,
-        node: Rc::new(n),
+        node,
         param_ecs: Vec::new(),
         can_mark: false,
     })

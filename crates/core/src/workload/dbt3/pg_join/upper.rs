@@ -627,34 +627,26 @@ pub(crate) fn finish(
     let mut best = best;
     if b.initplan_cost > 0.0 || !b.initplans.is_empty() {
         let ip = b.initplan_cost;
-        let mut node = Node {
-            plan: best.node.plan.clone(),
-            kids: best.node.kids.clone(),
-        };
-        node.plan.cost.startup += ip;
-        node.plan.cost.total += ip;
+        let (mut plan, mut kids) = best.node.root_parts();
+        plan.cost.startup += ip;
+        plan.cost.total += ip;
         for (sub, kind, _, calls) in &b.initplans {
             // A SubPlan runs once per call: its work repeats (costs stay per call).
             let scaled = if *kind == "SubPlan" {
-                super::planner::scaled(sub, *calls)
+                Node::repeated(sub, *calls)
             } else {
                 sub.clone()
             };
-            let mut n = Node {
-                plan: scaled.plan.clone(),
-                kids: scaled.kids.clone(),
-            };
-            n.plan
-                .details
-                .insert(0, format!("Parent Relationship: {kind}"));
+            let (mut sp, skids) = scaled.root_parts();
+            sp.details.insert(0, format!("Parent Relationship: {kind}"));
             if *kind == "SubPlan" {
-                n.plan.details.push(format!("Estimated calls: {calls:.0}"));
+                sp.details.push(format!("Estimated calls: {calls:.0}"));
             }
-            node.kids.push(std::rc::Rc::new(n));
+            kids.push(Node::op(sp, skids));
         }
         best.startup += ip;
         best.total += ip;
-        best.node = std::rc::Rc::new(node);
+        best.node = Node::op(plan, kids);
     }
     let _ = (ctup, In::default());
     Ok(best)
