@@ -1,32 +1,47 @@
 #!/usr/bin/env bash
 # Checks costlab-probe against fio, and against itself, on this machine.
 #
-#   bash crates/probe/compare-with-fio.sh            # all three parts
-#   PARTS="fio" bash crates/probe/compare-with-fio.sh
+#   bash crates/probe/compare-with-fio.sh                 # fio, default and twice
+#   PARTS="fio" bash crates/probe/compare-with-fio.sh     # one part
 #
-# 1. fio: one test file written with random data (fio, direct, refill_buffers); fio and the
-#    probe (--file F --reuse) read the same file with the same block size and queue depth:
-#    psync, direct=1, numjobs=N for queue depth N, randrepeat=0 and norandommap (uniform
-#    offsets with repeats, as the probe draws them). fio runs before and after the probe
-#    (A-B-A) and the table compares the probe with the mean of the two fio runs.
-# 2. twice: two default probe runs; for each figure, do the 95 % intervals overlap?
-# 3. pg: a private PostgreSQL (initdb/pg_ctl as the postgres user, loopback port, removed
-#    afterwards) and `costlab-probe postgres` on a table of PG_ROWS rows.
+# fio      The probe's read loops (`costlab-probe io`) and fio on the same file, with the same
+#          block size, queue depth, direct I/O, duration and warm-up, interleaved
+#          fio, probe, probe, fio, fio, probe ... (the order alternates every repetition, so
+#          drift and the load of other processes hit both alike), REPS repetitions, medians.
+#          Queue depth N is N threads each with one pread in flight, on both sides: fio
+#          `ioengine=psync numjobs=N thread` is exactly what the probe does (its random reads
+#          are N threads at QD1, like a database's N backends each waiting for its page);
+#          libaio/io_uring iodepth=N would measure another submission path. Offsets: uniform
+#          over the whole file with repeats (fio norandommap, randrepeat=0), as the probe draws
+#          them. The test file is written once by fio with incompressible data.
+# default  The calibration figures of a default probe run (`--file F --reuse`) beside fio on
+#          the same file: fio, probe, fio, probe, fio (DEFAULT_REPS probe runs); the probe's
+#          figures are medians of short runs spread over its 60 s, fio's of RUNTIME-second
+#          runs, so this shows what the calibration file says against fio's sustained rates.
+# twice    Two default probe runs (new test file each) and `costlab-probe compare`.
+# pg       A private PostgreSQL (initdb/pg_ctl as the postgres user, loopback port, removed
+#          afterwards) and `costlab-probe postgres` on a table of PG_ROWS rows.
 #
-# Environment: DIR (where the test files go, default /tmp), SIZE (fio file, default 4g),
-# RUNTIME (seconds per fio job, default 8), PG_ROWS (default 1000000), PG_REPS (default 5),
-# OUT (where the JSON results go, default a new temporary directory).
+# Environment: DIR (test files, default /tmp), SIZE (fio's file, default 4g), RUNTIME
+# (measured seconds per run, default 3), RAMP (discarded seconds first, default 1), REPS
+# (default 8: on a shared virtual disk two runs of the same loop a minute apart differ by
+# up to 25 %, so many short pairs beat a few long ones), DEFAULT_REPS (default 2), ALL_JOBS,
+# PG_ROWS (default 1000000), PG_REPS (default 5), OUT (results, default a new temporary
+# directory), NO_BUILD=1 (use target/release/costlab-probe as it is).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DIR=${DIR:-/tmp}
 SIZE=${SIZE:-4g}
-RUNTIME=${RUNTIME:-8}
+RUNTIME=${RUNTIME:-3}
+RAMP=${RAMP:-1}
+REPS=${REPS:-8}
+DEFAULT_REPS=${DEFAULT_REPS:-2}
 PG_ROWS=${PG_ROWS:-1000000}
 PG_REPS=${PG_REPS:-5}
-PARTS=${PARTS:-"fio twice pg"}
+PARTS=${PARTS:-"fio default twice"}
 OUT=${OUT:-$(mktemp -d /tmp/costlab-compare-XXXXXX)}
 mkdir -p "$OUT"
-(cd "$ROOT" && cargo build -q -p costlab-probe --release)
+[ "${NO_BUILD:-0}" = 1 ] || (cd "$ROOT" && cargo build -q -p costlab-probe --release)
 PROBE="$ROOT/target/release/costlab-probe"
 F="$DIR/costlab-fio-compare-$$.dat"
 PGDIR=""
@@ -38,93 +53,149 @@ cleanup() {
     fi
 }
 trap cleanup EXIT INT TERM
-echo "results in $OUT"
+echo "results in $OUT; $(nproc) CPUs; $(uptime)"
 
-fio_job() { # name rw bs numjobs
-    fio --name="$1" --filename="$F" --size="$SIZE" --direct=1 --ioengine=psync \
-        --rw="$2" --bs="$3" --numjobs="$4" --group_reporting --time_based \
-        --runtime="$RUNTIME" --ramp_time=1 --randrepeat=0 --norandommap \
-        --output-format=json --output="$OUT/fio-$1-$5.json"
+# name rw bs qd: what issue 8 asks for (sequential, random 8 kB at QD1 and QD32), and the
+# 8 kB sequential reads; ALL_JOBS=1 adds 16 kB at QD1 and QD32.
+JOBS=("seq1m read 1m 1" "seq8k read 8k 1" "rand8k-qd1 randread 8k 1"
+      "rand8k-qd32 randread 8k 32")
+if [ "${ALL_JOBS:-0}" = 1 ]; then
+    JOBS+=("rand16k-qd1 randread 16k 1" "rand16k-qd32 randread 16k 32")
+fi
+
+job_file() { # name rw bs qd -> the fio job text
+    cat <<EOF
+[global]
+filename=$F
+size=$SIZE
+direct=1
+ioengine=psync
+thread
+time_based
+runtime=$RUNTIME
+ramp_time=$RAMP
+randrepeat=0
+norandommap
+group_reporting
+
+[$1]
+rw=$2
+bs=$3
+numjobs=$4
+EOF
+}
+
+layout() {
+    [ -f "$F" ] && return
+    fio --name=layout --filename="$F" --size="$SIZE" --rw=write --bs=4m --direct=1 \
+        --ioengine=psync --refill_buffers --end_fsync=1 --output=/dev/null
+}
+
+run_fio() { # name rw bs qd tag
+    job_file "$1" "$2" "$3" "$4" >"$OUT/job-$1.fio"
+    fio "$OUT/job-$1.fio" --output-format=json --output="$OUT/fio-$1-$5.json"
+}
+
+run_probe_io() { # name rw bs qd tag
+    "$PROBE" io --file "$F" --rw "$2" --bs "$3" --qd "$4" --seconds "$RUNTIME" \
+        --ramp "$RAMP" >"$OUT/probe-$1-$5.json"
 }
 
 if [[ " $PARTS " == *" fio "* ]]; then
-    echo "== fio vs costlab-probe on $F ($SIZE)"
-    fio --name=layout --filename="$F" --size="$SIZE" --rw=write --bs=4m --direct=1 \
-        --ioengine=psync --refill_buffers --end_fsync=1 --output=/dev/null
-    JOBS=("seq1m read 1m 1" "seq8k read 8k 1" "rand8k-qd1 randread 8k 1"
-          "rand8k-qd32 randread 8k 32" "rand16k-qd1 randread 16k 1")
-    for j in "${JOBS[@]}"; do fio_job $j a; done
-    "$PROBE" --file "$F" --reuse --out "$OUT/probe-same-file.json" 2>"$OUT/probe-same-file.txt"
-    for j in "${JOBS[@]}"; do fio_job $j b; done
-    python3 - "$OUT" <<'EOF'
-import json, sys
-out = sys.argv[1]
-p = json.load(open(f"{out}/probe-same-file.json"))
-def fio(name):
-    r = []
-    for ab in "ab":
-        j = json.load(open(f"{out}/fio-{name}-{ab}.json"))["jobs"][0]["read"]
-        r.append(j)
-    mean = lambda f: sum(f(x) for x in r) / len(r)
-    return {
-        "mbps": mean(lambda x: x["bw_bytes"] / 1e6),
-        "iops": mean(lambda x: x["iops"]),
-        "p50": mean(lambda x: x["clat_ns"]["percentile"]["50.000000"] / 1e3),
-        "p99": mean(lambda x: x["clat_ns"]["percentile"]["99.000000"] / 1e3),
-    }
-def point(page, qd):
-    s = next(s for s in p["random_reads"] if s["page_bytes"] == page)
-    return next(x for x in s["points"] if x["queue_depth"] == qd)
-rows = []
-for name, label, key, est in [
-    ("seq1m", "seq read 1 MiB QD1, MB/s", "mbps", p["seq_read"]["large"]["mbps"]),
-    ("seq8k", "seq read 8 kB QD1, MB/s", "mbps", p["seq_read"]["page"]["mbps"]),
-    ("rand8k-qd1", "random 8 kB QD1, IOPS", "iops", point(8192, 1)["iops"]),
-    ("rand8k-qd1", "random 8 kB QD1, p50 µs", "p50", point(8192, 1)["p50_us"]),
-    ("rand8k-qd1", "random 8 kB QD1, p99 µs", "p99", point(8192, 1)["p99_us"]),
-    ("rand8k-qd32", "random 8 kB QD32, IOPS", "iops", point(8192, 32)["iops"]),
-    ("rand8k-qd32", "random 8 kB QD32, p50 µs", "p50", point(8192, 32)["p50_us"]),
-    ("rand8k-qd32", "random 8 kB QD32, p99 µs", "p99", point(8192, 32)["p99_us"]),
-    ("rand16k-qd1", "random 16 kB QD1, IOPS", "iops", point(16384, 1)["iops"]),
-]:
-    f = fio(name)[key]
-    rows.append((label, f, est))
-print(f"{'figure':28} {'fio (mean of 2)':>16} {'probe median [95 % CI]':>30} {'probe/fio':>9}")
-for label, f, e in rows:
-    ci = f"{e['median']:.1f} [{e['lo']:.1f}, {e['hi']:.1f}]"
-    print(f"{label:28} {f:16.1f} {ci:>30} {e['median'] / f:9.3f}")
+    echo "== fio vs the probe's read loops on $F ($SIZE), $REPS repetitions of ${RUNTIME} s (+${RAMP} s warm-up)"
+    layout
+    for ((r = 1; r <= REPS; r++)); do
+        for j in "${JOBS[@]}"; do
+            if ((r % 2)); then run_fio $j "$r"; run_probe_io $j "$r"
+            else run_probe_io $j "$r"; run_fio $j "$r"; fi
+        done
+        echo "   repetition $r done: $(uptime)"
+    done
+    for j in "${JOBS[@]}"; do
+        set -- $j
+        echo "-- fio job $1 ($OUT/job-$1.fio):"
+        sed 's/^/   /' "$OUT/job-$1.fio"
+        echo "-- probe: costlab-probe io --file $F --rw $2 --bs $3 --qd $4 --seconds $RUNTIME --ramp $RAMP"
+    done
+    python3 - "$OUT" "$REPS" "${JOBS[@]}" <<'EOF'
+import json, statistics as st, sys
+out, reps, jobs = sys.argv[1], int(sys.argv[2]), [j.split() for j in sys.argv[3:]]
+med = st.median
+print(f"{'job':13} {'figure':8} {'fio median':>11} {'probe median':>13} {'probe/fio':>9}  "
+      f"{'paired probe/fio: median [2nd lowest, 2nd highest]':52} {'±10 %':6}")
+for name, rw, bs, qd in jobs:
+    f = [json.load(open(f"{out}/fio-{name}-{r}.json"))["jobs"][0]["read"] for r in range(1, reps + 1)]
+    p = [json.load(open(f"{out}/probe-{name}-{r}.json")) for r in range(1, reps + 1)]
+    figs = [("MB/s", [x["bw_bytes"] / 1e6 for x in f], [x["mbps"] for x in p])]
+    if rw == "randread":
+        figs = [("IOPS", [x["iops"] for x in f], [x["iops"] for x in p]),
+                ("p50 µs", [x["clat_ns"]["percentile"]["50.000000"] / 1e3 for x in f], [x["p50_us"] for x in p]),
+                ("p99 µs", [x["clat_ns"]["percentile"]["99.000000"] / 1e3 for x in f], [x["p99_us"] for x in p])]
+    for fig, fv, pv in figs:
+        ratio = med(pv) / med(fv)
+        pairs = sorted(b / a for a, b in zip(fv, pv))
+        k = 1 if len(pairs) >= 6 else 0
+        paired = f"{med(pairs):.3f} [{pairs[k]:.3f}, {pairs[-1 - k]:.3f}] of {len(pairs)}"
+        ok = "yes" if abs(ratio - 1) <= 0.10 else "NO"
+        if "µs" in fig:
+            ok = "(info)"
+        print(f"{name:13} {fig:8} {med(fv):11.1f} {med(pv):13.1f} {ratio:9.3f}  {paired:52} {ok}")
+print("probe/fio: ratio of the medians over the repetitions (the ±10 % test); paired: the"
+      " repetitions' own ratios, whose spread is the run-to-run noise of this disk")
 EOF
-    rm -f "$F"
 fi
+
+if [[ " $PARTS " == *" default "* ]]; then
+    echo "== fio vs a default probe run (the calibration file's figures) on $F"
+    layout
+    run_set() { for j in "${JOBS[@]}"; do run_fio $j "d$1"; done; }
+    run_set 0
+    for ((r = 1; r <= DEFAULT_REPS; r++)); do
+        echo "   probe run $r: $(uptime)"
+        "$PROBE" --file "$F" --reuse --out "$OUT/probe-default-$r.json" 2>"$OUT/probe-default-$r.txt"
+        run_set "$r"
+    done
+    python3 - "$OUT" "$DEFAULT_REPS" "${JOBS[@]}" <<'EOF'
+import json, statistics as st, sys
+out, reps = sys.argv[1], int(sys.argv[2])
+ran = {j.split()[0] for j in sys.argv[3:]}
+med = st.median
+def fio(name, key):
+    v = []
+    for r in range(0, reps + 1):
+        x = json.load(open(f"{out}/fio-{name}-d{r}.json"))["jobs"][0]["read"]
+        v.append(x["bw_bytes"] / 1e6 if key == "mbps" else x["iops"])
+    return med(v)
+cals = [json.load(open(f"{out}/probe-default-{r}.json")) for r in range(1, reps + 1)]
+def point(c, page, qd):
+    s = next(s for s in c["random_reads"] if s["page_bytes"] == page)
+    return next(x for x in s["points"] if x["queue_depth"] == qd)["iops"]
+rows = [("seq1m", "mbps", lambda c: c["seq_read"]["large"]["mbps"]),
+        ("seq8k", "mbps", lambda c: c["seq_read"]["page"]["mbps"]),
+        ("rand8k-qd1", "iops", lambda c: point(c, 8192, 1)),
+        ("rand8k-qd32", "iops", lambda c: point(c, 8192, 32)),
+        ("rand16k-qd1", "iops", lambda c: point(c, 16384, 1)),
+        ("rand16k-qd32", "iops", lambda c: point(c, 16384, 32))]
+print(f"{'job':13} {'fio median':>11}  {'probe runs: median [95 % CI]':60} {'probe/fio':>9} {'±10 %':5}")
+for name, key, get in rows:
+    if name not in ran:
+        continue
+    f = fio(name, key)
+    es = [get(c) for c in cals]
+    m = med([e["median"] for e in es])
+    s = "; ".join(f"{e['median']:.0f} [{e['lo']:.0f}, {e['hi']:.0f}]" for e in es)
+    print(f"{name:13} {f:11.1f}  {s:60} {m / f:9.3f} {'yes' if abs(m / f - 1) <= 0.1 else 'NO'}")
+EOF
+fi
+rm -f "$F"
 
 if [[ " $PARTS " == *" twice "* ]]; then
     echo "== two default runs in $DIR"
-    "$PROBE" --dir "$DIR" --out "$OUT/run1.json" 2>"$OUT/run1.txt"
-    "$PROBE" --dir "$DIR" --out "$OUT/run2.json" 2>"$OUT/run2.txt"
-    python3 - "$OUT" <<'EOF'
-import json, sys
-out = sys.argv[1]
-a, b = (json.load(open(f"{out}/run{i}.json")) for i in (1, 2))
-def figures(c):
-    f = {"seq 1 MiB MB/s": c["seq_read"]["large"]["mbps"], "seq 8 kB MB/s": c["seq_read"]["page"]["mbps"]}
-    for s in c["random_reads"]:
-        for p in s["points"]:
-            f[f"rand {s['page_bytes']//1024} kB QD{p['queue_depth']} IOPS"] = p["iops"]
-    for k in ["buffer_hit_ns", "buffer_hit_16k_ns", "os_cache_hit_ns", "cpu_ns_per_row"]:
-        f[k] = c[k]
-    f["random/seq 8k ratio"] = c["ratios"]["random_over_seq_8k"]
-    return f
-fa, fb = figures(a), figures(b)
-agree = 0
-print(f"{'figure':26} {'run 1':>28} {'run 2':>28} overlap")
-for k in fa:
-    x, y = fa[k], fb[k]
-    ok = x["lo"] <= y["hi"] and y["lo"] <= x["hi"]
-    agree += ok
-    s = lambda e: f"{e['median']:.1f} [{e['lo']:.1f}, {e['hi']:.1f}]"
-    print(f"{k:26} {s(x):>28} {s(y):>28} {'yes' if ok else 'NO'}")
-print(f"{agree} of {len(fa)} figures agree within their intervals")
-EOF
+    for r in 1 2; do
+        echo "   run $r: $(uptime)"
+        "$PROBE" --dir "$DIR" --out "$OUT/run$r.json" 2>"$OUT/run$r.txt"
+    done
+    "$PROBE" compare "$OUT/run1.json" "$OUT/run2.json" || true
 fi
 
 if [[ " $PARTS " == *" pg "* ]]; then

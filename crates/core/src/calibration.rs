@@ -10,16 +10,20 @@
 //! # Schema, version 1
 //!
 //! Every measured figure is an [`Estimate`]: the median over `runs` blocks and a 95 %
-//! percentile-bootstrap confidence interval of that median (`lo`, `hi`; 1000 resamples with
-//! replacement). `runs` counts *blocks*, not back-to-back repetitions: the probe cuts its
-//! run into `method.blocks` short blocks spread over the whole measuring time, runs every
-//! step (each I/O configuration, each memory tier, the CPU loop) once per block in a
-//! shuffled order, with fresh buffers, allocations and offsets per block, keeps one summary
-//! per block and figure, and bootstraps over the blocks (a block, or cluster, bootstrap,
-//! resampling runs of neighbouring blocks so that a drift over the run widens the interval).
-//! The interval therefore covers the drift of the machine over the run (frequency, steal
-//! time, cache placement, the host's disk cache), not only the scatter of samples taken
-//! back to back; it is the uncertainty of the figure as one run delivers it. Files from
+//! confidence interval of that median (`lo`, `hi`). `runs` counts *blocks*, not
+//! back-to-back repetitions: the probe cuts its run into `method.blocks` short blocks
+//! spread over the whole measuring time, runs every step (each I/O configuration, each
+//! memory tier, the CPU loop) once per block in a shuffled order, with fresh buffers,
+//! allocations and offsets per block, and keeps one summary per block and figure. The
+//! interval is the wider of a percentile bootstrap over the blocks (`bootstrap_resamples`
+//! resamples of runs of neighbouring blocks, a circular moving-block bootstrap) and a
+//! batch-means t interval over four consecutive segments of the run (earlier probes wrote
+//! the bootstrap alone; same fields, same meaning). The
+//! interval therefore covers the drift of the machine over the run (frequency, steal time,
+//! cache placement, the host's disk cache), not only the scatter of samples taken back to
+//! back; it is the uncertainty of the figure as one run delivers it. Drift slower than a
+//! run, or a load that differs between runs, it cannot see: the probe names figures that
+//! moved during the run and the CPU use of other processes in `warnings`. Files from
 //! earlier probes (fewer, longer blocks; memory and CPU steps after the I/O, on one
 //! allocation) have the same fields with the same meaning and load unchanged. Units are in
 //! the field names: `_mbps` is 10^6 bytes per second, `_us` microseconds, `_ns`
@@ -75,8 +79,8 @@ pub const VERSION: u32 = 1;
 /// Larger files are refused before parsing (a real file is a few kB).
 pub const MAX_BYTES: usize = 1024 * 1024;
 
-/// One measured figure: the median over `runs` blocks (one summary per block) and the
-/// bootstrap confidence interval of that median, resampled over the blocks.
+/// One measured figure: the median over `runs` blocks (one summary per block) and a 95 %
+/// confidence interval of that median over the blocks (see the module documentation).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Estimate {

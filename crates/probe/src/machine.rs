@@ -71,6 +71,86 @@ pub fn ram_bytes() -> f64 {
     }
 }
 
+/// CPU time counters (Linux /proc, clock ticks): the whole machine's busy and steal time,
+/// every tick, and this process's (all threads).
+#[derive(Clone, Copy, Debug)]
+pub struct CpuTimes {
+    busy: u64,
+    steal: u64,
+    total: u64,
+    own: u64,
+}
+
+/// The rest of the machine's CPU use over an interval, as shares of all CPUs' time.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CpuShare {
+    /// Busy time of other processes (and the kernel on their behalf).
+    pub others: f64,
+    /// Time the hypervisor ran something else while this guest wanted to run.
+    pub steal: f64,
+    /// One-minute load average at the end.
+    pub load_avg: f64,
+}
+
+impl CpuTimes {
+    /// Parses the aggregate `cpu` line of /proc/stat and the utime + stime of
+    /// /proc/self/stat; None where they cannot be read.
+    pub fn parse(proc_stat: &str, self_stat: &str) -> Option<CpuTimes> {
+        let f: Vec<u64> = proc_stat
+            .lines()
+            .find(|l| l.starts_with("cpu "))?
+            .split_whitespace()
+            .skip(1)
+            .take(8)
+            .map(|x| x.parse().ok())
+            .collect::<Option<_>>()?;
+        if f.len() < 8 {
+            return None;
+        }
+        // user nice system idle iowait irq softirq steal
+        let busy = f[0] + f[1] + f[2] + f[5] + f[6];
+        let total = f.iter().sum();
+        // The command may contain spaces and parentheses: fields after the last ')'.
+        let rest: Vec<&str> = self_stat
+            .get(self_stat.rfind(')')? + 1..)?
+            .split_whitespace()
+            .collect();
+        let own = rest.get(11)?.parse::<u64>().ok()? + rest.get(12)?.parse::<u64>().ok()?;
+        Some(CpuTimes {
+            busy,
+            steal: f[7],
+            total,
+            own,
+        })
+    }
+
+    pub fn now() -> Option<CpuTimes> {
+        CpuTimes::parse(
+            &std::fs::read_to_string("/proc/stat").ok()?,
+            &std::fs::read_to_string("/proc/self/stat").ok()?,
+        )
+    }
+
+    /// What the rest of the machine used since `before`.
+    pub fn share_since(&self, before: &CpuTimes) -> Option<CpuShare> {
+        let total = self.total.checked_sub(before.total)?;
+        if total == 0 {
+            return None;
+        }
+        let busy = self.busy.saturating_sub(before.busy);
+        let own = self.own.saturating_sub(before.own);
+        let load_avg = std::fs::read_to_string("/proc/loadavg")
+            .ok()
+            .and_then(|t| t.split_whitespace().next()?.parse().ok())
+            .unwrap_or(f64::NAN);
+        Some(CpuShare {
+            others: busy.saturating_sub(own) as f64 / total as f64,
+            steal: self.steal.saturating_sub(before.steal) as f64 / total as f64,
+            load_avg,
+        })
+    }
+}
+
 /// The filesystem type of the path, by its statfs magic number (Linux) or name (macOS).
 pub fn filesystem(path: &Path) -> String {
     #[cfg(target_os = "linux")]
@@ -254,6 +334,25 @@ pub fn iso8601(secs: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cpu_share_of_the_other_processes() {
+        let stat = |user: u64, idle: u64, steal: u64| {
+            format!("cpu  {user} 0 100 {idle} 5 0 0 {steal} 0 0\ncpu0 1 2 3 4 5 6 7 8 9 10\n")
+        };
+        let me = |t: u64| format!("42 (my (odd) name) R 1 2 3 4 5 6 7 8 9 10 {t} 0 0 0");
+        let a = CpuTimes::parse(&stat(1000, 5000, 0), &me(300)).unwrap();
+        let b = CpuTimes::parse(&stat(1600, 5300, 100), &me(600)).unwrap();
+        // 1000 ticks passed: 600 busy, 300 of them ours, 100 stolen.
+        let s = b.share_since(&a).unwrap();
+        assert!((s.others - 0.3).abs() < 1e-12, "{s:?}");
+        assert!((s.steal - 0.1).abs() < 1e-12);
+        assert!(CpuTimes::parse("intr 1 2", &me(1)).is_none());
+        assert!(CpuTimes::parse(&stat(1, 2, 3), "garbage").is_none());
+        if cfg!(target_os = "linux") {
+            assert!(CpuTimes::now().is_some());
+        }
+    }
 
     #[test]
     fn dates() {

@@ -5,11 +5,14 @@
 //! costlab-probe [--dir DIR | --file FILE] [--size 4G] [--quick] [--max-seconds N]
 //!               [--out FILE] [--reuse] [--seed N]
 //! costlab-probe postgres --dsn DSN [--rows N] [--repetitions N] [--out FILE | --into CAL]
+//! costlab-probe compare A.json B.json [--all] [--criterion overlap|difference|contains]
+//! costlab-probe io --file FILE --rw read|randread --bs 8k --qd N --seconds S [--ramp S]
 //! ```
 //!
 //! It writes one test file it owns (see `testfile`) and the output file, nothing else, and
 //! removes the test file when done or interrupted.
 
+mod compare;
 mod io;
 mod machine;
 mod measure;
@@ -46,6 +49,51 @@ struct Cli {
 enum Cmd {
     /// Run the pgsql-hackers random_page_cost experiment against a running PostgreSQL.
     Postgres(PgArgs),
+    /// Compare two calibration files figure by figure: do they agree within their 95 %
+    /// intervals? Exit status 0 if every figure agrees by --criterion, 3 if not.
+    Compare(CompareArgs),
+    /// One I/O configuration on an existing file, with the probe's own read loops, for a
+    /// fixed time (to set beside fio); prints one JSON line. The file is only read.
+    Io(IoArgs),
+}
+
+#[derive(Args)]
+struct CompareArgs {
+    a: PathBuf,
+    b: PathBuf,
+    /// Also the latencies of every random point and every ratio.
+    #[arg(long)]
+    all: bool,
+    /// What "agree" means for the exit status: overlap (the two intervals share a point),
+    /// difference (the difference of the medians is within its 95 % interval), contains
+    /// (each median inside the other's interval).
+    #[arg(long, default_value = "overlap")]
+    criterion: compare::Criterion,
+}
+
+#[derive(Args)]
+struct IoArgs {
+    /// An existing regular file (read with O_DIRECT where possible; never written).
+    #[arg(long)]
+    file: PathBuf,
+    /// read: sequential from a random start (one thread); randread: uniform random pages,
+    /// --qd threads each with one read in flight (fio psync with numjobs = --qd).
+    #[arg(long)]
+    rw: String,
+    /// Request size (K, M: powers of 1024).
+    #[arg(long, value_parser = parse_size)]
+    bs: u64,
+    /// Queue depth: threads, each with one pread in flight (randread only).
+    #[arg(long, default_value_t = 1)]
+    qd: usize,
+    /// Measured seconds.
+    #[arg(long, default_value_t = 8.0)]
+    seconds: f64,
+    /// Seconds run first and discarded, like fio's ramp_time.
+    #[arg(long, default_value_t = 1.0)]
+    ramp: f64,
+    #[arg(long)]
+    seed: Option<u64>,
 }
 
 #[derive(Args)]
@@ -163,6 +211,8 @@ fn main() {
     install_ctrlc();
     let r = match cli.cmd {
         Some(Cmd::Postgres(a)) => run_postgres(a),
+        Some(Cmd::Compare(a)) => run_compare(a),
+        Some(Cmd::Io(a)) => run_io(a),
         None => run_probe(cli.run),
     };
     if let Err(e) = r {
@@ -256,8 +306,10 @@ fn run_probe(a: RunArgs) -> Result<(), String> {
     }
     if let Some(v) = &machine.virtualization {
         warnings.push(format!(
-            "virtual machine or disk ({v}): the host may cache, share or throttle the disk; \
-             the figures describe this guest, not the hardware"
+            "virtual machine or disk ({v}): the host may cache, share or throttle the disk, \
+             so its rates can change between runs by more than one run's interval shows \
+             (compare two runs with `costlab-probe compare A.json B.json`); the figures \
+             describe this guest, not the hardware"
         ));
     }
     if written_s > 0.4 * max_seconds {
@@ -318,10 +370,44 @@ fn run_probe(a: RunArgs) -> Result<(), String> {
     note("cpu_ns_per_row".into(), &m.cpu_ns_per_row);
     if !wide.is_empty() {
         warnings.push(format!(
-            "run too short for a stable figure (95 % interval wider than ±10 %): {}; run \
-             longer (--max-seconds) or without --quick",
+            "no stable figure (95 % interval wider than ±10 %): {}; the run was short or \
+             the machine noisy (see the other warnings): run longer (--max-seconds), \
+             without --quick, or on a quieter machine",
             wide.join(", ")
         ));
+    }
+    if !m.drift.is_empty() {
+        warnings.push(format!(
+            "unstable during the run (the medians of its {} consecutive segments differ by \
+             more than {:.0} %): {}; the intervals are widened by as much, but another run \
+             may find another level",
+            stats::segments(m.blocks).unwrap_or(0),
+            100.0 * measure::DRIFT_WARN,
+            m.drift
+                .iter()
+                .map(|(n, lo, hi, rel)| format!(
+                    "{n} changed {:.0} % ({} to {})",
+                    100.0 * rel,
+                    sig(*lo),
+                    sig(*hi)
+                ))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if let Some(o) = m.others_cpu {
+        if o.others > 0.10 || o.steal > 0.05 {
+            warnings.push(format!(
+                "other processes kept {:.0} % of the {} CPUs busy while measuring (steal {:.0} %, \
+                 load average {:.1} at the end): they share the disk, memory bandwidth and \
+                 CPUs, so every figure is lower than on a quiet machine and moves with \
+                 their load",
+                100.0 * o.others,
+                machine.cpus,
+                100.0 * o.steal,
+                o.load_avg
+            ));
+        }
     }
     if mode == io::IoMode::ODirect && r8.median < 5_000.0 {
         warnings.push(format!(
@@ -382,6 +468,112 @@ fn size_of_file(a: &RunArgs, size: u64) -> f64 {
         }
     }
     (size.div_ceil(4 << 20) * (4 << 20)) as f64
+}
+
+/// A figure with three significant digits or none after the point.
+fn sig(v: f64) -> String {
+    let a = v.abs();
+    let d = if a >= 100.0 {
+        0
+    } else if a >= 10.0 {
+        1
+    } else {
+        2
+    };
+    format!("{v:.d$}")
+}
+
+fn read_calibration(p: &Path) -> Result<Calibration, String> {
+    let t = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
+    Calibration::from_json(&t).map_err(|e| format!("{}: {e}", p.display()))
+}
+
+fn run_compare(a: CompareArgs) -> Result<(), String> {
+    let ca = read_calibration(&a.a)?;
+    let cb = read_calibration(&a.b)?;
+    for (tag, p, c) in [("A", &a.a, &ca), ("B", &a.b, &cb)] {
+        println!(
+            "{tag}: {} ({}, {} blocks, {:.1} s, {})",
+            p.display(),
+            c.created,
+            c.method.blocks,
+            c.method.seconds,
+            c.command
+        );
+    }
+    let rows = compare::compare(&ca, &cb, a.all);
+    if rows.is_empty() {
+        return Err("the two files have no figure in common".into());
+    }
+    let (text, agree) = compare::report(&rows, a.criterion);
+    print!("{text}");
+    if agree < rows.len() {
+        std::process::exit(3);
+    }
+    Ok(())
+}
+
+fn run_io(a: IoArgs) -> Result<(), String> {
+    let meta = std::fs::metadata(&a.file).map_err(|e| format!("{}: {e}", a.file.display()))?;
+    if !meta.is_file() {
+        return Err(format!("{} is not a regular file", a.file.display()));
+    }
+    let bytes = meta.len();
+    let bs = usize::try_from(a.bs).map_err(|_| "--bs too large".to_string())?;
+    if bs % io::ALIGN != 0 || bs as u64 > bytes {
+        return Err(format!(
+            "--bs {bs}: use a multiple of {} no larger than the file",
+            io::ALIGN
+        ));
+    }
+    if !(1..=1024).contains(&a.qd) {
+        return Err(format!("--qd {}: use 1 to 1024", a.qd));
+    }
+    if !(a.seconds > 0.0 && a.seconds <= 3600.0 && (0.0..=600.0).contains(&a.ramp)) {
+        return Err("--seconds must be in (0, 3600] and --ramp in [0, 600]".into());
+    }
+    let (file, mode, _) =
+        io::open_read_uncached(&a.file).map_err(|e| format!("{}: {e}", a.file.display()))?;
+    let seed = a.seed.unwrap_or_else(default_seed);
+    let run = |secs: f64, seed: u64| -> Result<serde_json::Value, String> {
+        let len = Duration::from_secs_f64(secs);
+        if mode == io::IoMode::BufferedDontNeed {
+            io::drop_cache(&file, 0, 0);
+        }
+        let ctx = |e: std::io::Error| format!("{}: {e}", a.file.display());
+        Ok(match a.rw.as_str() {
+            "read" => {
+                if a.qd != 1 {
+                    return Err("--rw read runs at --qd 1 (one thread)".into());
+                }
+                let mbps = measure::seq_run(&file, bytes, bs, len, seed).map_err(ctx)?;
+                serde_json::json!({ "mbps": mbps, "iops": mbps * 1e6 / bs as f64 })
+            }
+            "randread" => {
+                let r = measure::random_run(&file, bytes, bs, a.qd, len, seed).map_err(ctx)?;
+                serde_json::json!({
+                    "mbps": r.iops * bs as f64 / 1e6,
+                    "iops": r.iops,
+                    "mean_us": r.mean_us,
+                    "p50_us": r.p50_us,
+                    "p99_us": r.p99_us,
+                })
+            }
+            other => return Err(format!("--rw {other}: use read or randread")),
+        })
+    };
+    if a.ramp > 0.0 {
+        run(a.ramp, seed ^ 0x5eed)?;
+    }
+    let mut v = run(a.seconds, seed)?;
+    v["rw"] = a.rw.clone().into();
+    v["bs"] = bs.into();
+    v["qd"] = a.qd.into();
+    v["seconds"] = a.seconds.into();
+    v["ramp"] = a.ramp.into();
+    v["io_mode"] = mode.name().into();
+    println!("{v}");
+    Ok(())
 }
 
 fn fmt_est(e: &Estimate, digits: usize) -> String {
@@ -469,11 +661,17 @@ fn run_postgres(a: PgArgs) -> Result<(), String> {
         x.repetitions,
         started.elapsed().as_secs_f64()
     );
+    let cached = x.notes.iter().any(|n| n.starts_with("cached reads"));
     eprintln!(
-        "  T(seq) {} ms, T(idx) {} ms, random_page_cost = T(idx)×P/(T(seq)×N) = {}",
+        "  T(seq) {} ms, T(idx) {} ms, random_page_cost = T(idx)×P/(T(seq)×N) = {}{}",
         fmt_est(&x.seq_scan_ms, 1),
         fmt_est(&x.index_scan_ms, 1),
-        fmt_est(&x.random_page_cost, 2)
+        fmt_est(&x.random_page_cost, 2),
+        if cached {
+            " (CACHED READS: the table fits in the page cache, see below)"
+        } else {
+            ""
+        }
     );
     eprintln!("  caches: {}", x.cache_eviction);
     for n in &x.notes {

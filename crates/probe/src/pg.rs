@@ -263,6 +263,14 @@ pub fn run(
     }
 }
 
+/// Rows that make a table of `bytes` at this table's rows per page, rounded up to a
+/// million.
+fn rows_for_bytes(bytes: f64, rows: u64, pages: u64) -> u64 {
+    let per_page = rows as f64 / pages.max(1) as f64;
+    let want = bytes / 8192.0 * per_page;
+    ((want / 1e6).ceil() * 1e6) as u64
+}
+
 fn check(cancel: &AtomicBool) -> Result<(), String> {
     if cancel.load(Ordering::Relaxed) {
         Err("interrupted".into())
@@ -443,9 +451,15 @@ fn experiment(
     let ram = crate::machine::ram_bytes();
     if !direct_io && !ev.os_files.is_empty() && table_bytes < ram {
         notes.push(format!(
-            "the table ({:.0} MB) fits in this machine's page cache ({:.0} GB of RAM) and the              server reads through it: during the index scan a page that left shared_buffers              comes back from the page cache, so most of the N page reads are memory reads and              the ratio is far below the device's; the seed's method needs a table much larger              than RAM or debug_io_direct = data (PostgreSQL 16+)",
+            "cached reads: the table ({:.0} MB) fits in this machine's page cache ({:.0} GB of \
+             RAM) and the server reads through it, so a page that left shared_buffers comes \
+             back from the page cache and most of the N page reads of the index scan are \
+             memory reads; this random_page_cost measures cached reads, far below the \
+             device's. The seed's method needs debug_io_direct = data (PostgreSQL 16+) or a \
+             table several times larger than RAM (--rows {} or more)",
             table_bytes / 1e6,
-            ram / 1e9
+            ram / 1e9,
+            rows_for_bytes(2.0 * ram, n, pages)
         ));
     }
     let random_page_cost = bootstrap_median(&ratios, &mut rng);
@@ -464,4 +478,18 @@ fn experiment(
         shared_buffers,
         notes,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_for_a_table_larger_than_ram() {
+        // 19 rows per page: 48 GiB needs 6,291,456 pages, 119.5 M rows, rounded up.
+        let r = rows_for_bytes(48.0 * (1u64 << 30) as f64, 1_900_000, 100_000);
+        assert_eq!(r, 120_000_000);
+        assert!(r as f64 / 19.0 * 8192.0 >= 48.0 * (1u64 << 30) as f64);
+        assert_eq!(rows_for_bytes(8192.0, 10, 0), 1_000_000);
+    }
 }
