@@ -2,6 +2,7 @@
 
 use crate::components::calibration::CalibrationLoader;
 use crate::components::chart_view::ChartView;
+use crate::components::dbt3::Dbt3Table;
 use crate::components::knobs::{KnobRow, PresetPicker};
 use crate::components::machine::MachineEditor;
 use crate::components::select::Select;
@@ -10,7 +11,7 @@ use crate::infra;
 use crate::model::{self, switch_pct};
 use crate::state::{Action, HistoryWrite, State};
 use costlab_core::analysis::{self, path_label};
-use costlab_core::knobs::{Engine, EngineVersion, Knob};
+use costlab_core::knobs::{Engine, EngineVersion, Knob, Preset, PRESETS};
 use costlab_core::scenario::{CacheState, View};
 use costlab_core::scenario::{Engines, Workload};
 use costlab_core::sim::profile::{Confidence, MachineProfile};
@@ -90,12 +91,47 @@ pub fn app() -> Html {
     };
     let s = &state.scenario;
     let views = use_memo(s.clone(), |s| {
+        if matches!(s.workload, Workload::Dbt3 { .. }) {
+            return Vec::new();
+        }
         s.engines
             .list()
             .into_iter()
             .map(|e| model::engine_view(s, e))
             .collect::<Vec<_>>()
     });
+
+    // DBT3: planners and baseline plans when the engines, scale factor, machine or baseline
+    // change; only the current column on a knob move.
+    let dbt3_key = model::Dbt3Key::of(s);
+    let dbt3_prepared = use_memo(dbt3_key.clone(), |k| {
+        k.as_ref().map(model::dbt3_prepare).unwrap_or_default()
+    });
+    let dbt3_cache = use_mut_ref(model::Dbt3Cache::default);
+    let dbt3_tables = {
+        let prepared = dbt3_prepared.clone();
+        use_memo((dbt3_key, s.knobs.clone()), move |(_, knobs)| {
+            dbt3_cache.borrow_mut().update(&prepared, knobs)
+        })
+    };
+    let dbt3_html = |e: Engine, table: &model::Shared<costlab_core::Result<_>>| {
+        let baseline = match &s.workload {
+            Workload::Dbt3 { baseline, .. } => Preset::find(baseline)
+                .ok()
+                .filter(|p| p.engine == e)
+                .map(|p| p.label.to_string())
+                .unwrap_or_else(|| format!("{} defaults", s.version_of(e).label())),
+            Workload::T1Sweep { .. } => String::new(),
+        };
+        let sf = match s.workload {
+            Workload::Dbt3 { sf, .. } => sf,
+            Workload::T1Sweep { .. } => 0.0,
+        };
+        html! {
+            <Dbt3Table key={e.name()} engine={e} table={table.clone()} baseline={baseline}
+                title={format!("{}: DBT3 at scale factor {sf} on {}", s.version_of(e).label(), analysis::machine_label(s))} />
+        }
+    };
 
     let engine_select = {
         let dispatch = dispatch.clone();
@@ -114,7 +150,12 @@ pub fn app() -> Html {
         Engines::Both => "both",
     };
 
-    let Workload::T1Sweep { from, to } = s.workload;
+    // The sweep's entries are only on show with the t1 sweep.
+    let (from, to) = match s.workload {
+        Workload::T1Sweep { from, to } => (from, to),
+        Workload::Dbt3 { .. } => (0.0, 0.2),
+    };
+    let dbt3 = matches!(s.workload, Workload::Dbt3 { .. });
     let sweep_input = |is_from: bool| {
         let dispatch = dispatch.clone();
         Callback::from(move |e: Event| {
@@ -264,12 +305,14 @@ pub fn app() -> Html {
         let view = views.iter().find_map(|v| v.as_ref().ok());
         return html! {
             <main class="embed">
+                { for dbt3_tables.iter().map(|(e, t)| dbt3_html(*e, t)) }
                 { match view {
                     Some(v) => html! {
                         <ChartView id={format!("embed-{}", s.view.id())}
                             title={format!("{}: {}", v.engine.name(), url::describe(s))}
                             data={v.chart(s.view).unwrap_or(&v.cost).clone()} {dark} {resize} exports={false} />
                     },
+                    None if dbt3 => html! {},
                     None => html! { <p class="error" role="alert">{
                         views.iter().find_map(|v| v.as_ref().err()).map(|e| e.to_string()).unwrap_or_default()
                     }</p> },
@@ -320,22 +363,53 @@ pub fn app() -> Html {
                 <aside class="controls">
                     <section class="panel" aria-labelledby="workload-title">
                         <h2 id="workload-title">{ "Workload" }</h2>
-                        <p class="note">{ "WL#8737's t1: 10M rows, SELECT * FROM t1 WHERE i7 > L AND i7 < U AND i8 = 2, swept over the rows the range selects." }</p>
                         <div class="panel-row">
-                            <label for="sweep-from">{ "from %" }</label>
-                            <input id="sweep-from" type="number" min="0" max="100" step="any"
-                                value={format!("{}", from * 100.0)} onchange={sweep_input(true)} />
-                            <label for="sweep-to">{ "to %" }</label>
-                            <input id="sweep-to" type="number" min="0" max="100" step="any"
-                                value={format!("{}", to * 100.0)} onchange={sweep_input(false)} />
+                            <label for="workload">{ "Queries" }</label>
+                            <Select id="workload" value={if dbt3 { "dbt3" } else { "t1" }}
+                                options={vec![("t1".into(), "t1 sweep (WL#8737)".into(), None), ("dbt3".into(), "DBT3, 22 queries".into(), None)]}
+                                onchange={let d = dispatch.clone(); move |v: String| d.emit(Action::SetDbt3(v == "dbt3"))} />
                         </div>
+                        if let Workload::Dbt3 { sf, baseline } = &s.workload {
+                            <p class="note">{ "DBT3 (TPC-H derived) at a scale factor: every query planned under a baseline preset and under the constants below." }</p>
+                            <div class="panel-row">
+                                <label for="dbt3-sf">{ "scale factor" }</label>
+                                <input id="dbt3-sf" type="number" min="0.01" max="1000" step="any"
+                                    aria-invalid={state.sf_error.is_some().to_string()}
+                                    value={sf.to_string()} onchange={
+                                        let d = dispatch.clone();
+                                        move |e: Event| {
+                                            let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+                                            d.emit(Action::SetScaleFactor(input.value().trim().parse::<f64>().unwrap_or(f64::NAN)));
+                                        }
+                                    } />
+                                <label for="dbt3-base">{ "baseline" }</label>
+                                <Select id="dbt3-base" value={baseline.clone()}
+                                    options={PRESETS.iter().filter(|p| s.engines.list().contains(&p.engine))
+                                        .map(|p| (AttrValue::from(p.id), AttrValue::from(p.label), Some(AttrValue::from(p.source)))).collect::<Vec<_>>()}
+                                    onchange={let d = dispatch.clone(); move |v: String| d.emit(Action::SetBaseline(v))} />
+                            </div>
+                            if let Some(err) = &state.sf_error {
+                                <p class="error" role="alert">{ format!("{err}; keeping {sf}") }</p>
+                            }
+                        } else {
+                            <p class="note">{ "WL#8737's t1: 10M rows, SELECT * FROM t1 WHERE i7 > L AND i7 < U AND i8 = 2, swept over the rows the range selects." }</p>
+                            <div class="panel-row">
+                                <label for="sweep-from">{ "from %" }</label>
+                                <input id="sweep-from" type="number" min="0" max="100" step="any"
+                                    value={format!("{}", from * 100.0)} onchange={sweep_input(true)} />
+                                <label for="sweep-to">{ "to %" }</label>
+                                <input id="sweep-to" type="number" min="0" max="100" step="any"
+                                    value={format!("{}", to * 100.0)} onchange={sweep_input(false)} />
+                            </div>
+                        }
                     </section>
                     { machine_panel }
-                    { view_panel }
+                    if !dbt3 { { view_panel } }
                     { for s.engines.list().into_iter().map(knob_panel) }
                     <SharePanel scenario={s.clone()} />
                 </aside>
                 <div class={classes!("views", (s.engines == Engines::Both).then_some("both"))}>
+                    { for dbt3_tables.iter().map(|(e, t)| dbt3_html(*e, t)) }
                     { for views.iter().enumerate().map(|(i, v)| match v {
                         Ok(v) => {
                             let id = if v.engine == Engine::Postgres { "pg" } else { "mysql" };

@@ -32,6 +32,10 @@ pub struct State {
     pub knob_errors: BTreeMap<Knob, String>,
     /// A rejected entry of another control.
     pub error: Option<String>,
+    /// A rejected DBT3 scale factor, shown beside its entry (the last valid one stays).
+    pub sf_error: Option<String>,
+    /// The workload not on show, so switching back restores its settings.
+    pub other_workload: Option<Workload>,
 }
 
 impl State {
@@ -65,6 +69,11 @@ pub enum Action {
         from: f64,
         to: f64,
     },
+    /// Show the DBT3 table (true) or the t1 sweep (false).
+    SetDbt3(bool),
+    SetScaleFactor(f64),
+    /// DBT3's baseline preset.
+    SetBaseline(String),
     SetView(View),
     SetFlipKnob(Knob),
     SetLogY(bool),
@@ -77,9 +86,10 @@ impl Reducible for State {
         let mut next = (*self).clone();
         next.history = match action {
             Action::Load(_) | Action::DismissLinkProblems => HistoryWrite::None,
-            Action::SetKnob(..) | Action::SetSweep { .. } | Action::SetLogY(_) => {
-                HistoryWrite::Replace
-            }
+            Action::SetKnob(..)
+            | Action::SetSweep { .. }
+            | Action::SetScaleFactor(_)
+            | Action::SetLogY(_) => HistoryWrite::Replace,
             _ => HistoryWrite::Push,
         };
         let s = &mut next.scenario;
@@ -126,6 +136,12 @@ impl Reducible for State {
             },
             Action::SetEngines(e) => {
                 s.engines = e;
+                // DBT3's baseline must be a preset of an engine on show.
+                if let Workload::Dbt3 { baseline, .. } = &mut s.workload {
+                    if Preset::find(baseline).map_or(true, |p| !e.list().contains(&p.engine)) {
+                        *baseline = Workload::default_baseline(e).into();
+                    }
+                }
                 // The flip map needs a constant of an engine on show.
                 if !e.list().contains(&s.flip_knob.def().engine) {
                     s.flip_knob = match e.list()[0] {
@@ -155,6 +171,48 @@ impl Reducible for State {
                         next.error = None;
                     }
                     Err(e) => next.error = Some(e.to_string()),
+                }
+            }
+            Action::SetDbt3(on) => {
+                if on != matches!(s.workload, Workload::Dbt3 { .. }) {
+                    let restored = next.other_workload.take().unwrap_or_else(|| {
+                        if on {
+                            Workload::dbt3_default(s.engines)
+                        } else {
+                            Workload::T1_DEFAULT
+                        }
+                    });
+                    next.other_workload = Some(std::mem::replace(&mut s.workload, restored));
+                    next.sf_error = None;
+                    // A kept DBT3 baseline may belong to an engine no longer shown.
+                    if on && s.validate().is_err() {
+                        s.workload = Workload::dbt3_default(s.engines);
+                    }
+                }
+            }
+            Action::SetScaleFactor(x) => {
+                if let Workload::Dbt3 { sf, .. } = &mut s.workload {
+                    match costlab_core::workload::dbt3::catalog::check_sf(x) {
+                        Ok(x) => {
+                            *sf = x;
+                            next.sf_error = None;
+                        }
+                        Err(e) => next.sf_error = Some(e.to_string()),
+                    }
+                }
+            }
+            Action::SetBaseline(id) => {
+                if let Workload::Dbt3 { baseline, .. } = &mut s.workload {
+                    match Preset::find(&id) {
+                        Ok(p) if s.engines.list().contains(&p.engine) => *baseline = id,
+                        Ok(p) => {
+                            next.error = Some(format!(
+                                "{} is not shown; pick a baseline of an engine on show",
+                                p.engine.name()
+                            ))
+                        }
+                        Err(e) => next.error = Some(e.to_string()),
+                    }
                 }
             }
             Action::SetView(v) => s.view = v,

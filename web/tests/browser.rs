@@ -103,3 +103,92 @@ fn a_link_opens_its_scenario_and_reports_bad_parts() {
     assert_eq!(s.link_problems.len(), 1);
     assert_eq!(s.link_problems[0].key, "memory_block_read_cost");
 }
+
+#[wasm_bindgen_test]
+fn dbt3_scale_factor_and_baseline_keep_the_last_valid_values() {
+    use costlab_core::scenario::Workload;
+    let state = Rc::new(State::default());
+    let s = state.reduce(Action::SetDbt3(true));
+    assert_eq!(
+        s.scenario.workload,
+        Workload::dbt3_default(s.scenario.engines)
+    );
+    let s = s.reduce(Action::SetScaleFactor(1.0));
+    let bad = s.clone().reduce(Action::SetScaleFactor(5000.0));
+    assert_eq!(bad.scenario.workload, s.scenario.workload);
+    assert!(bad
+        .sf_error
+        .as_deref()
+        .unwrap_or("")
+        .contains("scale factor"));
+    let nan = bad.reduce(Action::SetScaleFactor(f64::NAN));
+    assert!(nan.sf_error.is_some());
+    let ok = nan.reduce(Action::SetScaleFactor(0.5));
+    assert!(ok.sf_error.is_none());
+    // A PostgreSQL baseline is refused while only MySQL is shown; then accepted with both.
+    let refused = ok.clone().reduce(Action::SetBaseline("pg-ssd".into()));
+    assert!(refused.error.is_some());
+    let both = ok.reduce(Action::SetEngines(Engines::Both));
+    let both = both.reduce(Action::SetBaseline("pg-ssd".into()));
+    assert!(
+        matches!(&both.scenario.workload, Workload::Dbt3 { baseline, sf } if baseline == "pg-ssd" && *sf == 0.5)
+    );
+    // Leaving PostgreSQL moves the baseline to one of the engine still shown.
+    let my = both.reduce(Action::SetEngines(Engines::One(Engine::Mysql)));
+    assert!(
+        matches!(&my.scenario.workload, Workload::Dbt3 { baseline, .. } if baseline == "mysql-5.7")
+    );
+    assert!(my.scenario.validate().is_ok());
+    // Back to t1 and again to DBT3: each workload keeps its settings.
+    let t1 = my.reduce(Action::SetDbt3(false));
+    assert_eq!(t1.scenario.workload, Workload::T1_DEFAULT);
+    let again = t1.reduce(Action::SetDbt3(true));
+    assert!(matches!(&again.scenario.workload, Workload::Dbt3 { sf, .. } if *sf == 0.5));
+}
+
+async fn sleep(ms: i32) {
+    let p = js_sys::Promise::new(&mut |resolve, _| {
+        web_sys::window()
+            .unwrap()
+            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms)
+            .unwrap();
+    });
+    wasm_bindgen_futures::JsFuture::from(p).await.unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn dbt3_table_flags_q6_and_opens_both_plans() {
+    use wasm_bindgen::JsCast;
+    let window = web_sys::window().unwrap();
+    let root = mount();
+    yew::scheduler::flush().await;
+    // Through the address bar, as a pasted link would.
+    window.location().set_hash("v=1&w=dbt3&mbrc=0.45").unwrap();
+    let mut row = None;
+    for _ in 0..100 {
+        sleep(20).await;
+        yew::scheduler::flush().await;
+        row = root.query_selector("#dbt3-mysql tr[data-q='6']").unwrap();
+        if row.is_some() {
+            break;
+        }
+    }
+    let row = row.expect("the DBT3 table has Q6");
+    assert_eq!(row.get_attribute("data-changed").as_deref(), Some("true"));
+    assert_eq!(
+        root.query_selector_all("#dbt3-mysql tbody tr")
+            .unwrap()
+            .length(),
+        22
+    );
+    row.dyn_ref::<web_sys::HtmlElement>().unwrap().click();
+    yew::scheduler::flush().await;
+    let current = root
+        .query_selector("#dbt3-mysql-detail .plan-tree.current")
+        .unwrap()
+        .expect("the detail panel");
+    let text = current.text_content().unwrap_or_default();
+    assert!(text.contains("i_l_shipdate"), "{text}");
+    assert!(root.query_selector("canvas#cost-mysql").unwrap().is_none());
+    window.location().set_hash("").unwrap();
+}

@@ -142,9 +142,8 @@ enum Prepared {
 impl<'a> Planner<'a> {
     pub fn new(scenario: &'a Scenario, engine: Engine) -> Result<Planner<'a>> {
         scenario.validate()?;
-        let table = match scenario.workload {
-            Workload::T1Sweep { .. } => t1::t1_table(),
-        };
+        t1_range(scenario)?;
+        let table = t1::t1_table();
         // Plans here feed curves, timings and maps, never EXPLAIN text: no detail lines.
         let prepared = match engine {
             Engine::Mysql => {
@@ -165,9 +164,9 @@ impl<'a> Planner<'a> {
 
     pub fn plan(&self, x: f64, knobs: &KnobValues) -> Result<Planned> {
         let mut kept = self.query.borrow_mut();
-        let query = match self.scenario.workload {
-            Workload::T1Sweep { .. } => kept.at(x)?,
-        };
+        // Planner::new refused any other workload; this keeps the check next to the use.
+        t1_range(self.scenario)?;
+        let query = kept.at(x)?;
         match &self.prepared {
             Prepared::Mysql(p) => p.plan(query, knobs),
             Prepared::Postgres(p) => p.plan(query, knobs),
@@ -175,11 +174,22 @@ impl<'a> Planner<'a> {
     }
 }
 
+/// The t1 sweep's range; the charts and maps here draw only that workload.
+fn t1_range(scenario: &Scenario) -> Result<(f64, f64)> {
+    match scenario.workload {
+        Workload::T1Sweep { from, to } => Ok((from, to)),
+        Workload::Dbt3 { .. } => Err(crate::Error::invalid(
+            "workload",
+            "the sweep charts draw the t1 sweep; DBT3 is a table (workload::dbt3::compare)",
+        )),
+    }
+}
+
 /// Costs of every path along the scenario's sweep, for one engine.
 pub fn engine_curves(scenario: &Scenario, engine: Engine) -> Result<EngineCurves> {
     let planner = Planner::new(scenario, engine)?;
     let sim = Simulator::new(&machine(scenario)?, engine)?;
-    let Workload::T1Sweep { from, to } = scenario.workload;
+    let (from, to) = t1_range(scenario)?;
     // Each sample is planned once: its costs go to the sweep, its candidates' times here.
     let mut sample_times: Vec<Vec<(crate::plan::Name, f64)>> = Vec::with_capacity(SWEEP_POINTS);
     let s = sweep_with(
@@ -301,7 +311,7 @@ pub fn flip_map(scenario: &Scenario, engine: Engine, nx: usize, ny: usize) -> Re
         ));
     }
     let planner = Planner::new(scenario, engine)?;
-    let Workload::T1Sweep { from, to } = scenario.workload;
+    let (from, to) = t1_range(scenario)?;
     let xs = crate::sweep::sample_points(from, to, nx.max(2), Spacing::Linear)?;
     let (lo, hi) = flip_range(knob, scenario.knobs.get(knob));
     let spacing = if knob.def().scale == crate::knobs::Scale::Log {
@@ -350,7 +360,7 @@ pub fn fit_flip_knob(
     let knob = scenario.flip_knob;
     let planner = Planner::new(scenario, engine)?;
     let sim = Simulator::new(&machine(scenario)?, engine)?;
-    let Workload::T1Sweep { from, to } = scenario.workload;
+    let (from, to) = t1_range(scenario)?;
     let xs = crate::sweep::sample_points(from, to, points.max(2), Spacing::Linear)?;
     let range = flip_range(knob, scenario.knobs.get(knob));
     sim::regret::fit_one(&sim, &xs, knob, &scenario.knobs, Some(range), |x, k| {

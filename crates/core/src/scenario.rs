@@ -5,7 +5,7 @@
 //! scenario file) convert to and from it and carry their own version.
 
 use crate::error::{check_range, Error, Result};
-use crate::knobs::{Engine, EngineVersion, Knob, KnobValues};
+use crate::knobs::{Engine, EngineVersion, Knob, KnobValues, Preset};
 
 /// Which engines the page compares.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,13 +29,41 @@ impl Engines {
 pub enum Workload {
     /// The WL#8737 query on t1, swept over the fraction of rows its range selects.
     T1Sweep { from: f64, to: f64 },
+    /// DBT3's 22 queries at scale factor `sf`, each planned under the constants of the
+    /// preset `baseline` and under the current ones (the seed's before/after table).
+    Dbt3 { sf: f64, baseline: String },
 }
 
 impl Workload {
     pub const T1_DEFAULT: Workload = Workload::T1Sweep { from: 0.0, to: 0.2 };
+    /// The seed's DBT3 runs: scale factor 10.
+    pub const DBT3_DEFAULT_SF: f64 = 10.0;
+
+    /// DBT3 at the seed's scale factor against the default baseline for these engines.
+    pub fn dbt3_default(engines: Engines) -> Workload {
+        Workload::Dbt3 {
+            sf: Self::DBT3_DEFAULT_SF,
+            baseline: Self::default_baseline(engines).into(),
+        }
+    }
+
+    /// The baseline preset DBT3 compares against unless told otherwise: the release
+    /// WL#8737 started from (MySQL 5.7) when MySQL is shown, else PostgreSQL's defaults.
+    pub fn default_baseline(engines: Engines) -> &'static str {
+        if engines.list().contains(&Engine::Mysql) {
+            "mysql-5.7"
+        } else {
+            "pg-default"
+        }
+    }
 
     pub fn validate(&self) -> Result<()> {
         match *self {
+            Workload::Dbt3 { sf, ref baseline } => {
+                crate::workload::dbt3::catalog::check_sf(sf)?;
+                Preset::find(baseline)?;
+                Ok(())
+            }
             Workload::T1Sweep { from, to } => {
                 check_range("sweep start", from, 0.0, 1.0)?;
                 check_range("sweep end", to, 0.0, 1.0)?;
@@ -149,8 +177,35 @@ impl Scenario {
             .collect()
     }
 
+    /// The constants DBT3's baseline column is planned with: the baseline preset on its
+    /// engine (at the preset's release), the other engine at its release's defaults.
+    /// `None` for the t1 sweep.
+    pub fn dbt3_baseline(&self) -> Option<Result<KnobValues>> {
+        let Workload::Dbt3 { baseline, .. } = &self.workload else {
+            return None;
+        };
+        Some(Preset::find(baseline).map(|p| {
+            let mut k = KnobValues::defaults(self.pg_version, self.mysql_version);
+            p.apply(&mut k);
+            k
+        }))
+    }
+
     pub fn validate(&self) -> Result<()> {
         self.workload.validate()?;
+        if let Workload::Dbt3 { baseline, .. } = &self.workload {
+            let engine = Preset::find(baseline)?.engine;
+            if !self.engines.list().contains(&engine) {
+                return Err(Error::invalid(
+                    "DBT3 baseline",
+                    format!(
+                        "`{baseline}` is a {} preset, but {} is not shown",
+                        engine.name(),
+                        engine.name()
+                    ),
+                ));
+            }
+        }
         for k in Knob::all() {
             k.def().validate(self.knobs.get(k))?;
         }

@@ -114,12 +114,21 @@ pub fn encode(s: &Scenario, embed: &EmbedOptions) -> String {
     if s.cache != d.cache {
         pairs.push(("c".into(), "cold".into()));
     }
-    if s.workload != d.workload {
-        let Workload::T1Sweep { from, to } = s.workload;
-        pairs.push((
+    match &s.workload {
+        w if *w == d.workload => {}
+        Workload::T1Sweep { from, to } => pairs.push((
             "w".into(),
             format!("t1:{},{}", num(from * 100.0), num(to * 100.0)),
-        ));
+        )),
+        Workload::Dbt3 { sf, baseline } => {
+            pairs.push(("w".into(), "dbt3".into()));
+            if *sf != Workload::DBT3_DEFAULT_SF {
+                pairs.push(("sf".into(), num(*sf)));
+            }
+            if baseline != Workload::default_baseline(s.engines) {
+                pairs.push(("base".into(), baseline.clone()));
+            }
+        }
     }
     if s.view != d.view {
         pairs.push(("view".into(), s.view.id().into()));
@@ -298,6 +307,8 @@ fn decode_v1(
         }
     }
     s.knobs = crate::knobs::KnobValues::defaults(s.pg_version, s.mysql_version);
+    // DBT3's keys are read after the loop: the baseline's default depends on the engines.
+    let (mut dbt3, mut sf, mut base) = (false, None, None);
     for (k, v) in pairs {
         match k.as_str() {
             "v" | "pg" | "my" => {}
@@ -331,6 +342,9 @@ fn decode_v1(
                     "is not a cache state (warm, cold); using the default".into(),
                 ),
             },
+            "w" if v == "dbt3" => dbt3 = true,
+            "sf" => sf = Some(v),
+            "base" => base = Some(v),
             "w" => {
                 let parsed = v
                     .strip_prefix("t1:")
@@ -353,7 +367,8 @@ fn decode_v1(
                     None => bad(
                         k,
                         v,
-                        "is not a workload (t1:FROM,TO in percent); using the default".into(),
+                        "is not a workload (t1:FROM,TO in percent, or dbt3); using the default"
+                            .into(),
                     ),
                 }
             }
@@ -402,6 +417,59 @@ fn decode_v1(
                 },
                 None => bad(other, v, "is not a setting this page knows; ignored".into()),
             },
+        }
+    }
+    if dbt3 {
+        let default_base = Workload::default_baseline(s.engines);
+        let sf = match sf.map(|v| (v, v.parse::<f64>())) {
+            None => Workload::DBT3_DEFAULT_SF,
+            Some((_, Ok(x))) if crate::workload::dbt3::catalog::check_sf(x).is_ok() => x,
+            Some((v, _)) => {
+                bad(
+                    "sf",
+                    v,
+                    format!(
+                        "is not a DBT3 scale factor (0.01 to 1000); using {}",
+                        Workload::DBT3_DEFAULT_SF
+                    ),
+                );
+                Workload::DBT3_DEFAULT_SF
+            }
+        };
+        let shown = s.engines.list();
+        let baseline = match base.map(|v| (v, crate::knobs::Preset::find(v))) {
+            None => default_base,
+            Some((_, Ok(p))) if shown.contains(&p.engine) => p.id,
+            Some((v, Ok(p))) => {
+                bad(
+                    "base",
+                    v,
+                    format!(
+                        "is a {} preset, but {} is not shown; using {default_base}",
+                        p.engine.name(),
+                        p.engine.name()
+                    ),
+                );
+                default_base
+            }
+            Some((v, Err(_))) => {
+                bad("base", v, format!("is not a preset; using {default_base}"));
+                default_base
+            }
+        };
+        s.workload = Workload::Dbt3 {
+            sf,
+            baseline: baseline.into(),
+        };
+    } else {
+        for (k, v) in [("sf", sf), ("base", base)] {
+            if let Some(v) = v {
+                bad(
+                    k,
+                    v,
+                    "applies only to the DBT3 workload (w=dbt3); ignored".into(),
+                );
+            }
         }
     }
     if s.machine == CUSTOM_MACHINE {
@@ -568,6 +636,9 @@ pub struct LinkFile {
     /// t1 sweep range in percent of rows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sweep_percent: Option<(f64, f64)>,
+    /// The DBT3 workload instead of the t1 sweep.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dbt3: Option<Dbt3Link>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub view: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -584,6 +655,14 @@ pub struct LinkFile {
     pub embed_knobs: Vec<String>,
 }
 
+/// DBT3 in a link document: the scale factor and the baseline preset's id.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Dbt3Link {
+    pub scale_factor: f64,
+    pub baseline: String,
+}
+
 impl LinkFile {
     /// The document for a decoded link (only what differs from the defaults).
     pub fn from_link(s: &Scenario, embed: &EmbedOptions) -> LinkFile {
@@ -593,7 +672,16 @@ impl LinkFile {
             .map(|(k, v)| (k.to_string(), unescape(v).unwrap_or_default()))
             .collect();
         let get = |k: &str| pairs.get(k).cloned();
-        let Workload::T1Sweep { from, to } = s.workload;
+        let (sweep, dbt3) = match &s.workload {
+            Workload::T1Sweep { from, to } => (Some((from * 100.0, to * 100.0)), None),
+            Workload::Dbt3 { sf, baseline } => (
+                None,
+                Some(Dbt3Link {
+                    scale_factor: *sf,
+                    baseline: baseline.clone(),
+                }),
+            ),
+        };
         LinkFile {
             costlab_link: VERSION,
             engines: get("e"),
@@ -609,7 +697,8 @@ impl LinkFile {
                 .then(|| s.custom_machine.clone())
                 .flatten(),
             cache: get("c"),
-            sweep_percent: get("w").map(|_| (from * 100.0, to * 100.0)),
+            sweep_percent: get("w").and(sweep),
+            dbt3,
             view: get("view"),
             flip_knob: get("fk")
                 .and_then(|k| Knob::lookup(&k).ok())
@@ -659,6 +748,11 @@ impl LinkFile {
         }
         if let Some((a, b)) = self.sweep_percent {
             pairs.push(("w".into(), format!("t1:{},{}", num(a), num(b))));
+        }
+        if let Some(d) = &self.dbt3 {
+            pairs.push(("w".into(), "dbt3".into()));
+            pairs.push(("sf".into(), num(d.scale_factor)));
+            pairs.push(("base".into(), d.baseline.clone()));
         }
         if let Some(p) = &self.custom_machine {
             pairs.extend(profile_pairs(p));
@@ -712,13 +806,19 @@ pub fn describe(s: &Scenario) -> String {
     if s.cache == CacheState::Cold {
         parts.push("cold cache".into());
     }
-    let Workload::T1Sweep { from, to } = s.workload;
-    parts.push(format!(
-        "t1 from {}% to {}% of rows",
-        num(from * 100.0),
-        num(to * 100.0)
-    ));
-    parts.push(s.view.label().to_lowercase());
+    match &s.workload {
+        Workload::T1Sweep { from, to } => {
+            parts.push(format!(
+                "t1 from {}% to {}% of rows",
+                num(from * 100.0),
+                num(to * 100.0)
+            ));
+            parts.push(s.view.label().to_lowercase());
+        }
+        Workload::Dbt3 { sf, baseline } => {
+            parts.push(format!("DBT3 at SF {} against {baseline}", num(*sf)))
+        }
+    }
     parts.join(" · ")
 }
 
@@ -744,6 +844,120 @@ mod tests {
     }
 
     type ScenarioOf = fn() -> Scenario;
+
+    fn dbt3_seed() -> Scenario {
+        Scenario {
+            workload: Workload::dbt3_default(Engines::One(Engine::Mysql)),
+            ..Scenario::default()
+        }
+    }
+
+    fn dbt3_both() -> Scenario {
+        let mut s = Scenario {
+            engines: Engines::Both,
+            workload: Workload::Dbt3 {
+                sf: 1.0,
+                baseline: "pg-ssd".into(),
+            },
+            ..Scenario::default()
+        };
+        s.knobs.set(Knob::MemoryBlockReadCost, 0.45).unwrap();
+        s
+    }
+
+    #[test]
+    fn dbt3_writes_only_what_differs_and_reads_back() {
+        assert_eq!(encode(&dbt3_seed(), &EmbedOptions::default()), "v=1&w=dbt3");
+        let s = dbt3_both();
+        let link = encode(&s, &EmbedOptions::default());
+        assert_eq!(link, "v=1&e=both&mbrc=0.45&w=dbt3&sf=1&base=pg-ssd");
+        let d = decode(&link);
+        assert_eq!(d.problems, vec![]);
+        assert_eq!(d.scenario, s);
+        assert!(
+            describe(&s).contains("DBT3 at SF 1 against pg-ssd"),
+            "{}",
+            describe(&s)
+        );
+        // PostgreSQL alone: its defaults are the default baseline.
+        let pg = Scenario {
+            engines: Engines::One(Engine::Postgres),
+            workload: Workload::dbt3_default(Engines::One(Engine::Postgres)),
+            ..Scenario::default()
+        };
+        assert_eq!(encode(&pg, &EmbedOptions::default()), "v=1&e=pg&w=dbt3");
+        assert_eq!(decode("v=1&e=pg&w=dbt3").scenario, pg);
+    }
+
+    #[test]
+    fn broken_dbt3_values_are_named_and_fall_back_one_by_one() {
+        let d = decode("#v=1&w=dbt3&sf=5000&base=mysql-8.0");
+        assert_eq!(
+            d.scenario.workload,
+            Workload::Dbt3 {
+                sf: 10.0,
+                baseline: "mysql-8.0".into()
+            }
+        );
+        assert_eq!(d.problems.len(), 1);
+        assert_eq!(d.problems[0].key, "sf");
+        assert!(
+            d.problems[0].message.contains("0.01 to 1000"),
+            "{}",
+            d.problems[0]
+        );
+        for (link, key, says) in [
+            ("#v=1&w=dbt3&sf=ten", "sf", "scale factor"),
+            (
+                "#v=1&w=dbt3&base=nope",
+                "base",
+                "not a preset; using mysql-5.7",
+            ),
+            (
+                "#v=1&w=dbt3&base=pg-ssd",
+                "base",
+                "PostgreSQL preset, but PostgreSQL is not shown",
+            ),
+            (
+                "#v=1&e=pg&w=dbt3&base=mysql-5.7",
+                "base",
+                "using pg-default",
+            ),
+            ("#v=1&sf=10", "sf", "only to the DBT3 workload"),
+            ("#v=1&w=dbt4", "w", "or dbt3"),
+        ] {
+            let d = decode(link);
+            assert_eq!(d.problems.len(), 1, "{link}: {:?}", d.problems);
+            assert_eq!(d.problems[0].key, key, "{link}");
+            assert!(
+                d.problems[0].message.contains(says),
+                "{link}: {}",
+                d.problems[0]
+            );
+            assert!(d.scenario.validate().is_ok(), "{link}");
+        }
+    }
+
+    #[test]
+    fn dbt3_link_files_round_trip() {
+        let s = dbt3_both();
+        let file = LinkFile::from_link(&s, &EmbedOptions::default());
+        assert_eq!(file.sweep_percent, None);
+        assert_eq!(file.dbt3.as_ref().unwrap().baseline, "pg-ssd");
+        let json = serde_json::to_string(&file).unwrap();
+        assert!(
+            json.contains(r#""dbt3":{"scale_factor":1.0,"baseline":"pg-ssd"}"#),
+            "{json}"
+        );
+        let back: LinkFile = serde_json::from_str(&json).unwrap();
+        assert_eq!(
+            back.to_fragment().unwrap(),
+            encode(&s, &EmbedOptions::default())
+        );
+        let mut bad = file;
+        bad.dbt3.as_mut().unwrap().scale_factor = 0.0;
+        assert!(bad.to_fragment().unwrap_err().to_string().contains("sf"));
+    }
 
     #[test]
     fn default_scenario_is_just_the_version() {
@@ -894,6 +1108,9 @@ mod tests {
                 "v=1&e=both&rpc=20.4&mbrc=0.5&coc=0.00125&w=t1:1,25&log=1",
                 changed,
             ),
+            ("v=1&w=dbt3", dbt3_seed),
+            ("v=1&w=dbt3&sf=10&base=mysql-5.7", dbt3_seed),
+            ("v=1&e=both&mbrc=0.45&w=dbt3&sf=1&base=pg-ssd", dbt3_both),
         ];
         for (link, want) in golden {
             let d = decode(link);
@@ -923,7 +1140,7 @@ mod tests {
         }
 
         #[test]
-        fn decoder_never_panics_on_linkish_input(s in "(v=1|&|=|e=|mbrc=|rpc=|w=t1:|,|%[0-9A-Fa-f]{0,2}|[a-z0-9.-]{1,6}|view=|knobs=|pg=|my=){0,40}") {
+        fn decoder_never_panics_on_linkish_input(s in "(v=1|&|=|e=|mbrc=|rpc=|w=t1:|w=dbt3|sf=|base=|mysql-5.7|pg-ssd|,|%[0-9A-Fa-f]{0,2}|[a-z0-9.-]{1,6}|view=|knobs=|pg=|my=){0,40}") {
             let d = decode(&s);
             proptest::prop_assert!(d.scenario.validate().is_ok());
         }

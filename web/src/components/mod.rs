@@ -2,6 +2,7 @@
 
 pub mod calibration;
 pub mod chart_view;
+pub mod dbt3;
 pub mod knobs;
 pub mod machine;
 pub mod select;

@@ -1,0 +1,199 @@
+// The DBT3 view: the 22 queries planned under a baseline preset and under the current
+// constants. What the page flags is what the core computes (asked through the command line
+// when it has `costlab dbt3`), never a hand-picked expectation of the seed.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { launch, open, SCREENSHOTS } from './browser.mjs';
+
+let browser;
+before(async () => {
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+});
+
+const frame = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+
+/** The core's table for MySQL 5.7 at SF 10 on wl8737-memory against mysql-5.7, or null
+ *  when this build's command line has no `dbt3` yet. */
+function core(mbrc) {
+  if (!process.env.COSTLAB_CLI) return null;
+  try {
+    const out = execFileSync(process.env.COSTLAB_CLI, [
+      'dbt3', '--engine', 'mysql', '--version', '5.7', '--sf', '10', '--profile', 'wl8737-memory',
+      '--baseline', 'mysql-5.7', '--set', `memory_block_read_cost=${mbrc}`, '--json',
+    ], { stdio: ['ignore', 'pipe', 'pipe'] });
+    return JSON.parse(out);
+  } catch (e) {
+    console.log(`# costlab dbt3 unavailable (${String(e.stderr ?? e.message).trim().split('\n')[0]}); using the core test's facts`);
+    return null;
+  }
+}
+
+/** Which queries changed plan: from the core's report, or from crates/core's DBT3 tests
+ *  (Q6 keeps its table scan at 0.5 and takes the range at 0.45: the model flips at ≈0.47). */
+function expectedChanged(report, mbrc) {
+  if (report) return Object.fromEntries(report.rows.map((r) => [String(r.query), r.plan_changed]));
+  return { 6: mbrc < 0.47 };
+}
+
+async function rows(page) {
+  return page.locator('#dbt3-mysql tbody tr').evaluateAll((trs) =>
+    trs.map((tr) => ({
+      q: tr.dataset.q,
+      changed: tr.dataset.changed === 'true',
+      base: Number(tr.dataset.baseS),
+      cur: Number(tr.dataset.curS),
+      plans: [...tr.querySelectorAll('td.plan')].map((td) => td.textContent),
+    })),
+  );
+}
+
+async function setMbrc(page, value) {
+  const input = page.locator('[data-knob="memory_block_read_cost"] input[type="number"]');
+  await input.fill(String(value));
+  await input.press('Enter');
+  await frame(page);
+}
+
+test('DBT3 at SF 10: Q6 flips to the range on i_l_shipdate where the core says', async () => {
+  const { page, problems } = await open(browser);
+  await page.locator('#workload').waitFor();
+  await page.selectOption('#workload', 'dbt3');
+  const sf = page.locator('#dbt3-sf');
+  await sf.fill('10');
+  await sf.press('Enter');
+  await page.selectOption('#dbt3-base', 'mysql-5.7');
+  assert.equal(await page.locator('#machine').inputValue(), 'wl8737-memory');
+  await page.locator('#dbt3-mysql tbody tr[data-q="6"]').waitFor();
+  // The t1 charts are not drawn in DBT3 mode.
+  assert.equal(await page.locator('canvas#cost-mysql').count(), 0);
+
+  for (const mbrc of [1.0, 0.5, 0.45]) {
+    await setMbrc(page, mbrc);
+    if (mbrc !== 1.0) await page.waitForFunction((m) => location.hash.includes(`mbrc=${m}`), mbrc);
+    const shown = await rows(page);
+    assert.equal(shown.length, 22);
+    const report = core(mbrc);
+    const want = expectedChanged(report, mbrc);
+    for (const [q, changed] of Object.entries(want)) {
+      assert.equal(shown.find((r) => r.q === q).changed, changed, `Q${q} at memory_block_read_cost ${mbrc}`);
+    }
+    if (report) {
+      for (const r of report.rows) {
+        const row = shown.find((x) => x.q === String(r.query));
+        // Same model in wasm and natively; allow for the platforms' libm.
+        assert.ok(Math.abs(row.cur - r.current.time_s) <= 1e-9 * r.current.time_s, `Q${r.query} time ${row.cur} vs ${r.current.time_s}`);
+        assert.ok(Math.abs(row.base - r.baseline.time_s) <= 1e-9 * r.baseline.time_s, `Q${r.query} baseline time`);
+        assert.deepEqual(row.plans, [r.baseline.summary, r.current.summary], `Q${r.query} plans`);
+      }
+    }
+    const q6 = page.locator('#dbt3-mysql tr[data-q="6"]');
+    assert.equal(await q6.getAttribute('class').then((c) => (c ?? '').includes('flipped')), mbrc < 0.47);
+    assert.match(await q6.locator('td.flag').innerText(), mbrc < 0.47 ? /⇄ changed/ : /same/);
+  }
+
+  // The flipped row, opened from the keyboard, shows both plans as trees.
+  const q6 = page.locator('#dbt3-mysql tr[data-q="6"]');
+  await q6.focus();
+  await page.keyboard.press('Enter');
+  assert.equal(await q6.getAttribute('aria-expanded'), 'true');
+  const detail = page.locator('#dbt3-mysql-detail');
+  await detail.locator('.plan-tree.current').waitFor();
+  const base = await detail.locator('.plan-tree.baseline').innerText();
+  const cur = await detail.locator('.plan-tree.current').innerText();
+  assert.match(base, /ALL lineitem/);
+  assert.match(cur, /range lineitem using i_l_shipdate/);
+  await page.screenshot({ path: join(SCREENSHOTS, 'dbt3-1280.png'), fullPage: true });
+  // A click toggles it shut again.
+  await q6.click();
+  assert.equal(await q6.getAttribute('aria-expanded'), 'false');
+  assert.deepEqual(problems, []);
+});
+
+test('a bad scale factor is refused inline and the last valid one stays', async () => {
+  const { page, problems } = await open(browser, '#v=1&w=dbt3&sf=1');
+  const sf = page.locator('#dbt3-sf');
+  await sf.waitFor();
+  await page.locator('#dbt3-mysql tbody tr').first().waitFor();
+  await sf.fill('5000');
+  await sf.press('Enter');
+  const err = page.locator('.controls .error');
+  await err.waitFor();
+  assert.match(await err.innerText(), /scale factor.*1000.*keeping 1/);
+  await frame(page);
+  assert.ok(!page.url().includes('sf=5000'));
+  assert.match(await page.locator('#dbt3-mysql h2').innerText(), /scale factor 1 /);
+  assert.deepEqual(problems, []);
+});
+
+test('both engines side by side: PostgreSQL shows its table or its error inline, never a panic', async () => {
+  const { page, problems } = await open(browser, '#v=1&e=both&w=dbt3');
+  await page.locator('#dbt3-mysql tbody tr').first().waitFor();
+  const pg = page.locator('#dbt3-pg');
+  await pg.waitFor();
+  const rowsPg = await pg.locator('tbody tr').count();
+  if (rowsPg === 0) {
+    assert.match(await pg.locator('.error').innerText(), /PostgreSQL cannot plan DBT3 here: /);
+  } else {
+    assert.equal(rowsPg, 22);
+  }
+  assert.equal(await page.locator('#panic').isHidden(), true);
+  assert.deepEqual(problems, []);
+});
+
+async function measure(page, sliderId) {
+  const slider = page.locator(sliderId);
+  await slider.focus();
+  const samples = [];
+  for (let i = 0; i < 60; i++) {
+    await page.keyboard.press(i % 2 ? 'ArrowLeft' : 'ArrowRight');
+    await frame(page);
+    const ms = await page.evaluate(() => {
+      const inputs = performance.getEntriesByName('costlab-input');
+      const last = inputs[inputs.length - 1];
+      const drawn = performance.getEntriesByName('costlab-drawn').filter((d) => d.startTime >= last.startTime);
+      performance.clearMarks();
+      return drawn.length ? drawn[drawn.length - 1].startTime - last.startTime : NaN;
+    });
+    samples.push(ms);
+  }
+  const sorted = samples.filter(Number.isFinite).sort((a, b) => a - b);
+  assert.ok(sorted.length >= 50, `only ${sorted.length} redraws measured`);
+  const p = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+  return `input to redraw median ${p(0.5).toFixed(1)} ms, p95 ${p(0.95).toFixed(1)} ms over ${sorted.length} inputs`;
+}
+
+test('the DBT3 view fits a phone: the table scrolls inside its panel', async () => {
+  const { page, problems } = await open(browser, '#v=1&e=both&w=dbt3', { width: 375, height: 800 });
+  await page.locator('#dbt3-mysql tbody tr').first().waitFor();
+  await frame(page);
+  const { scroll, client } = await page.evaluate(() => ({
+    scroll: document.documentElement.scrollWidth,
+    client: document.documentElement.clientWidth,
+  }));
+  assert.ok(scroll <= client, `page is ${scroll} px wide in a ${client} px window`);
+  assert.deepEqual(problems, []);
+});
+
+test('measure: DBT3 input-to-redraw time (printed, not asserted)', async () => {
+  const { page, problems } = await open(browser, '#v=1&w=dbt3');
+  await page.locator('#knob-mbrc').waitFor();
+  await page.locator('#dbt3-mysql tbody tr').first().waitFor();
+  await frame(page);
+  console.log(`# measure DBT3 view (MySQL 5.7, SF 10, 22 queries replanned, table redrawn): ${await measure(page, '#knob-mbrc')}`);
+  assert.deepEqual(problems, []);
+});
+
+test('measure: DBT3 side by side, PostgreSQL replanned (printed, not asserted)', async () => {
+  const { page, problems } = await open(browser, '#v=1&e=both&w=dbt3');
+  await page.locator('#knob-rpc').waitFor();
+  await page.locator('#dbt3-mysql tbody tr').first().waitFor();
+  const pgRows = await page.locator('#dbt3-pg tbody tr').count();
+  await frame(page);
+  console.log(`# measure DBT3 view (both engines, random_page_cost moves: PostgreSQL 18 ${pgRows ? 'replans 22 queries' : 'shows its error'}): ${await measure(page, '#knob-rpc')}`);
+  assert.deepEqual(problems, []);
+});
