@@ -6,7 +6,8 @@
 //! - the whole table (each query planned under two sets of constants and both plans
 //!   timed), as `costlab dbt3` and the page compute it;
 //! - a 50-value sweep of memory_block_read_cost over all 22 queries (`flip_sweep`, 1,100
-//!   plans), the page's plan-flip map;
+//!   plans), the page's plan-flip map; for PostgreSQL, random_page_cost from 1 to 50
+//!   (log-spaced);
 //! - preparing the planner (catalog, tables and queries at SF 10).
 
 use costlab_core::knobs::{EngineVersion, Knob, KnobValues};
@@ -93,6 +94,22 @@ fn flip_sweep_50(c: &mut Criterion) {
         })
     });
     g.finish();
+    if let Some(pg) = pg_planner() {
+        let kp = KnobValues::defaults(EngineVersion::Pg18, EngineVersion::Mysql57);
+        // random_page_cost from 1 to 50, log-spaced.
+        let rpc: Vec<f64> = (0..50).map(|i| 50f64.powf(i as f64 / 49.0)).collect();
+        let mut g = c.benchmark_group("50-value random_page_cost sweep over 22 DBT3 queries");
+        g.sample_size(10);
+        g.bench_function("postgres", |b| {
+            b.iter(|| {
+                black_box(
+                    pg.flip_sweep(Knob::RandomPageCost, black_box(&rpc), &kp)
+                        .unwrap(),
+                )
+            })
+        });
+        g.finish();
+    }
 }
 
 fn prepare(c: &mut Criterion) {

@@ -31,6 +31,7 @@
 //! semi/anti joins (PG16+/18+), target-list expression costs of joins (Q7's EXTRACT).
 
 mod costs;
+mod memo;
 mod model;
 mod planner;
 mod setup;
@@ -131,6 +132,8 @@ pub struct PgDbt3 {
     /// The kit's partial indexes per table, planned by the join planner itself.
     partials: Vec<Vec<setup::PartialIndex>>,
     env: PgJoinEnv,
+    /// The queries' SQL analysis, once per text (it does not depend on the knobs).
+    memo: Box<memo::SqlMemo>,
 }
 
 impl PgDbt3 {
@@ -168,11 +171,7 @@ impl PgDbt3 {
                     None => true,
                     Some((_, brin, pred, fraction)) => {
                         if let (false, Some(pred)) = (brin, pred) {
-                            mine.push(setup::PartialIndex {
-                                index: ix.clone(),
-                                pred,
-                                fraction: *fraction,
-                            });
+                            mine.push(setup::PartialIndex::new(ix.clone(), pred, *fraction));
                         }
                         false
                     }
@@ -190,6 +189,7 @@ impl PgDbt3 {
             infos,
             partials,
             env,
+            memo: Box::default(),
         })
     }
 

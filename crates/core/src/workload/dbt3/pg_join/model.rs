@@ -250,6 +250,18 @@ pub(crate) fn add_path_with(
     mut new: JPath,
     keep: impl FnOnce(&mut JPath),
 ) -> bool {
+    let keys = std::mem::take(&mut new.pathkeys);
+    add_path_keys(list, new, std::borrow::Cow::Owned(keys), keep)
+}
+
+/// add_path_with for a path whose pathkeys are `keys` (its own are left empty): they
+/// are copied into it only if it is kept.
+pub(crate) fn add_path_keys(
+    list: &mut Vec<JPath>,
+    mut new: JPath,
+    keys: std::borrow::Cow<'_, [usize]>,
+    keep: impl FnOnce(&mut JPath),
+) -> bool {
     if !new.total.is_finite() || !new.startup.is_finite() {
         return false;
     }
@@ -264,7 +276,7 @@ pub(crate) fn add_path_with(
             let keyscmp = if new.param != 0 || old.param != 0 {
                 Cmp::Equal
             } else {
-                compare_keys(&new.pathkeys, &old.pathkeys)
+                compare_keys(&keys, &old.pathkeys)
             };
             if keyscmp != Cmp::Different {
                 let outercmp = compare_param(new.param, old.param);
@@ -325,6 +337,7 @@ pub(crate) fn add_path_with(
         }
         i += 1;
     }
+    new.pathkeys = keys.into_owned();
     keep(&mut new);
     list.push(new);
     true
@@ -336,17 +349,5 @@ pub(crate) fn cheapest_total(list: &[JPath]) -> Option<&JPath> {
         a.total
             .total_cmp(&b.total)
             .then(a.startup.total_cmp(&b.startup))
-    })
-}
-
-/// add_path_precheck (§6.3): could a path with these lower bounds survive?
-pub(crate) fn precheck(list: &[JPath], total: f64, pathkeys: &[usize]) -> bool {
-    // Without consider_startup only the total matters.
-    !list.iter().filter(|p| p.param == 0).any(|old| {
-        total > old.total * FUZZ
-            && matches!(
-                compare_keys(&old.pathkeys, pathkeys),
-                Cmp::Equal | Cmp::Better1
-            )
     })
 }

@@ -16,7 +16,7 @@ use crate::query::{CmpOp, OrderKey, Query};
 use crate::workload::dbt3::queries::{ColRef, QueryBlock};
 
 use super::costs::{self, JKind, JoinConsts, Qual, ScanSel, SemiFactors};
-use super::model::{add_path, add_path_with, cheapest_total, precheck, JPath, Node, Rescan};
+use super::model::{add_path, add_path_keys, cheapest_total, JPath, Node, Rescan, FUZZ};
 use super::setup::{self, bit, BaseRel, Block, ColKey, IxDesc, RelKind, Special};
 use super::PgDbt3;
 
@@ -1174,7 +1174,7 @@ impl<'a> Planner<'a> {
         // join type first.
         let join_details = move |mut v: Vec<String>| {
             if !filter_text.is_empty() {
-                v.push(format!("Join Filter: {filter_text}"));
+                v.extend(text(|| format!("Join Filter: {filter_text}")));
             }
             if let Some(l) = label {
                 v.insert(0, l.to_string());
@@ -1225,13 +1225,16 @@ impl<'a> Planner<'a> {
         } else {
             outer_paths
         };
-        let mut memoized: Vec<(usize, f64, JPath)> = Vec::new();
+        // (inner index, calls, the Memoize path, what its node needs): the node is built
+        // only for a kept nested loop.
+        let mut memoized: Vec<(usize, f64, JPath, MemoInfo)> = Vec::new();
         if jt != PJ::Right {
             for op in outers {
                 let calls = op.rows.max(1.0);
                 for (k, &(ip, is_param)) in inners.iter().enumerate() {
                     if is_param && !memoized.iter().any(|m| m.0 == k && m.1 == calls) {
-                        memoized.push((k, calls, self.memoize(b, ip, outer, calls)));
+                        let (mp, info) = self.memoize(b, ip, outer, calls);
+                        memoized.push((k, calls, mp, info));
                     }
                 }
             }
@@ -1278,24 +1281,41 @@ impl<'a> Planner<'a> {
                     rows_out: p.rows,
                     ..Work::default()
                 },
-                vec![format!("Sort Key: {}", key.join(", "))],
+                text(|| format!("Sort Key: {}", key.join(", ")))
+                    .into_iter()
+                    .collect(),
                 vec![p.node.clone()],
             )
         };
 
-        // The candidates borrow everything above.
-        let mut cand = Candidates::new(s.pending.clone());
+        // The candidates borrow everything above. Each is offered to add_path as it is
+        // built; its node is built only if add_path keeps it. add_path_precheck looks at
+        // the list as it was before this call and at this call's earlier candidates.
+        let mut cand = Candidates {
+            pending: &s.pending,
+            list,
+            prior: Vec::new(),
+        };
+        // Per outer path, the precheck bound of the list before this call.
+        let bounds: Vec<f64> = if jt != PJ::Right {
+            outers
+                .iter()
+                .map(|op| precheck_bound(cand.list, &op.pathkeys))
+                .collect()
+        } else {
+            Vec::new()
+        };
 
         // Nested loops (match_unsorted_outer), not for RIGHT joins.
         if jt != PJ::Right {
-            for op in outers {
+            for (oi, op) in outers.iter().enumerate() {
                 let loops = op.rows.max(1.0);
                 for (k, &(ip, is_param)) in inners.iter().enumerate() {
                     let memo = memoized
                         .iter()
-                        .find(|m| is_param && m.0 == k && m.1 == loops)
-                        .map(|m| &m.2);
-                    for (vi, v) in std::iter::once(ip).chain(memo).enumerate() {
+                        .find(|m| is_param && m.0 == k && m.1 == loops);
+                    let memo_info = memo.map(|m| &m.3);
+                    for (vi, v) in std::iter::once(ip).chain(memo.map(|m| &m.2)).enumerate() {
                         // Join clauses the index does not enforce stay join quals.
                         let rest_eq =
                             move || eqs.iter().filter(move |c| !v.param_ecs.contains(&c.ec));
@@ -1317,16 +1337,15 @@ impl<'a> Planner<'a> {
                             q,
                             rows,
                         );
-                        if !precheck(list, c.total, &op.pathkeys)
-                            && !precheck(&cand.paths, c.total, &op.pathkeys)
-                        {
+                        if c.total > bounds[oi] || !cand.precheck(c.total, &op.pathkeys) {
                             continue;
                         }
                         let pathkeys = if matches!(jt, PJ::UniqueOuter) {
-                            Vec::new()
+                            &[][..]
                         } else {
                             useful_keys(b, s, joined, &op.pathkeys)
                         };
+                        cand.note(c.total, pathkeys);
                         cand.push(
                             c.startup,
                             c.total,
@@ -1337,12 +1356,17 @@ impl<'a> Planner<'a> {
                             move || {
                                 let mut details = Vec::new();
                                 if n_rest > 0 || !fids.is_empty() {
-                                    let mut parts: Vec<String> =
-                                        rest_eq().map(|c| eq_text(b, c)).collect();
-                                    if !filter_text.is_empty() {
-                                        parts.push(filter_text.to_string());
-                                    }
-                                    details.push(format!("Join Filter: {}", parts.join(" AND ")));
+                                    let parts = || {
+                                        let mut parts: Vec<String> =
+                                            rest_eq().map(|c| eq_text(b, c)).collect();
+                                        if !filter_text.is_empty() {
+                                            parts.push(filter_text.to_string());
+                                        }
+                                        parts
+                                    };
+                                    details.extend(text(|| {
+                                        format!("Join Filter: {}", parts().join(" AND "))
+                                    }));
                                 }
                                 if let Some(l) = label {
                                     details.insert(0, l.to_string());
@@ -1361,7 +1385,16 @@ impl<'a> Planner<'a> {
                                         ..Work::default()
                                     },
                                     details,
-                                    vec![op.node.clone(), Node::repeated(&v.node, loops)],
+                                    vec![
+                                        op.node.clone(),
+                                        Node::repeated(
+                                            &match (vi, memo_info) {
+                                                (1, Some(m)) => memo_node(v, ip, m),
+                                                _ => v.node.clone(),
+                                            },
+                                            loops,
+                                        ),
+                                    ],
                                 )
                             },
                         );
@@ -1433,56 +1466,54 @@ impl<'a> Planner<'a> {
             } else {
                 Rescan::Same
             };
-            cand.push(
-                c.startup,
-                c.total,
-                rows,
-                width,
-                Vec::new(),
-                rescan,
-                move || {
-                    let spill = |rows: f64, width: f64| {
-                        if c.nbatch > 1.0 {
-                            costs::page_size(rows, width) * 8192.0 * 2.0
-                        } else {
-                            0.0
-                        }
-                    };
-                    let hash = Node::new(
-                        "Hash",
-                        ci.total,
-                        ci.total,
-                        ci.rows,
-                        ci.width,
-                        Work {
-                            rows_examined: ci.rows,
-                            comparisons: ci.rows,
-                            rows_out: ci.rows,
-                            spill_bytes: spill(ci.rows, ci.width),
-                            ..Work::default()
-                        },
-                        vec![format!("Buckets: {}  Batches: {}", c.nbuckets, c.nbatch)],
-                        vec![ci.node.clone()],
-                    );
-                    let conds: Vec<String> = eqs.iter().map(|c| eq_text(b, c)).collect();
-                    Node::new(
-                        "Hash Join",
-                        c.startup,
-                        c.total,
-                        rows,
-                        width,
-                        Work {
-                            comparisons: co.rows,
-                            rows_examined: co.rows,
-                            rows_out: rows,
-                            spill_bytes: spill(co.rows, co.width),
-                            ..Work::default()
-                        },
-                        join_details(vec![format!("Hash Cond: {}", conds.join(" AND "))]),
-                        vec![co.node.clone(), hash],
-                    )
-                },
-            );
+            cand.push(c.startup, c.total, rows, width, &[], rescan, move || {
+                let spill = |rows: f64, width: f64| {
+                    if c.nbatch > 1.0 {
+                        costs::page_size(rows, width) * 8192.0 * 2.0
+                    } else {
+                        0.0
+                    }
+                };
+                let hash = Node::new(
+                    "Hash",
+                    ci.total,
+                    ci.total,
+                    ci.rows,
+                    ci.width,
+                    Work {
+                        rows_examined: ci.rows,
+                        comparisons: ci.rows,
+                        rows_out: ci.rows,
+                        spill_bytes: spill(ci.rows, ci.width),
+                        ..Work::default()
+                    },
+                    text(|| format!("Buckets: {}  Batches: {}", c.nbuckets, c.nbatch))
+                        .into_iter()
+                        .collect(),
+                    vec![ci.node.clone()],
+                );
+                let conds = || eqs.iter().map(|c| eq_text(b, c)).collect::<Vec<_>>();
+                Node::new(
+                    "Hash Join",
+                    c.startup,
+                    c.total,
+                    rows,
+                    width,
+                    Work {
+                        comparisons: co.rows,
+                        rows_examined: co.rows,
+                        rows_out: rows,
+                        spill_bytes: spill(co.rows, co.width),
+                        ..Work::default()
+                    },
+                    join_details(
+                        text(|| format!("Hash Cond: {}", conds().join(" AND ")))
+                            .into_iter()
+                            .collect(),
+                    ),
+                    vec![co.node.clone(), hash],
+                )
+            });
         }
 
         // Merge joins: explicit sorts of the cheapest inputs (sort_inner_and_outer), and
@@ -1531,7 +1562,7 @@ impl<'a> Planner<'a> {
                     per_tuple: fq.per_tuple + cop * (eqs.len() - nmcl) as f64,
                 };
                 let pk = if matches!(jt, PJ::Right | PJ::UniqueOuter) {
-                    Vec::new()
+                    &[][..]
                 } else {
                     useful_keys(b, s, joined, &keys)
                 };
@@ -1563,7 +1594,7 @@ impl<'a> Planner<'a> {
                         c.total,
                         rows,
                         width,
-                        pk.clone(),
+                        pk,
                         Rescan::Same,
                         move || {
                             let onode = match outer_sort {
@@ -1595,7 +1626,7 @@ impl<'a> Planner<'a> {
                             } else {
                                 inode
                             };
-                            let conds: Vec<String> = mcl().map(|c| eq_text(b, c)).collect();
+                            let conds = || mcl().map(|c| eq_text(b, c)).collect::<Vec<_>>();
                             Node::new(
                                 "Merge Join",
                                 c.startup,
@@ -1607,7 +1638,11 @@ impl<'a> Planner<'a> {
                                     rows_out: rows,
                                     ..Work::default()
                                 },
-                                join_details(vec![format!("Merge Cond: {}", conds.join(" AND "))]),
+                                join_details(
+                                    text(|| format!("Merge Cond: {}", conds().join(" AND ")))
+                                        .into_iter()
+                                        .collect(),
+                                ),
                                 vec![onode, inode],
                             )
                         },
@@ -1615,7 +1650,6 @@ impl<'a> Planner<'a> {
                 }
             }
         }
-        cand.offer(list);
     }
 
     /// mergejoinscansel of a clause, computed once per class and member pair.
@@ -1704,7 +1738,7 @@ impl<'a> Planner<'a> {
 
     /// A Memoize over parameterized path `ip` whose parameters come from `outer`, for
     /// `calls` outer rows (PG14+, §2.4).
-    fn memoize(&self, b: &Block, ip: &JPath, outer: u64, calls: f64) -> JPath {
+    fn memoize(&self, b: &Block, ip: &JPath, outer: u64, calls: f64) -> (JPath, MemoInfo) {
         let jc = &self.jc;
         let pcols: Vec<ColKey> = ip
             .param_ecs
@@ -1719,55 +1753,78 @@ impl<'a> Planner<'a> {
         };
         let pg16 = self.version >= EngineVersion::Pg16;
         let (rs, rt, hit) = costs::memoize_rescan(jc, ip.input(), calls, nd, pg16);
-        let node = Node::new(
-            "Memoize",
-            ip.startup + jc.ctup(),
-            ip.total + jc.ctup(),
-            ip.rows,
-            ip.width,
-            Work {
-                rows_out: ip.rows,
-                ..Work::default()
+        (
+            JPath {
+                startup: ip.startup + jc.ctup(),
+                total: ip.total + jc.ctup(),
+                rescan: Rescan::Fixed(rs, rt),
+                ..ip.clone()
             },
-            vec![
+            MemoInfo { pcols, hit },
+        )
+    }
+}
+
+/// What a Memoize node needs beyond its path: the cache key columns and hit ratio.
+struct MemoInfo {
+    pcols: Vec<ColKey>,
+    hit: f64,
+}
+
+/// The Memoize node of path `mp` (from `memoize`) over parameterized path `ip`.
+fn memo_node(mp: &JPath, ip: &JPath, m: &MemoInfo) -> Rc<Node> {
+    Node::new(
+        "Memoize",
+        mp.startup,
+        mp.total,
+        ip.rows,
+        ip.width,
+        Work {
+            rows_out: ip.rows,
+            ..Work::default()
+        },
+        [
+            text(|| {
                 format!(
                     "Cache Key: {}",
-                    pcols
+                    m.pcols
                         .iter()
                         .map(|c| c.col.clone())
                         .collect::<Vec<_>>()
                         .join(", ")
-                ),
-                format!("Estimated hit ratio: {hit:.3}"),
-            ],
-            vec![ip.node.clone()],
-        );
-        JPath {
-            startup: ip.startup + jc.ctup(),
-            total: ip.total + jc.ctup(),
-            rescan: Rescan::Fixed(rs, rt),
-            node,
-            ..ip.clone()
-        }
+                )
+            }),
+            text(|| format!("Estimated hit ratio: {:.3}", m.hit)),
+        ]
+        .into_iter()
+        .flatten()
+        .collect(),
+        vec![ip.node.clone()],
+    )
+}
+
+/// Join candidates of one add_paths call, offered to add_path in the order they are
+/// built. A candidate's `node` is the shared placeholder `pending` until add_path keeps
+/// it; then `make` builds the real node.
+struct Candidates<'c, 'l> {
+    pending: &'c Rc<Node>,
+    list: &'l mut Vec<JPath>,
+    /// This call's earlier candidates: (total, pathkeys), for add_path_precheck.
+    prior: Vec<(f64, &'c [usize])>,
+}
+
+impl<'c> Candidates<'c, '_> {
+    /// add_path_precheck against this call's earlier candidates.
+    fn precheck(&self, total: f64, pathkeys: &[usize]) -> bool {
+        !self
+            .prior
+            .iter()
+            .any(|&(t, keys)| total > t * FUZZ && is_prefix(pathkeys, keys))
     }
-}
 
-/// Join candidates of one add_paths call, in the order they are built. Their nodes are
-/// built by `make` only for the candidates add_path keeps; until then a candidate's
-/// `node` is a shared placeholder that never leaves the call.
-struct Candidates<'c> {
-    paths: Vec<JPath>,
-    make: Vec<Box<dyn FnOnce() -> Rc<Node> + 'c>>,
-    pending: Rc<Node>,
-}
-
-impl<'c> Candidates<'c> {
-    fn new(pending: Rc<Node>) -> Self {
-        Candidates {
-            paths: Vec::new(),
-            make: Vec::new(),
-            pending,
-        }
+    /// Notes a nested loop candidate for add_path_precheck (before `push`).
+    fn note(&mut self, total: f64, pathkeys: &'c [usize]) {
+        self.prior.push((total, pathkeys));
     }
 
     /// A join path (unparameterized, no mark/restore) whose node `make` builds.
@@ -1778,30 +1835,63 @@ impl<'c> Candidates<'c> {
         total: f64,
         rows: f64,
         width: f64,
-        pathkeys: Vec<usize>,
+        pathkeys: &[usize],
         rescan: Rescan,
-        make: impl FnOnce() -> Rc<Node> + 'c,
+        make: impl FnOnce() -> Rc<Node>,
     ) {
-        self.paths.push(JPath {
-            startup,
-            total,
-            rows,
-            width,
-            pathkeys,
-            param: 0,
-            rescan,
-            node: self.pending.clone(),
-            param_ecs: Vec::new(),
-            can_mark: false,
-        });
-        self.make.push(Box::new(make));
+        add_path_keys(
+            self.list,
+            JPath {
+                startup,
+                total,
+                rows,
+                width,
+                pathkeys: Vec::new(),
+                param: 0,
+                rescan,
+                node: self.pending.clone(),
+                param_ecs: Vec::new(),
+                can_mark: false,
+            },
+            std::borrow::Cow::Borrowed(pathkeys),
+            |p| p.node = make(),
+        );
     }
+}
 
-    /// add_path for each candidate in turn; the kept ones get their nodes.
-    fn offer(self, list: &mut Vec<JPath>) {
-        for (p, make) in self.paths.into_iter().zip(self.make) {
-            add_path_with(list, p, |p| p.node = make());
+/// `keys` starts with `prefix` (element by element: shorter than memcmp's call).
+fn is_prefix(prefix: &[usize], keys: &[usize]) -> bool {
+    prefix.len() <= keys.len() && prefix.iter().zip(keys).all(|(a, b)| a == b)
+}
+
+/// add_path_precheck's bound from `list`: a path with these pathkeys and a total above
+/// the bound would be rejected (infinite when no path of the list bounds it).
+fn precheck_bound(list: &[JPath], pathkeys: &[usize]) -> f64 {
+    let mut bound = f64::INFINITY;
+    for old in list.iter().filter(|p| p.param == 0) {
+        if is_prefix(pathkeys, &old.pathkeys) {
+            let t = old.total * FUZZ;
+            if t < bound {
+                bound = t;
+            }
         }
+    }
+    bound
+}
+
+/// An EXPLAIN detail line, built only with the `explain-text` feature (the page leaves
+/// the text out and never prints it). Join Type lines are not built here: plan
+/// signatures read them.
+#[inline]
+fn text(f: impl FnOnce() -> String) -> Option<String> {
+    #[cfg(feature = "explain-text")]
+    {
+        Some(f())
+    }
+    #[cfg(not(feature = "explain-text"))]
+    {
+        let _ = f;
+        None
     }
 }
 
@@ -1832,7 +1922,7 @@ fn eq_text(b: &Block, c: &EqClause) -> String {
 /// truncate_useless_pathkeys: a join path keeps the longest prefix of its order that
 /// the query's grouping/ordering wants or that a merge join with a relation not yet
 /// joined can use.
-fn useful_keys(b: &Block, s: &Search, relids: u64, keys: &[usize]) -> Vec<usize> {
+fn useful_keys<'k>(b: &Block, s: &Search, relids: u64, keys: &'k [usize]) -> &'k [usize] {
     let n_order = keys
         .iter()
         .zip(s.query_keys.iter())
@@ -1842,7 +1932,7 @@ fn useful_keys(b: &Block, s: &Search, relids: u64, keys: &[usize]) -> Vec<usize>
         .iter()
         .take_while(|&&k| k < b.ecs.len() && s.ec_rels[k] & !relids != 0)
         .count();
-    keys[..n_order.max(n_merge)].to_vec()
+    &keys[..n_order.max(n_merge)]
 }
 
 /// Hashes a relation set (a bitmap): one multiplication instead of SipHash, which the

@@ -124,7 +124,7 @@ pub(crate) struct Block<'a> {
     /// A pushed-down condition on an aggregate output (see `BlockOpts::having_op`).
     pub having_op: Option<Op>,
     /// Columns some SELECT / GROUP BY / ORDER BY list names.
-    pub outcols: Vec<String>,
+    pub outcols: std::sync::Arc<Vec<String>>,
     pub group: Vec<ColKey>,
     pub order: Vec<ColKey>,
 }
@@ -862,12 +862,24 @@ pub(crate) const KIT_SPECIAL_INDEXES: &[(&str, bool, Option<&str>, Option<f64>)]
     ("lineitem_l_receiptdate_idx", true, None, None),
 ];
 
-/// A partial index of a table: the index, its predicate and the share of rows it holds.
+/// A partial index of a table: the index, its predicate (parsed) and the share of rows it
+/// holds.
 #[derive(Clone, Debug)]
 pub(crate) struct PartialIndex {
     pub index: crate::catalog::Index,
-    pub pred: &'static str,
     pub fraction: Option<f64>,
+    /// The predicate's conjuncts, parsed.
+    pub conds: Vec<Expr>,
+}
+
+impl PartialIndex {
+    pub fn new(index: crate::catalog::Index, pred: &str, fraction: Option<f64>) -> Self {
+        PartialIndex {
+            index,
+            fraction,
+            conds: pred.split(" AND ").map(sqlexpr::parse_condition).collect(),
+        }
+    }
 }
 
 /// One single-table filter the single-table model has no clause for.
@@ -927,9 +939,8 @@ pub(crate) fn partial_desc(b: &Block, r: usize, rel: &Rel, p: &PartialIndex) -> 
     let mut implied_clauses = Vec::new();
     let mut implied_filters = Vec::new();
     let mut pred_sel = 1.0;
-    for conj in p.pred.split(" AND ") {
-        let e = sqlexpr::parse_condition(conj);
-        match &e {
+    for e in &p.conds {
+        match e {
             Expr::Cmp {
                 col,
                 op,
@@ -949,7 +960,7 @@ pub(crate) fn partial_desc(b: &Block, r: usize, rel: &Rel, p: &PartialIndex) -> 
                 pred_sel *= rel.clauses[id].selec;
             }
             _ => {
-                let want = normal(&e)?;
+                let want = normal(e)?;
                 let fi = br
                     .filters
                     .iter()
@@ -1025,28 +1036,33 @@ pub(crate) fn build<'a>(
         ));
     }
 
-    let outtext = sqlexpr::all_select_lists(sql);
-    let outcols: Vec<String> = sqlexpr::identifiers(&outtext);
+    let memo = &pl.db.memo;
+    let outcols = memo.output_columns(sql);
 
     // Single-table conditions: block filters on one table, and the OR factoring of
     // filters PostgreSQL canonicalises (§6.1; Q19's join clause in every arm).
     let mut extra_preds: Vec<Vec<Predicate>> = vec![Vec::new(); block.tables.len()];
-    let mut parsed: Vec<Option<Vec<Expr>>> = vec![None; block.filters.len()];
+    let mut parsed: Vec<Option<std::sync::Arc<super::memo::Factored>>> =
+        vec![None; block.filters.len()];
+    let factored = |text: &str| {
+        memo.factored.get(text, |t| {
+            let e = sqlexpr::parse_condition(t);
+            (matches!(e, Expr::Or(_)), factor_or(e))
+        })
+    };
     for (fi, f) in block.filters.iter().enumerate() {
-        let text = if f.sql.contains("...") && matches!(f.kind, FilterKind::Or(_)) {
-            match sqlexpr::outer_where(sql) {
-                Some(w) => w,
+        let fac = if f.sql.contains("...") && matches!(f.kind, FilterKind::Or(_)) {
+            match &*memo.outer_where(sql) {
+                Some(w) => factored(w),
                 None => continue,
             }
         } else {
-            f.sql.to_string()
+            factored(f.sql)
         };
-
-        let e = sqlexpr::parse_condition(&text);
-        if matches!(f.kind, FilterKind::Or(_)) && !matches!(e, Expr::Or(_)) {
+        if matches!(f.kind, FilterKind::Or(_)) && !fac.0 {
             continue;
         }
-        parsed[fi] = Some(factor_or(e));
+        parsed[fi] = Some(fac);
     }
 
     let mut pushed: Vec<usize> = Vec::new();
@@ -1096,9 +1112,9 @@ pub(crate) fn build<'a>(
                     if f.tables != [ti] {
                         continue;
                     }
-                    if let Expr::Cmp { col, op, .. } = sqlexpr::parse_condition(f.sql) {
-                        if columns.iter().skip(1).any(|c| c.eq_ignore_ascii_case(&col)) {
-                            having_op = Some(op);
+                    if let Expr::Cmp { col, op, .. } = &*memo.condition(f.sql) {
+                        if columns.iter().skip(1).any(|c| c.eq_ignore_ascii_case(col)) {
+                            having_op = Some(*op);
                             pushed.push(fi);
                         }
                     }
@@ -1161,9 +1177,10 @@ pub(crate) fn build<'a>(
         if let Some(f) = s.filter {
             consumed_filters.push(f);
             let ft = &block.filters[f];
-            let first = sqlexpr::identifiers(ft.sql)
-                .into_iter()
-                .next()
+            let first = memo
+                .identifiers(ft.sql)
+                .first()
+                .cloned()
                 .unwrap_or_default();
             if let Some(&t) = ft.tables.first() {
                 if let Some(r) = ref_rel[t] {
@@ -1347,13 +1364,17 @@ pub(crate) fn build<'a>(
         if fr == 0 || pushed.contains(&fi) {
             continue;
         }
-        let exprs = parsed[fi].clone().unwrap_or_else(|| vec![Expr::Other]);
+        let other = [Expr::Other];
+        let exprs: &[Expr] = match &parsed[fi] {
+            Some(p) => &p.1,
+            None => &other,
+        };
         for e in exprs {
             // Sargable single-table conditions pulled out of an OR go to the scan's
             // restriction clauses.
-            let er = b.expr_rels(&e, fr, block, &ref_rel);
+            let er = b.expr_rels(e, fr, block, &ref_rel);
             if er.count_ones() == 1 && sub.is_none() {
-                if let Some(p) = as_predicate(&e, &b, fr, block, &ref_rel) {
+                if let Some(p) = as_predicate(e, &b, fr, block, &ref_rel) {
                     let ti = block
                         .tables
                         .iter()
@@ -1377,7 +1398,7 @@ pub(crate) fn build<'a>(
                 // A join equality repeated inside the condition: already an edge.
                 continue;
             }
-            let (sel, sel_semi, ops) = match (&e, &f.kind) {
+            let (sel, sel_semi, ops) = match (e, &f.kind) {
                 (Expr::Other, FilterKind::Function) => {
                     // An abbreviated list is written out in the query's full text.
                     let mut lits = f.sql.matches('\'').count() / 2;
@@ -1393,7 +1414,7 @@ pub(crate) fn build<'a>(
                     }
                     let nlit = lits.max(1) as f64;
                     // The function, and a bpchar-to-text cast when it reads a CHAR column.
-                    let cast = sqlexpr::identifiers(f.sql).iter().any(|id| {
+                    let cast = memo.identifiers(f.sql).iter().any(|id| {
                         f.tables.iter().any(|&t| {
                             pl.table_index(block.tables[t].table).is_ok_and(|ti| {
                                 pl.db.tables[ti].columns.iter().any(|c| {
@@ -1424,8 +1445,8 @@ pub(crate) fn build<'a>(
                     )
                 }
                 _ => {
-                    let (s, ss) = b.expr_sel(&e, fr, block, &ref_rel);
-                    (s, ss, expr_ops(&e))
+                    let (s, ss) = b.expr_sel(e, fr, block, &ref_rel);
+                    (s, ss, expr_ops(e))
                 }
             };
             let rels_of = if er == 0 || sub.is_some() { fr } else { er };
@@ -1446,9 +1467,9 @@ pub(crate) fn build<'a>(
                 // Selectivity: kept with the relation's rows below.
                 br.filter_sel *= sel;
                 let mut cols: Vec<String> = Vec::new();
-                for id in sqlexpr::identifiers(f.sql) {
-                    if br.uses.iter().any(|u| u.eq_ignore_ascii_case(&id)) && !cols.contains(&id) {
-                        cols.push(id);
+                for id in memo.identifiers(f.sql).iter() {
+                    if br.uses.iter().any(|u| u.eq_ignore_ascii_case(id)) && !cols.contains(id) {
+                        cols.push(id.clone());
                     }
                 }
                 br.filters.push(SingleFilter {
@@ -1460,7 +1481,7 @@ pub(crate) fn build<'a>(
                 });
             } else {
                 let mut cols = Vec::new();
-                b.expr_cols(&e, fr, block, &ref_rel, &mut cols);
+                b.expr_cols(e, fr, block, &ref_rel, &mut cols);
                 // OR arms restricted to one relation each are also applied at that
                 // relation's scan; the join clause's selectivity is divided by them
                 // (extract_restriction_or_clauses, orclauses.c).
@@ -1946,5 +1967,10 @@ pub(crate) fn index_reads(
 /// The SQL text of a sub-block, found in the query's text by its FROM list.
 fn sub_text(pl: &Planner, sub: &QueryBlock) -> String {
     let tables: Vec<&str> = sub.tables.iter().map(|t| t.table).collect();
-    sqlexpr::subselect_for(pl.sql, &tables, sub.scalar_aggregate).unwrap_or_default()
+    // Keyed by the flag, the FROM list and the query's text.
+    let key = format!("{}\0{}\0{}", sub.scalar_aggregate, tables.join(","), pl.sql);
+    let text = pl.db.memo.subselect.get(&key, |_| {
+        sqlexpr::subselect_for(pl.sql, &tables, sub.scalar_aggregate).unwrap_or_default()
+    });
+    (*text).clone()
 }

@@ -78,6 +78,21 @@ pub(crate) fn estimate_num_groups(b: &Block, cols: &[ColKey], input_rows: f64) -
 /// the target list's per-row cost. Returns (costs in operator calls, tlist operators,
 /// whether an aggregate is DISTINCT).
 fn agg_costs(pl: &Planner, block: &QueryBlock, sql: &str) -> (AggCosts, f64, bool) {
+    // A function of the text and the tables the block reads: computed once per pair.
+    let mut key = String::with_capacity(sql.len() + 64);
+    for t in &block.tables {
+        key.push_str(t.table);
+        key.push(',');
+    }
+    key.push('\0');
+    key.push_str(sql);
+    *pl.db
+        .memo
+        .agg_costs
+        .get(&key, |_| agg_costs_of(pl, block, sql))
+}
+
+fn agg_costs_of(pl: &Planner, block: &QueryBlock, sql: &str) -> (AggCosts, f64, bool) {
     let numeric_col = |name: &str| {
         block.tables.iter().any(|t| {
             pl.db
@@ -463,7 +478,7 @@ pub(crate) fn finish(
         // A grouped sub-select in FROM aggregated again by the outer query (Q13's
         // histogram): the Subquery Scan's cpu_tuple_cost per row, then a second
         // aggregation on an aggregate's value, which has no statistics (200 groups).
-        if !sql.is_empty() && sqlexpr::derived_grouped(sql) {
+        if !sql.is_empty() && pl.db.memo.derived_grouped(sql) {
             let a2 = AggCosts {
                 trans_per_tuple: cop,
                 final_per_group: 0.0,
@@ -533,10 +548,10 @@ pub(crate) fn finish(
         && (!block.order_by.is_empty() || grouped || block.limit.is_some());
     // Grouping keys dropped as functionally dependent no longer sort the output.
     let removed: Vec<&ColKey> = full_group.iter().filter(|g| !group.contains(g)).collect();
-    let order_items = sqlexpr::outer_list(sql, "ORDER BY").unwrap_or_default();
+    let order_items = pl.db.memo.order_items(sql);
     let order_in_group = !sql.is_empty()
         && !group.is_empty()
-        && sqlexpr::order_within_group(sql)
+        && pl.db.memo.order_within_group(sql)
         && !removed.iter().any(|r| {
             order_items
                 .iter()
