@@ -2,7 +2,7 @@
 
 use crate::components::calibration::CalibrationLoader;
 use crate::components::chart_view::ChartView;
-use crate::components::dbt3::Dbt3Table;
+use crate::components::dbt3::Dbt3View;
 use crate::components::knobs::{KnobRow, PresetPicker};
 use crate::components::machine::MachineEditor;
 use crate::components::select::Select;
@@ -11,7 +11,7 @@ use crate::infra;
 use crate::model::{self, switch_pct};
 use crate::state::{Action, HistoryWrite, State};
 use costlab_core::analysis::{self, path_label};
-use costlab_core::knobs::{Engine, EngineVersion, Knob, Preset, PRESETS};
+use costlab_core::knobs::{Engine, EngineVersion, Knob, PRESETS};
 use costlab_core::scenario::{CacheState, View};
 use costlab_core::scenario::{Engines, Workload};
 use costlab_core::sim::profile::{Confidence, MachineProfile};
@@ -100,38 +100,6 @@ pub fn app() -> Html {
             .map(|e| model::engine_view(s, e))
             .collect::<Vec<_>>()
     });
-
-    // DBT3: planners and baseline plans when the engines, scale factor, machine or baseline
-    // change; only the current column on a knob move.
-    let dbt3_key = model::Dbt3Key::of(s);
-    let dbt3_prepared = use_memo(dbt3_key.clone(), |k| {
-        k.as_ref().map(model::dbt3_prepare).unwrap_or_default()
-    });
-    let dbt3_cache = use_mut_ref(model::Dbt3Cache::default);
-    let dbt3_tables = {
-        let prepared = dbt3_prepared.clone();
-        use_memo((dbt3_key, s.knobs.clone()), move |(_, knobs)| {
-            dbt3_cache.borrow_mut().update(&prepared, knobs)
-        })
-    };
-    let dbt3_html = |e: Engine, table: &model::Shared<costlab_core::Result<_>>| {
-        let baseline = match &s.workload {
-            Workload::Dbt3 { baseline, .. } => Preset::find(baseline)
-                .ok()
-                .filter(|p| p.engine == e)
-                .map(|p| p.label.to_string())
-                .unwrap_or_else(|| format!("{} defaults", s.version_of(e).label())),
-            Workload::T1Sweep { .. } => String::new(),
-        };
-        let sf = match s.workload {
-            Workload::Dbt3 { sf, .. } => sf,
-            Workload::T1Sweep { .. } => 0.0,
-        };
-        html! {
-            <Dbt3Table key={e.name()} engine={e} table={table.clone()} baseline={baseline}
-                title={format!("{}: DBT3 at scale factor {sf} on {}", s.version_of(e).label(), analysis::machine_label(s))} />
-        }
-    };
 
     let engine_select = {
         let dispatch = dispatch.clone();
@@ -305,7 +273,7 @@ pub fn app() -> Html {
         let view = views.iter().find_map(|v| v.as_ref().ok());
         return html! {
             <main class="embed">
-                { for dbt3_tables.iter().map(|(e, t)| dbt3_html(*e, t)) }
+                if dbt3 { <Dbt3View scenario={s.clone()} /> }
                 { match view {
                     Some(v) => html! {
                         <ChartView id={format!("embed-{}", s.view.id())}
@@ -409,7 +377,7 @@ pub fn app() -> Html {
                     <SharePanel scenario={s.clone()} />
                 </aside>
                 <div class={classes!("views", (s.engines == Engines::Both).then_some("both"))}>
-                    { for dbt3_tables.iter().map(|(e, t)| dbt3_html(*e, t)) }
+                    if dbt3 { <Dbt3View scenario={s.clone()} /> }
                     { for views.iter().enumerate().map(|(i, v)| match v {
                         Ok(v) => {
                             let id = if v.engine == Engine::Postgres { "pg" } else { "mysql" };

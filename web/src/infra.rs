@@ -216,3 +216,59 @@ pub fn mark(name: &str) {
         let _ = p.mark(name);
     }
 }
+
+/// A dedicated worker and the handlers of what it sends; dropping it stops the worker.
+pub struct WorkerLink {
+    worker: web_sys::Worker,
+    _onmessage: wasm_bindgen::closure::Closure<dyn Fn(web_sys::MessageEvent)>,
+    _onerror: wasm_bindgen::closure::Closure<dyn Fn(web_sys::Event)>,
+}
+
+impl WorkerLink {
+    /// Starts the worker script at `url` (relative to the page). Text messages go to
+    /// `on_message`; a script that fails to load or throws goes to `on_error`.
+    pub fn start(
+        url: &str,
+        on_message: yew::Callback<String>,
+        on_error: yew::Callback<String>,
+    ) -> Result<WorkerLink, String> {
+        use wasm_bindgen::closure::Closure;
+        let worker = web_sys::Worker::new(url)
+            .map_err(|_| format!("the browser refused to start the worker {url}"))?;
+        let url = url.to_string();
+        let onmessage =
+            Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
+                on_message.emit(e.data().as_string().unwrap_or_default())
+            });
+        let onerror = Closure::<dyn Fn(web_sys::Event)>::new(move |e: web_sys::Event| {
+            // Shown inline instead of logged. A script that fails to load gives a plain
+            // Event; an exception in the worker an ErrorEvent with its message.
+            e.prevent_default();
+            let message = e
+                .dyn_ref::<web_sys::ErrorEvent>()
+                .map(|e| e.message())
+                .filter(|m| !m.is_empty());
+            on_error.emit(message.unwrap_or_else(|| format!("the worker {url} failed to load")));
+        });
+        worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
+        worker.set_onerror(Some(onerror.as_ref().unchecked_ref()));
+        Ok(WorkerLink {
+            worker,
+            _onmessage: onmessage,
+            _onerror: onerror,
+        })
+    }
+
+    /// Posting a string cannot fail (it is always cloneable); a stopped worker ignores it.
+    pub fn post(&self, message: &str) {
+        let _ = self
+            .worker
+            .post_message(&wasm_bindgen::JsValue::from_str(message));
+    }
+}
+
+impl Drop for WorkerLink {
+    fn drop(&mut self) {
+        self.worker.terminate();
+    }
+}

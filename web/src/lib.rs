@@ -7,6 +7,8 @@
 pub mod app;
 pub mod chart;
 pub mod components;
+pub mod dbt3_protocol;
+pub mod dbt3_worker;
 mod infra;
 pub mod model;
 pub mod state;

@@ -2,11 +2,9 @@
 
 use crate::chart::{Band, ChartData, HeatMap, LineChart, Series};
 use costlab_core::analysis::{self, engine_curves, path_label, EngineCurves};
-use costlab_core::knobs::{Engine, EngineVersion, Knob, KnobValues};
-use costlab_core::scenario::{Scenario, View, Workload};
-use costlab_core::sim::profile::MachineProfile;
+use costlab_core::knobs::Engine;
+use costlab_core::scenario::{Scenario, View};
 use costlab_core::sim::regret::Fit1;
-use costlab_core::workload::dbt3::compare::{Dbt3Planner, Dbt3Row, QueryOutcome};
 use costlab_core::Result;
 use std::rc::Rc;
 
@@ -201,139 +199,6 @@ pub fn switch_pct(x: f64) -> String {
         format!("{p:.3}")
     } else {
         format!("{p:.4}")
-    }
-}
-
-/// What the DBT3 planners depend on, besides the constants: rebuilt only when it changes.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Dbt3Key {
-    pub engines: Vec<(Engine, EngineVersion)>,
-    pub sf: f64,
-    pub machine: Option<MachineProfile>,
-    pub baseline: Option<KnobValues>,
-}
-
-impl Dbt3Key {
-    /// `None` unless the scenario's workload is DBT3.
-    pub fn of(s: &Scenario) -> Option<Dbt3Key> {
-        let Workload::Dbt3 { sf, .. } = s.workload else {
-            return None;
-        };
-        Some(Dbt3Key {
-            engines: s
-                .engines
-                .list()
-                .into_iter()
-                .map(|e| (e, s.version_of(e)))
-                .collect(),
-            sf,
-            machine: analysis::machine(s).ok(),
-            baseline: s.dbt3_baseline().and_then(Result::ok),
-        })
-    }
-}
-
-/// One engine's DBT3 planner with every query's baseline plan, planned once.
-pub struct Dbt3Prepared {
-    planner: Dbt3Planner,
-    baseline: Vec<QueryOutcome>,
-}
-
-/// The planners for a key, one per engine (an engine that cannot plan gives its error).
-pub fn dbt3_prepare(key: &Dbt3Key) -> Vec<(Engine, Result<Dbt3Prepared>)> {
-    key.engines
-        .iter()
-        .map(|&(engine, version)| {
-            let prepared = (|| {
-                let machine = key.machine.as_ref().ok_or_else(|| {
-                    costlab_core::Error::invalid("machine", "the scenario's machine is not valid")
-                })?;
-                let baseline = key.baseline.as_ref().ok_or_else(|| {
-                    costlab_core::Error::invalid("DBT3 baseline", "is not a preset")
-                })?;
-                let planner = Dbt3Planner::new(version, key.sf, machine)?;
-                let baseline = planner
-                    .queries()
-                    .iter()
-                    .map(|q| planner.outcome(q.number, baseline))
-                    .collect::<Result<Vec<_>>>()?;
-                Ok(Dbt3Prepared { planner, baseline })
-            })();
-            (engine, prepared)
-        })
-        .collect()
-}
-
-/// The table under the current constants: only the current column is planned.
-pub fn dbt3_rows(p: &Dbt3Prepared, knobs: &KnobValues) -> Result<Vec<Dbt3Row>> {
-    p.planner
-        .queries()
-        .iter()
-        .zip(&p.baseline)
-        .map(|(q, base)| {
-            Ok(Dbt3Row {
-                number: q.number,
-                title: q.title,
-                baseline: base.clone(),
-                current: p.planner.outcome(q.number, knobs)?,
-            })
-        })
-        .collect()
-}
-
-/// The planners of every engine shown, as `dbt3_prepare` returns them.
-pub type Dbt3Planners = Rc<Vec<(Engine, Result<Dbt3Prepared>)>>;
-
-/// One engine's current column: its constants and its table.
-type EngineTable = (Engine, Vec<f64>, Shared<Result<Vec<Dbt3Row>>>);
-
-/// The DBT3 tables of the last render: an engine is replanned only when its own
-/// constants (or the prepared planners) change, so moving a MySQL knob leaves
-/// PostgreSQL's table, and its panel, as they were.
-#[derive(Default)]
-pub struct Dbt3Cache {
-    prepared: Option<Dbt3Planners>,
-    tables: Vec<EngineTable>,
-}
-
-impl Dbt3Cache {
-    pub fn update(
-        &mut self,
-        prepared: &Dbt3Planners,
-        knobs: &KnobValues,
-    ) -> Vec<(Engine, Shared<Result<Vec<Dbt3Row>>>)> {
-        if !self
-            .prepared
-            .as_ref()
-            .is_some_and(|p| Rc::ptr_eq(p, prepared))
-        {
-            self.prepared = Some(prepared.clone());
-            self.tables.clear();
-        }
-        let tables: Vec<EngineTable> = prepared
-            .iter()
-            .map(|(e, p)| {
-                let mine: Vec<f64> = Knob::for_engine(*e).map(|k| knobs.get(k)).collect();
-                let kept = self
-                    .tables
-                    .iter()
-                    .find(|(ce, ck, _)| ce == e && *ck == mine)
-                    .map(|t| t.2.clone());
-                let table = kept.unwrap_or_else(|| {
-                    Shared(Rc::new(
-                        p.as_ref()
-                            .map_err(Clone::clone)
-                            .and_then(|p| dbt3_rows(p, knobs)),
-                    ))
-                });
-                (*e, mine, table)
-            })
-            .collect();
-        self.tables = tables;
-        self.tables
-            .iter()
-            .map(|(e, _, t)| (*e, t.clone()))
-            .collect()
     }
 }
 

@@ -1,9 +1,14 @@
 //! Component and state tests that need a real browser (run by wasm-bindgen-test-runner in
 //! headless Chromium; `cargo xtask test` sets it up).
 
+use costlab_core::analysis;
 use costlab_core::knobs::{Engine, Knob};
-use costlab_core::scenario::Engines;
+use costlab_core::scenario::{Engines, Workload};
 use costlab_web::app::App;
+use costlab_web::components::dbt3::{Conversation, Dbt3Props, Dbt3Table};
+use costlab_web::dbt3_protocol::{knob_list, FromWorker, Node, Reply, Request, Table};
+use costlab_web::dbt3_worker::Dbt3Worker;
+use costlab_web::model::Shared;
 use costlab_web::state::{Action, State};
 use std::rc::Rc;
 use wasm_bindgen_test::*;
@@ -106,7 +111,6 @@ fn a_link_opens_its_scenario_and_reports_bad_parts() {
 
 #[wasm_bindgen_test]
 fn dbt3_scale_factor_and_baseline_keep_the_last_valid_values() {
-    use costlab_core::scenario::Workload;
     let state = Rc::new(State::default());
     let s = state.reduce(Action::SetDbt3(true));
     assert_eq!(
@@ -156,24 +160,130 @@ async fn sleep(ms: i32) {
     wasm_bindgen_futures::JsFuture::from(p).await.unwrap();
 }
 
-#[wasm_bindgen_test]
-async fn dbt3_table_flags_q6_and_opens_both_plans() {
-    use wasm_bindgen::JsCast;
-    let window = web_sys::window().unwrap();
-    let root = mount();
-    yew::scheduler::flush().await;
-    // Through the address bar, as a pasted link would.
-    window.location().set_hash("v=1&w=dbt3&mbrc=0.45").unwrap();
-    let mut row = None;
-    for _ in 0..100 {
-        sleep(20).await;
-        yew::scheduler::flush().await;
-        row = root.query_selector("#dbt3-mysql tr[data-q='6']").unwrap();
-        if row.is_some() {
-            break;
-        }
+/// The request the DBT3 view makes for a link (MySQL 5.7, the default scale factor and
+/// machine, baseline mysql-5.7), as its worker receives it.
+fn dbt3_request(id: u64, fragment: &str) -> Request {
+    let s = State::from_link(fragment).scenario;
+    let Workload::Dbt3 { sf, .. } = s.workload else {
+        panic!("{fragment} is not a DBT3 link");
+    };
+    Request {
+        id,
+        sf,
+        versions: s
+            .engines
+            .list()
+            .into_iter()
+            .map(|e| s.version_of(e))
+            .collect(),
+        machine: analysis::machine(&s).unwrap(),
+        baseline: knob_list(&s.dbt3_baseline().unwrap().unwrap()),
+        current: knob_list(&s.knobs),
     }
-    let row = row.expect("the DBT3 table has Q6");
+}
+
+#[wasm_bindgen_test]
+fn dbt3_worker_flags_q6_and_keeps_its_planners() {
+    let mut worker = Dbt3Worker::default();
+    let request = dbt3_request(7, "#v=1&w=dbt3&mbrc=0.45");
+    let direct = worker.handle(&request);
+    // Through JSON, as the page posts it (a number may come back 1 ulp off; see
+    // dbt3_protocol).
+    let text = worker.handle_json(&serde_json::to_string(&request).unwrap());
+    let Ok(FromWorker::Reply(reply)) = serde_json::from_str::<FromWorker>(&text) else {
+        panic!("not a reply: {text}");
+    };
+    assert_eq!(reply.id, 7);
+    assert_eq!(reply.tables.len(), 1);
+    assert_eq!(reply.tables[0].engine, Engine::Mysql);
+    let rows = reply.tables[0].rows.as_ref().unwrap();
+    assert_eq!(rows.len(), 22);
+    let q6 = rows.iter().find(|r| r.number == 6).unwrap();
+    assert!(q6.changed);
+    assert!(
+        q6.current.summary.contains("i_l_shipdate"),
+        "{}",
+        q6.current.summary
+    );
+    fn mentions(n: &Node, index: &str) -> bool {
+        n.index.as_deref() == Some(index) || n.children.iter().any(|c| mentions(c, index))
+    }
+    assert!(mentions(&q6.current.tree, "i_l_shipdate"));
+    // Same inputs, new id: the same table (from the cache), the new id.
+    let again = worker.handle(&Request {
+        id: 8,
+        ..request.clone()
+    });
+    assert_eq!(again.id, 8);
+    assert_eq!(again.tables, direct.tables);
+    // Back to the baseline's constants: nothing changed.
+    let base = worker.handle(&dbt3_request(9, "#v=1&w=dbt3&mbrc=1"));
+    assert!(base.tables[0]
+        .rows
+        .as_ref()
+        .unwrap()
+        .iter()
+        .all(|r| !r.changed));
+    // Bad input is an error in the reply, never a panic.
+    let bad = worker.handle(&Request {
+        id: 10,
+        current: vec![1.0],
+        ..request
+    });
+    assert!(bad.tables[0].rows.is_err());
+    assert!(worker.handle_json("{").contains("Failed"));
+}
+
+#[wasm_bindgen_test]
+fn dbt3_conversation_keeps_one_request_in_flight_and_drops_stale_replies() {
+    let mut c = Conversation::default();
+    let r = |id| dbt3_request(id, "#v=1&w=dbt3");
+    let reply = |id| Reply { id, tables: vec![] };
+    // Nothing is posted before the worker listens; then only the latest inputs.
+    assert_eq!(c.request(r(1)), None);
+    assert_eq!(c.request(r(2)), None);
+    let posted = c.ready().unwrap();
+    assert!(posted.starts_with("{\"id\":2,"), "{posted}");
+    // While 2 is planned, 3 and 4 come: only 4 waits.
+    assert_eq!(c.request(r(3)), None);
+    assert_eq!(c.request(r(4)), None);
+    let (shown, next) = c.reply(reply(2));
+    assert_eq!(shown, None, "2 is stale: 4 is the latest");
+    assert!(next.unwrap().starts_with("{\"id\":4,"));
+    let (shown, next) = c.reply(reply(4));
+    assert_eq!(shown.map(|r| r.id), Some(4));
+    assert_eq!(next, None);
+}
+
+fn mount_table(props: Dbt3Props) -> web_sys::Element {
+    let document = web_sys::window().unwrap().document().unwrap();
+    let root = document.create_element("div").unwrap();
+    document.body().unwrap().append_child(&root).unwrap();
+    yew::Renderer::<Dbt3Table>::with_root_and_props(root.clone(), props).render();
+    root
+}
+
+fn table_props(table: Option<Table>) -> Dbt3Props {
+    Dbt3Props {
+        engine: Engine::Mysql,
+        table: table.map(|t| Shared(Rc::new(t))),
+        title: "MySQL 5.7".into(),
+        baseline: "MySQL 5.7 defaults".into(),
+        requested: 3,
+        shown: 3,
+    }
+}
+
+#[wasm_bindgen_test]
+async fn dbt3_table_renders_a_reply_and_opens_both_plans() {
+    use wasm_bindgen::JsCast;
+    let reply = Dbt3Worker::default().handle(&dbt3_request(3, "#v=1&w=dbt3&mbrc=0.45"));
+    let root = mount_table(table_props(Some(reply.tables[0].rows.clone())));
+    yew::scheduler::flush().await;
+    let row = root
+        .query_selector("#dbt3-mysql tr[data-q='6']")
+        .unwrap()
+        .expect("the DBT3 table has Q6");
     assert_eq!(row.get_attribute("data-changed").as_deref(), Some("true"));
     assert_eq!(
         root.query_selector_all("#dbt3-mysql tbody tr")
@@ -181,6 +291,8 @@ async fn dbt3_table_flags_q6_and_opens_both_plans() {
             .length(),
         22
     );
+    let section = root.query_selector("#dbt3-mysql").unwrap().unwrap();
+    assert_eq!(section.get_attribute("data-shown").as_deref(), Some("3"));
     row.dyn_ref::<web_sys::HtmlElement>().unwrap().click();
     yew::scheduler::flush().await;
     let current = root
@@ -189,6 +301,47 @@ async fn dbt3_table_flags_q6_and_opens_both_plans() {
         .expect("the detail panel");
     let text = current.text_content().unwrap_or_default();
     assert!(text.contains("i_l_shipdate"), "{text}");
+}
+
+#[wasm_bindgen_test]
+async fn dbt3_table_says_planning_then_shows_errors_inline() {
+    let root = mount_table(table_props(None));
+    yew::scheduler::flush().await;
+    let note = root
+        .query_selector("[aria-live='polite']")
+        .unwrap()
+        .unwrap();
+    assert_eq!(note.text_content().as_deref(), Some("planning…"));
+    let root = mount_table(table_props(Some(Err("sf: out of range".into()))));
+    yew::scheduler::flush().await;
+    let err = root.query_selector(".error").unwrap().unwrap();
+    assert_eq!(
+        err.text_content().as_deref(),
+        Some("MySQL cannot plan DBT3 here: sf: out of range")
+    );
+}
+
+#[wasm_bindgen_test]
+async fn dbt3_view_shows_a_worker_that_cannot_load_inline() {
+    // The test runner serves no worker script: the view must say so, not panic.
+    let window = web_sys::window().unwrap();
+    let root = mount();
+    yew::scheduler::flush().await;
+    window.location().set_hash("v=1&w=dbt3").unwrap();
+    let mut err = None;
+    for _ in 0..100 {
+        sleep(20).await;
+        yew::scheduler::flush().await;
+        err = root.query_selector("#dbt3-mysql .error").unwrap();
+        if err.is_some() {
+            break;
+        }
+    }
+    let text = err
+        .expect("an inline error")
+        .text_content()
+        .unwrap_or_default();
+    assert!(text.starts_with("MySQL cannot plan DBT3 here: "), "{text}");
     assert!(root.query_selector("canvas#cost-mysql").unwrap().is_none());
     window.location().set_hash("").unwrap();
 }
