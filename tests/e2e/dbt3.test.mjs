@@ -79,12 +79,12 @@ async function setMbrc(page, value) {
 
 test('DBT3 at SF 10: Q6 flips to the range on i_l_shipdate where the core says', async () => {
   const { page, problems } = await open(browser);
-  // The planners are a worker of their own, fetched only once the DBT3 view opens.
+  // The planners are in a worker of its own, fetched only once the DBT3 view opens.
   const fetched = [];
   page.on('request', (r) => fetched.push(r.url()));
   await page.locator('#workload').waitFor();
   await frame(page);
-  assert.deepEqual(fetched.filter((u) => u.includes('dbt3-worker')), []);
+  assert.deepEqual(fetched.filter((u) => u.includes('costlab-worker')), []);
   await page.selectOption('#workload', 'dbt3');
   const sf = page.locator('#dbt3-sf');
   await sf.fill('10');
@@ -92,7 +92,7 @@ test('DBT3 at SF 10: Q6 flips to the range on i_l_shipdate where the core says',
   await page.selectOption('#dbt3-base', 'mysql-5.7');
   assert.equal(await page.locator('#machine').inputValue(), 'wl8737-memory');
   await page.locator('#dbt3-mysql tbody tr[data-q="6"]').waitFor();
-  assert.ok(fetched.some((u) => u.endsWith('costlab-dbt3-worker_bg.wasm')), 'the worker wasm is loaded');
+  assert.ok(fetched.some((u) => u.endsWith('costlab-worker_bg.wasm')), 'the worker wasm is loaded');
   // The t1 charts are not drawn in DBT3 mode.
   assert.equal(await page.locator('canvas#cost-mysql').count(), 0);
 

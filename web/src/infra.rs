@@ -217,6 +217,9 @@ pub fn mark(name: &str) {
     }
 }
 
+/// The helper worker's script, next to the page (trunk copies it; see index.html).
+pub const WORKER_URL: &str = "worker-loader.js";
+
 /// A dedicated worker and the handlers of what it sends; dropping it stops the worker.
 pub struct WorkerLink {
     worker: web_sys::Worker,

@@ -7,11 +7,11 @@
 pub mod app;
 pub mod chart;
 pub mod components;
-pub mod dbt3_protocol;
-pub mod dbt3_worker;
 mod infra;
 pub mod model;
 pub mod state;
+pub mod worker;
+pub mod worker_protocol;
 
 /// Mounts the playground on the page's body.
 pub fn start() {

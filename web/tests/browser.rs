@@ -5,11 +5,14 @@ use costlab_core::analysis;
 use costlab_core::knobs::{Engine, Knob};
 use costlab_core::scenario::{Engines, Workload};
 use costlab_web::app::App;
+use costlab_web::components::calibration::Pending;
 use costlab_web::components::dbt3::{Conversation, Dbt3Props, Dbt3Table};
-use costlab_web::dbt3_protocol::{knob_list, FromWorker, Node, Reply, Request, Table};
-use costlab_web::dbt3_worker::Dbt3Worker;
 use costlab_web::model::Shared;
 use costlab_web::state::{Action, State};
+use costlab_web::worker::{calibration, Worker};
+use costlab_web::worker_protocol::{
+    knob_list, CalibrationRequest, FromWorker, Node, Reply, Request, Table, ToWorker,
+};
 use std::rc::Rc;
 use wasm_bindgen_test::*;
 use yew::Reducible;
@@ -184,15 +187,21 @@ fn dbt3_request(id: u64, fragment: &str) -> Request {
 
 #[wasm_bindgen_test]
 fn dbt3_worker_flags_q6_and_keeps_its_planners() {
-    let mut worker = Dbt3Worker::default();
+    let mut worker = Worker::default();
     let request = dbt3_request(7, "#v=1&w=dbt3&mbrc=0.45");
     let direct = worker.handle(&request);
     // Through JSON, as the page posts it (a number may come back 1 ulp off; see
-    // dbt3_protocol).
-    let text = worker.handle_json(&serde_json::to_string(&request).unwrap());
+    // worker_protocol).
+    let text = worker
+        .handle_json(&serde_json::to_string(&ToWorker::Dbt3(Box::new(request.clone()))).unwrap());
     let Ok(FromWorker::Reply(reply)) = serde_json::from_str::<FromWorker>(&text) else {
         panic!("not a reply: {text}");
     };
+    // The page's reader (the browser's JSON parser) gets back exactly what the worker sent.
+    assert_eq!(
+        costlab_web::worker_protocol::parse(&text),
+        Ok(FromWorker::Reply(direct.clone()))
+    );
     assert_eq!(reply.id, 7);
     assert_eq!(reply.tables.len(), 1);
     assert_eq!(reply.tables[0].engine, Engine::Mysql);
@@ -243,16 +252,111 @@ fn dbt3_conversation_keeps_one_request_in_flight_and_drops_stale_replies() {
     assert_eq!(c.request(r(1)), None);
     assert_eq!(c.request(r(2)), None);
     let posted = c.ready().unwrap();
-    assert!(posted.starts_with("{\"id\":2,"), "{posted}");
+    assert!(posted.starts_with("{\"Dbt3\":{\"id\":2,"), "{posted}");
     // While 2 is planned, 3 and 4 come: only 4 waits.
     assert_eq!(c.request(r(3)), None);
     assert_eq!(c.request(r(4)), None);
     let (shown, next) = c.reply(reply(2));
     assert_eq!(shown, None, "2 is stale: 4 is the latest");
-    assert!(next.unwrap().starts_with("{\"id\":4,"));
+    assert!(next.unwrap().starts_with("{\"Dbt3\":{\"id\":4,"));
     let (shown, next) = c.reply(reply(4));
     assert_eq!(shown.map(|r| r.id), Some(4));
     assert_eq!(next, None);
+}
+
+/// The probe's sample calibration file (the one the end-to-end test loads too).
+const SAMPLE_CALIBRATION: &str = include_str!("../../static/calibration/this-ci-machine.json");
+
+#[wasm_bindgen_test]
+fn worker_reads_a_calibration_file_into_a_profile_and_its_lines() {
+    let reply = calibration(&CalibrationRequest {
+        id: 3,
+        text: SAMPLE_CALIBRATION.to_string(),
+    });
+    assert_eq!(reply.id, 3);
+    let c = reply.result.unwrap();
+    assert!(c.profile.id.starts_with("measured-"), "{}", c.profile.id);
+    c.profile.validate().unwrap();
+    assert!(
+        c.lines
+            .iter()
+            .any(|l| l.starts_with("sequential read: ") && l.contains(" MB/s [")),
+        "{:?}",
+        c.lines
+    );
+    assert!(c
+        .lines
+        .iter()
+        .any(|l| l.starts_with("random 8 kB read at queue depth 1: ")));
+    // Through JSON, as the page posts it and reads the answer.
+    let mut worker = Worker::default();
+    let request = ToWorker::Calibration(CalibrationRequest {
+        id: 4,
+        text: SAMPLE_CALIBRATION.to_string(),
+    });
+    let text = worker.handle_json(&serde_json::to_string(&request).unwrap());
+    let Ok(FromWorker::Calibration(r)) = costlab_web::worker_protocol::parse(&text) else {
+        panic!("not a calibration reply: {text}");
+    };
+    assert_eq!(r.id, 4);
+    assert_eq!(r.result, Ok(c));
+    // An error comes through as its text; anything else is named, never a panic.
+    let broken = worker.handle_json(
+        &serde_json::to_string(&ToWorker::Calibration(CalibrationRequest {
+            id: 5,
+            text: "{".into(),
+        }))
+        .unwrap(),
+    );
+    let Ok(FromWorker::Calibration(r)) = costlab_web::worker_protocol::parse(&broken) else {
+        panic!("not a calibration reply: {broken}");
+    };
+    assert_eq!(r.id, 5);
+    assert!(r.result.is_err());
+    assert_eq!(
+        costlab_web::worker_protocol::parse("\"Ready\""),
+        Ok(FromWorker::Ready)
+    );
+    assert!(costlab_web::worker_protocol::parse("{\"Reply\":{\"id\":1}}").is_err());
+    assert!(costlab_web::worker_protocol::parse("not json").is_err());
+}
+
+#[wasm_bindgen_test]
+fn worker_names_what_is_wrong_with_a_calibration_file() {
+    let read = |text: &str| {
+        calibration(&CalibrationRequest {
+            id: 1,
+            text: text.to_string(),
+        })
+        .result
+    };
+    // Truncated, not JSON, another kind of file, a newer format: an error, never a panic.
+    let truncated = read(&SAMPLE_CALIBRATION[..200]).unwrap_err();
+    assert!(!truncated.is_empty());
+    assert!(read("not json").is_err());
+    assert!(read("{}").unwrap_err().contains("costlab_calibration"));
+    let newer = SAMPLE_CALIBRATION.replacen(
+        "\"costlab_calibration\": 1",
+        "\"costlab_calibration\": 2",
+        1,
+    );
+    assert_ne!(newer, SAMPLE_CALIBRATION);
+    assert!(read(&newer).unwrap_err().contains("costlab_calibration"));
+}
+
+#[wasm_bindgen_test]
+fn calibration_requests_wait_for_the_worker_and_only_the_latest_file_counts() {
+    let mut p = Pending::default();
+    assert_eq!(p.request("a.json".into(), "1".into()), None);
+    assert_eq!(p.request("b.json".into(), "2".into()), None);
+    let posted = p.ready().unwrap();
+    assert!(
+        posted.starts_with("{\"Calibration\":{\"id\":2,\"text\":\"2\""),
+        "{posted}"
+    );
+    assert_eq!(p.ready(), None);
+    let now = p.request("c.json".into(), "3".into()).unwrap();
+    assert!(now.starts_with("{\"Calibration\":{\"id\":3,"), "{now}");
 }
 
 fn mount_table(props: Dbt3Props) -> web_sys::Element {
@@ -277,7 +381,7 @@ fn table_props(table: Option<Table>) -> Dbt3Props {
 #[wasm_bindgen_test]
 async fn dbt3_table_renders_a_reply_and_opens_both_plans() {
     use wasm_bindgen::JsCast;
-    let reply = Dbt3Worker::default().handle(&dbt3_request(3, "#v=1&w=dbt3&mbrc=0.45"));
+    let reply = Worker::default().handle(&dbt3_request(3, "#v=1&w=dbt3&mbrc=0.45"));
     let root = mount_table(table_props(Some(reply.tables[0].rows.clone())));
     yew::scheduler::flush().await;
     let row = root

@@ -14,7 +14,7 @@ const USAGE: &str = "usage:
   cargo xtask serve [--addr 127.0.0.1] [--port 8080]   build the release bundle and serve the playground
   cargo xtask test                                     run every test (fmt, clippy, native, wasm in Chromium, end-to-end)
   cargo xtask e2e                                      build the release bundle and run only the end-to-end tests
-  cargo xtask size                                     print the release bundle's sizes, page and DBT3 worker apart (build first)
+  cargo xtask size                                     print the release bundle's sizes, page and worker apart (build first)
   cargo xtask screenshot                               refresh docs/screenshot.png from the end-to-end run";
 
 fn main() -> ExitCode {
@@ -86,14 +86,15 @@ pub fn build_release() -> Result<(), String> {
     Ok(())
 }
 
-/// The DBT3 worker's files (see web/index.html): loaded only when the DBT3 view opens, so
+/// The helper worker's files (see web/index.html): loaded only when the DBT3 view opens or a
+/// calibration file is loaded, so
 /// they are counted apart from the page's bundle.
 fn is_worker_file(name: &str) -> bool {
-    name.starts_with("costlab-dbt3-worker") || name.starts_with("dbt3-worker-loader")
+    name.starts_with("costlab-worker") || name.starts_with("worker-loader")
 }
 
 /// Prints each bundle file's size raw and gzipped, the page's bundle (what loads at first
-/// render) and the DBT3 worker apart; returns the page bundle's gzipped total.
+/// render) and the worker apart; returns the page bundle's gzipped total.
 fn size() -> Result<u64, String> {
     let dist = root().join("dist");
     let entries = std::fs::read_dir(&dist)
@@ -125,7 +126,10 @@ fn size() -> Result<u64, String> {
     let mut page_gz = 0;
     for (worker, title) in [
         (false, "page bundle (loads at first render)"),
-        (true, "DBT3 worker (loads when the DBT3 view opens)"),
+        (
+            true,
+            "worker (loads when the DBT3 view opens or a calibration file is loaded)",
+        ),
     ] {
         let mine: Vec<_> = rows.iter().filter(|r| r.0 == worker).collect();
         let raw: u64 = mine.iter().map(|r| r.3).sum();

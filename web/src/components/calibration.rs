@@ -1,9 +1,17 @@
 //! Loading a `costlab-probe` calibration file (file picker or drag and drop): the page runs
 //! on the measured machine and shows the measurements with their confidence intervals.
 //! A malformed, truncated or newer file is named and changes nothing.
+//!
+//! The file is read by the helper worker (`worker::calibration`), started with the first
+//! file: the calibration schema's parser stays out of the page's bundle. Nothing here may
+//! use `costlab_core::calibration::Calibration`, or that parser comes back into the page.
 
+use crate::infra::{self, WorkerLink};
 use crate::state::Action;
-use costlab_core::calibration::{Calibration, Estimate, MAX_BYTES};
+use crate::worker_protocol::{self, CalibrationRequest, FromWorker, ToWorker};
+use costlab_core::calibration::MAX_BYTES;
+use std::cell::RefCell;
+use std::rc::Rc;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -11,65 +19,105 @@ pub struct CalibrationLoaderProps {
     pub dispatch: Callback<Action>,
 }
 
-fn interval(e: &Estimate, unit: &str) -> String {
-    let f = crate::components::knobs::format_value;
-    format!("{} {unit} [{} to {}]", f(e.median), f(e.lo), f(e.hi))
+/// The loader's side of the conversation with the worker: files are numbered, a request
+/// made before the worker listens waits, and only the latest file's reply is shown.
+#[derive(Default)]
+pub struct Pending {
+    ready: bool,
+    waiting: Option<String>,
+    latest: u64,
+    /// The latest file's name, for the messages.
+    name: String,
 }
 
-/// What the page says about a loaded file: the figures the profile uses, with intervals.
-pub fn summary(c: &Calibration) -> Vec<String> {
-    let mut lines = vec![format!(
-        "{} · {} · {}{}",
-        c.machine.cpu_model,
-        c.machine.kernel,
-        c.machine.filesystem,
-        if c.machine.virtual_machine {
-            " · virtual machine"
+impl Pending {
+    /// A new file's text; returns the message to post now, if the worker listens.
+    pub fn request(&mut self, name: String, text: String) -> Option<String> {
+        self.latest += 1;
+        self.name = name;
+        self.waiting = Some(worker_protocol::to_json(&ToWorker::Calibration(
+            CalibrationRequest {
+                id: self.latest,
+                text,
+            },
+        )));
+        self.next()
+    }
+
+    /// The worker announced that it listens.
+    pub fn ready(&mut self) -> Option<String> {
+        self.ready = true;
+        self.next()
+    }
+
+    fn next(&mut self) -> Option<String> {
+        if self.ready {
+            self.waiting.take()
         } else {
-            ""
-        }
-    )];
-    lines.push(format!(
-        "sequential read: {}",
-        interval(&c.seq_read.large.mbps, "MB/s")
-    ));
-    for s in &c.random_reads {
-        if let Some(p) = s.points.iter().find(|p| p.queue_depth == 1) {
-            lines.push(format!(
-                "random {} kB read at queue depth 1: {}",
-                s.page_bytes / 1024,
-                interval(&p.mean_us, "µs")
-            ));
+            None
         }
     }
-    lines.push(format!("buffer hit: {}", interval(&c.buffer_hit_ns, "ns")));
-    lines.push(format!(
-        "CPU per row: {}",
-        interval(&c.cpu_ns_per_row, "ns")
-    ));
-    lines.push(format!(
-        "random / sequential page time: {}",
-        interval(&c.ratios.random_over_seq_8k, "")
-    ));
-    if let Some(pg) = &c.postgres {
-        lines.push(format!(
-            "PostgreSQL experiment: random_page_cost {}",
-            interval(&pg.random_page_cost, "")
-        ));
+}
+
+type Shown = UseStateHandle<Option<Result<Vec<String>, String>>>;
+
+/// Starts the worker and wires its replies to the message and the machine.
+fn start_worker(
+    pending: &Rc<RefCell<Pending>>,
+    link: &Rc<RefCell<Option<WorkerLink>>>,
+    message: Shown,
+    dispatch: Callback<Action>,
+) {
+    let unchanged = {
+        let pending = pending.clone();
+        move |e: &str| format!("{}: {e}; the machine is unchanged", pending.borrow().name)
+    };
+    let on_message = {
+        let (pending, link, message, unchanged) = (
+            pending.clone(),
+            link.clone(),
+            message.clone(),
+            unchanged.clone(),
+        );
+        Callback::from(move |text: String| match worker_protocol::parse(&text) {
+            Ok(FromWorker::Ready) => {
+                let next = pending.borrow_mut().ready();
+                if let (Some(m), Some(l)) = (next, &*link.borrow()) {
+                    l.post(&m);
+                }
+            }
+            Ok(FromWorker::Calibration(r)) if r.id == pending.borrow().latest => match r.result {
+                Ok(c) => {
+                    message.set(Some(Ok(c.lines)));
+                    dispatch.emit(Action::SetCustomMachine(c.profile));
+                }
+                Err(e) => message.set(Some(Err(unchanged(&e)))),
+            },
+            // A reply to an older file, or to no request of this loader's.
+            Ok(FromWorker::Calibration(_) | FromWorker::Reply(_)) => {}
+            Ok(FromWorker::Failed(e)) | Err(e) => message.set(Some(Err(unchanged(&e)))),
+        })
+    };
+    let on_error = {
+        let message = message.clone();
+        Callback::from(move |e: String| message.set(Some(Err(unchanged(&e)))))
+    };
+    match WorkerLink::start(infra::WORKER_URL, on_message, on_error) {
+        Ok(l) => *link.borrow_mut() = Some(l),
+        Err(e) => message.set(Some(Err(e))),
     }
-    lines.extend(c.warnings.iter().map(|w| format!("warning: {w}")));
-    lines
 }
 
 #[function_component(CalibrationLoader)]
 pub fn calibration_loader(props: &CalibrationLoaderProps) -> Html {
-    let message = use_state(|| None::<Result<Vec<String>, String>>);
+    let message: Shown = use_state(|| None);
+    let pending = use_mut_ref(Pending::default);
+    // Started with the first file and kept while the loader is on the page.
+    let link = use_mut_ref(|| None::<WorkerLink>);
     let load = {
         let dispatch = props.dispatch.clone();
         let message = message.clone();
         Callback::from(move |file: web_sys::File| {
-            let dispatch = dispatch.clone();
-            let message = message.clone();
             let name = file.name();
             if file.size() > MAX_BYTES as f64 {
                 message.set(Some(Err(format!(
@@ -78,6 +126,12 @@ pub fn calibration_loader(props: &CalibrationLoaderProps) -> Html {
                 ))));
                 return;
             }
+            let (pending, link, message, dispatch) = (
+                pending.clone(),
+                link.clone(),
+                message.clone(),
+                dispatch.clone(),
+            );
             wasm_bindgen_futures::spawn_local(async move {
                 let text = match wasm_bindgen_futures::JsFuture::from(file.text()).await {
                     Ok(t) => t.as_string().unwrap_or_default(),
@@ -88,14 +142,12 @@ pub fn calibration_loader(props: &CalibrationLoaderProps) -> Html {
                         return;
                     }
                 };
-                match Calibration::from_json(&text).and_then(|c| Ok((c.to_profile()?, c))) {
-                    Ok((profile, c)) => {
-                        message.set(Some(Ok(summary(&c))));
-                        dispatch.emit(Action::SetCustomMachine(Box::new(profile)));
-                    }
-                    Err(e) => {
-                        message.set(Some(Err(format!("{name}: {e}; the machine is unchanged"))))
-                    }
+                if link.borrow().is_none() {
+                    start_worker(&pending, &link, message, dispatch);
+                }
+                let next = pending.borrow_mut().request(name, text);
+                if let (Some(m), Some(l)) = (next, &*link.borrow()) {
+                    l.post(&m);
                 }
             });
         })

@@ -3,21 +3,18 @@
 //! a symbol and a word as well as a colour. A row (click, Enter or Space) opens both plans
 //! as trees.
 //!
-//! The planning happens in a web worker (`dbt3_worker`): the view sends the inputs, keeps
+//! The planning happens in the helper web worker (`worker`): the view sends the inputs, keeps
 //! showing the last reply meanwhile, and redraws when the reply for the latest inputs comes.
 
-use crate::dbt3_protocol::{knob_list, FromWorker, Node, Reply, Request, Table};
 use crate::infra::{self, WorkerLink};
 use crate::model::{seconds, Shared};
+use crate::worker_protocol::{self, knob_list, FromWorker, Node, Reply, Request, Table, ToWorker};
 use costlab_core::analysis;
 use costlab_core::knobs::{Engine, Preset};
 use costlab_core::scenario::{Scenario, Workload};
 use std::cell::RefCell;
 use std::rc::Rc;
 use yew::prelude::*;
-
-/// The worker's script, next to the page (trunk copies it; see index.html).
-const WORKER_URL: &str = "dbt3-worker-loader.js";
 
 /// The page's side of the conversation: at most one request in flight and only the latest
 /// waiting, so a slider drag never queues a backlog of replans; replies to anything but the
@@ -57,7 +54,7 @@ impl Conversation {
         }
         let r = self.waiting.take()?;
         self.in_flight = true;
-        Some(serde_json::to_string(&r).unwrap_or_default())
+        Some(worker_protocol::to_json(&ToWorker::Dbt3(Box::new(r))))
     }
 }
 
@@ -213,11 +210,7 @@ fn start_worker(
     let on_message = {
         let (conversation, link, shown) = (conversation.clone(), link.clone(), shown.clone());
         Callback::from(move |text: String| {
-            // Through `Value`: the page already parses calibration files that way, and sharing
-            // that parser costs 2 KB gzipped less than a second, typed one.
-            let parsed = serde_json::from_str::<serde_json::Value>(&text)
-                .and_then(serde_json::from_value::<FromWorker>);
-            let next = match parsed {
+            let next = match worker_protocol::parse(&text) {
                 Ok(FromWorker::Ready) => conversation.borrow_mut().ready(),
                 Ok(FromWorker::Reply(r)) => {
                     let (current, next) = conversation.borrow_mut().reply(r);
@@ -226,14 +219,10 @@ fn start_worker(
                     }
                     next
                 }
-                Ok(FromWorker::Failed(m)) => {
+                // This view asks for no calibration files.
+                Ok(FromWorker::Calibration(_)) => None,
+                Ok(FromWorker::Failed(m)) | Err(m) => {
                     shown.dispatch(Received::Failed(m));
-                    None
-                }
-                Err(e) => {
-                    shown.dispatch(Received::Failed(format!(
-                        "the DBT3 worker sent an unreadable reply: {e}"
-                    )));
                     None
                 }
             };
@@ -246,7 +235,7 @@ fn start_worker(
         let shown = shown.clone();
         Callback::from(move |m: String| shown.dispatch(Received::Failed(m)))
     };
-    match WorkerLink::start(WORKER_URL, on_message, on_error) {
+    match WorkerLink::start(infra::WORKER_URL, on_message, on_error) {
         Ok(l) => *link.borrow_mut() = Some(l),
         Err(e) => shown.dispatch(Received::Failed(e)),
     }

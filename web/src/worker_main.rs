@@ -1,9 +1,10 @@
-//! The DBT3 worker: the planners in a wasm of their own, started by the page only when the
-//! DBT3 view opens (through `dbt3-worker-loader.js`), so the page's bundle does without
-//! them and planning never blocks the page's thread.
+//! The page's helper worker: the DBT3 planners and the calibration-file reader in a wasm of
+//! their own, started by the page only when the DBT3 view opens or a calibration file is
+//! loaded (through `worker-loader.js`), so the page's bundle does without them and their work
+//! never blocks the page's thread.
 
-use costlab_web::dbt3_protocol::FromWorker;
-use costlab_web::dbt3_worker::{to_json, Dbt3Worker};
+use costlab_web::worker::Worker;
+use costlab_web::worker_protocol::{to_json, FromWorker};
 use std::cell::RefCell;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
@@ -13,7 +14,7 @@ fn main() {
     // A panic reaches the console here; the page sees the worker's error event.
     console_error_panic_hook::set_once();
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
-    let worker = RefCell::new(Dbt3Worker::default());
+    let worker = RefCell::new(Worker::default());
     let reply_to = scope.clone();
     let onmessage = Closure::<dyn Fn(MessageEvent)>::new(move |e: MessageEvent| {
         let request = e.data().as_string().unwrap_or_default();

@@ -1,13 +1,16 @@
-//! The DBT3 worker's request handler: plans the 22 queries with the core's `Dbt3Planner`
-//! and answers with the table's view model.
+//! The helper worker's request handler: plans DBT3's 22 queries with the core's
+//! `Dbt3Planner` and answers with the table's view model; reads calibration files with the
+//! core's `Calibration` into a machine profile and the lines the page shows about it.
 //!
-//! Only the worker binary (`src/dbt3_worker_main.rs`) may call this module: it is what
-//! pulls the planners into a wasm, and the page's binary must stay without them (the
-//! linker drops this module from the page because nothing there reaches it).
+//! Only the worker binary (`src/worker_main.rs`) may call this module: it is what pulls the
+//! planners and the calibration file's parser into a wasm, and the page's binary must stay
+//! without them (the linker drops this module from the page because nothing there reaches it).
 
-use crate::dbt3_protocol::{
-    knob_values, EngineTable, FromWorker, Node, Reply, Request, Row, Side, Table,
+use crate::worker_protocol::{
+    knob_values, to_json, Calibrated, CalibrationReply, CalibrationRequest, EngineTable,
+    FromWorker, Node, Reply, Request, Row, Side, Table, ToWorker,
 };
+use costlab_core::calibration::{Calibration, Estimate};
 use costlab_core::knobs::{EngineVersion, Knob, KnobValues};
 use costlab_core::plan::PlanNode;
 use costlab_core::sim::profile::MachineProfile;
@@ -117,14 +120,14 @@ fn node(n: &PlanNode) -> Node {
     }
 }
 
-/// The worker's state between messages: the prepared planners of the last request.
+/// The worker's state between messages: the prepared planners of the last DBT3 request.
 #[derive(Default)]
-pub struct Dbt3Worker {
+pub struct Worker {
     engines: Vec<Prepared>,
 }
 
-impl Dbt3Worker {
-    /// Plans one request; planners whose inputs did not change are reused.
+impl Worker {
+    /// Plans one DBT3 request; planners whose inputs did not change are reused.
     pub fn handle(&mut self, req: &Request) -> Reply {
         let baseline = knob_values(&req.baseline);
         let current = knob_values(&req.current);
@@ -154,19 +157,78 @@ impl Dbt3Worker {
         Reply { id: req.id, tables }
     }
 
-    /// A message as the worker receives it (a JSON [`Request`]) to the JSON [`FromWorker`]
+    /// A message as the worker receives it (a JSON [`ToWorker`]) to the JSON [`FromWorker`]
     /// it posts back.
     pub fn handle_json(&mut self, message: &str) -> String {
-        let answer = match serde_json::from_str::<Request>(message) {
-            Ok(req) => FromWorker::Reply(self.handle(&req)),
+        let answer = match serde_json::from_str::<ToWorker>(message) {
+            Ok(ToWorker::Dbt3(req)) => FromWorker::Reply(self.handle(&req)),
+            Ok(ToWorker::Calibration(req)) => FromWorker::Calibration(calibration(&req)),
             // Both sides are built together, so this is a bug; say so rather than go quiet.
-            Err(e) => FromWorker::Failed(format!("the DBT3 worker cannot read a request: {e}")),
+            Err(e) => FromWorker::Failed(format!("the worker cannot read a request: {e}")),
         };
         to_json(&answer)
     }
 }
 
-/// Serialising these types cannot fail (no maps with non-string keys, no custom code).
-pub fn to_json(m: &FromWorker) -> String {
-    serde_json::to_string(m).unwrap_or_default()
+/// Reads one calibration file: its machine profile and the lines the page shows, or the
+/// problem (malformed, truncated, a newer format, values out of range) in words.
+pub fn calibration(req: &CalibrationRequest) -> CalibrationReply {
+    let result = Calibration::from_json(&req.text)
+        .and_then(|c| Ok((c.to_profile()?, c)))
+        .map(|(profile, c)| Calibrated {
+            profile: Box::new(profile),
+            lines: summary(&c),
+        })
+        .map_err(|e| e.to_string());
+    CalibrationReply { id: req.id, result }
+}
+
+fn interval(e: &Estimate, unit: &str) -> String {
+    let f = crate::components::knobs::format_value;
+    format!("{} {unit} [{} to {}]", f(e.median), f(e.lo), f(e.hi))
+}
+
+/// What the page says about a loaded file: the figures the profile uses, with intervals.
+pub fn summary(c: &Calibration) -> Vec<String> {
+    let mut lines = vec![format!(
+        "{} · {} · {}{}",
+        c.machine.cpu_model,
+        c.machine.kernel,
+        c.machine.filesystem,
+        if c.machine.virtual_machine {
+            " · virtual machine"
+        } else {
+            ""
+        }
+    )];
+    lines.push(format!(
+        "sequential read: {}",
+        interval(&c.seq_read.large.mbps, "MB/s")
+    ));
+    for s in &c.random_reads {
+        if let Some(p) = s.points.iter().find(|p| p.queue_depth == 1) {
+            lines.push(format!(
+                "random {} kB read at queue depth 1: {}",
+                s.page_bytes / 1024,
+                interval(&p.mean_us, "µs")
+            ));
+        }
+    }
+    lines.push(format!("buffer hit: {}", interval(&c.buffer_hit_ns, "ns")));
+    lines.push(format!(
+        "CPU per row: {}",
+        interval(&c.cpu_ns_per_row, "ns")
+    ));
+    lines.push(format!(
+        "random / sequential page time: {}",
+        interval(&c.ratios.random_over_seq_8k, "")
+    ));
+    if let Some(pg) = &c.postgres {
+        lines.push(format!(
+            "PostgreSQL experiment: random_page_cost {}",
+            interval(&pg.random_page_cost, "")
+        ));
+    }
+    lines.extend(c.warnings.iter().map(|w| format!("warning: {w}")));
+    lines
 }

@@ -1,0 +1,334 @@
+//! What the page and its helper worker say to each other: one JSON string per message.
+//!
+//! The worker (`worker`, its own wasm, loaded only when needed) holds the code the page's
+//! bundle does without: the DBT3 planners and the calibration-file reader. The page sends
+//! the inputs and receives what it shows, already reduced to text and numbers. These types
+//! are the only thing both sides share.
+//!
+//! Numbers travel as JSON text. The page reads the worker's messages with the browser's
+//! JSON parser (exact); the worker reads the page's with serde_json, whose build leaves out
+//! the exact float parser (`float_roundtrip`, a size cost), so a long decimal sent to the
+//! worker may arrive one ulp off: within the end-to-end tests' 1e-9 comparison.
+
+use costlab_core::knobs::{Engine, EngineVersion, KnobValues, KNOBS};
+use costlab_core::sim::profile::MachineProfile;
+use serde::{Deserialize, Serialize};
+
+/// What the page asks of the worker.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum ToWorker {
+    Dbt3(Box<Request>),
+    Calibration(CalibrationRequest),
+}
+
+/// Read a `costlab-probe` calibration file (already checked against
+/// `calibration::MAX_BYTES` by the page) into a machine profile.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CalibrationRequest {
+    /// Replies carry it back, so the reply to an older file can be dropped.
+    pub id: u64,
+    pub text: String,
+}
+
+/// The calibration file's machine and what the page says about it, or why it cannot be used.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CalibrationReply {
+    pub id: u64,
+    pub result: Result<Calibrated, String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Calibrated {
+    pub profile: Box<MachineProfile>,
+    /// The machine, the figures the profile uses with their confidence intervals, warnings.
+    pub lines: Vec<String>,
+}
+
+/// Plan every query of each engine under `baseline` and `current`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Request {
+    /// Increases with every request; replies carry it back so stale ones can be dropped.
+    pub id: u64,
+    pub sf: f64,
+    /// One entry per engine on show, in the page's order.
+    pub versions: Vec<EngineVersion>,
+    pub machine: MachineProfile,
+    /// Every knob's value in `KNOBS` order (see [`knob_list`]).
+    pub baseline: Vec<f64>,
+    pub current: Vec<f64>,
+}
+
+/// What the worker sends.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum FromWorker {
+    /// The wasm is loaded and listening: messages sent before this are lost.
+    Ready,
+    Reply(Reply),
+    Calibration(CalibrationReply),
+    /// The worker could not start (its wasm failed to load); no reply will come.
+    Failed(String),
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Reply {
+    pub id: u64,
+    /// One per requested engine, in the request's order.
+    pub tables: Vec<EngineTable>,
+}
+
+/// One engine's rows, or why it cannot plan DBT3 with these inputs.
+pub type Table = Result<Vec<Row>, String>;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EngineTable {
+    pub engine: Engine,
+    pub rows: Table,
+}
+
+/// One query as the table shows it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    pub number: u8,
+    pub title: String,
+    pub changed: bool,
+    pub baseline: Side,
+    pub current: Side,
+}
+
+impl Row {
+    /// Change of simulated time from baseline to current, in percent (negative: faster).
+    pub fn change_pct(&self) -> f64 {
+        if self.baseline.time_s > 0.0 {
+            100.0 * (self.current.time_s - self.baseline.time_s) / self.baseline.time_s
+        } else {
+            0.0
+        }
+    }
+}
+
+/// One query's plan under one set of constants.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Side {
+    /// `compare::plan_summary`: first access, then the join order.
+    pub summary: String,
+    pub cost: f64,
+    pub rows: f64,
+    pub time_s: f64,
+    pub tree: Node,
+}
+
+/// A plan node with only what the detail panel prints.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Node {
+    pub op: String,
+    pub relation: Option<String>,
+    pub index: Option<String>,
+    pub rows: f64,
+    pub cost: f64,
+    pub children: Vec<Node>,
+}
+
+/// Reads a message from the worker with the browser's own JSON parser (exact for every
+/// number) and the readers in [`read`]: serde's derived deserialisers with serde_json's
+/// parser cost the page's bundle 22 KB gzipped more (measured). Browser only.
+pub fn parse(text: &str) -> Result<FromWorker, String> {
+    js_sys::JSON::parse(text)
+        .ok()
+        .and_then(|v| read::from_worker(&v))
+        .ok_or_else(|| format!("the worker sent an unreadable message: {text:.80}"))
+}
+
+/// Each reader mirrors the serde form of its type (serde_json's: enums externally tagged,
+/// `Result` as `{"Ok": ...}` or `{"Err": ...}`, `Option` as null); `None` when a value does
+/// not fit. `parse(to_json(x)) == x` is tested in web/tests/browser.rs.
+mod read {
+    use super::*;
+    use costlab_core::sim::profile::{Confidence, Device, QdPoint, RandomRead};
+    use js_sys::{Array, Reflect};
+    use wasm_bindgen::JsValue;
+
+    fn get(v: &JsValue, key: &str) -> JsValue {
+        Reflect::get(v, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+    }
+
+    fn num(v: &JsValue, key: &str) -> Option<f64> {
+        get(v, key).as_f64()
+    }
+
+    fn text(v: &JsValue, key: &str) -> Option<String> {
+        get(v, key).as_string()
+    }
+
+    fn flag(v: &JsValue, key: &str) -> Option<bool> {
+        get(v, key).as_bool()
+    }
+
+    /// A missing or null value is `None`; anything else must read.
+    fn opt<T>(v: JsValue, f: impl Fn(&JsValue) -> Option<T>) -> Option<Option<T>> {
+        if v.is_null() || v.is_undefined() {
+            Some(None)
+        } else {
+            f(&v).map(Some)
+        }
+    }
+
+    fn list<T>(v: &JsValue, f: impl Fn(&JsValue) -> Option<T>) -> Option<Vec<T>> {
+        if !Array::is_array(v) {
+            return None;
+        }
+        Array::from(v).iter().map(|x| f(&x)).collect()
+    }
+
+    fn result<T>(v: &JsValue, f: impl Fn(&JsValue) -> Option<T>) -> Option<Result<T, String>> {
+        let ok = get(v, "Ok");
+        if ok.is_undefined() {
+            get(v, "Err").as_string().map(Err)
+        } else {
+            f(&ok).map(Ok)
+        }
+    }
+
+    pub fn from_worker(v: &JsValue) -> Option<FromWorker> {
+        if v.as_string().as_deref() == Some("Ready") {
+            return Some(FromWorker::Ready);
+        }
+        if let Some(m) = text(v, "Failed") {
+            return Some(FromWorker::Failed(m));
+        }
+        let r = get(v, "Reply");
+        if !r.is_undefined() {
+            return Some(FromWorker::Reply(Reply {
+                id: num(&r, "id")? as u64,
+                tables: list(&get(&r, "tables"), engine_table)?,
+            }));
+        }
+        let c = get(v, "Calibration");
+        Some(FromWorker::Calibration(CalibrationReply {
+            id: num(&c, "id")? as u64,
+            result: result(&get(&c, "result"), |v| {
+                Some(Calibrated {
+                    profile: Box::new(profile(&get(v, "profile"))?),
+                    lines: list(&get(v, "lines"), JsValue::as_string)?,
+                })
+            })?,
+        }))
+    }
+
+    fn engine_table(v: &JsValue) -> Option<EngineTable> {
+        Some(EngineTable {
+            engine: match text(v, "engine")?.as_str() {
+                "postgres" => Engine::Postgres,
+                "mysql" => Engine::Mysql,
+                _ => return None,
+            },
+            rows: result(&get(v, "rows"), |v| list(v, row))?,
+        })
+    }
+
+    fn row(v: &JsValue) -> Option<Row> {
+        Some(Row {
+            number: num(v, "number")? as u8,
+            title: text(v, "title")?,
+            changed: flag(v, "changed")?,
+            baseline: side(&get(v, "baseline"))?,
+            current: side(&get(v, "current"))?,
+        })
+    }
+
+    fn side(v: &JsValue) -> Option<Side> {
+        Some(Side {
+            summary: text(v, "summary")?,
+            cost: num(v, "cost")?,
+            rows: num(v, "rows")?,
+            time_s: num(v, "time_s")?,
+            tree: node(&get(v, "tree"))?,
+        })
+    }
+
+    fn node(v: &JsValue) -> Option<Node> {
+        Some(Node {
+            op: text(v, "op")?,
+            relation: opt(get(v, "relation"), JsValue::as_string)?,
+            index: opt(get(v, "index"), JsValue::as_string)?,
+            rows: num(v, "rows")?,
+            cost: num(v, "cost")?,
+            children: list(&get(v, "children"), node)?,
+        })
+    }
+
+    fn profile(v: &JsValue) -> Option<MachineProfile> {
+        let d = get(v, "device");
+        Some(MachineProfile {
+            id: text(v, "id")?,
+            label: text(v, "label")?,
+            source: text(v, "source")?,
+            confidence: match text(v, "confidence")?.as_str() {
+                "measured" => Confidence::Measured,
+                "vendor" => Confidence::Vendor,
+                "derived" => Confidence::Derived,
+                _ => return None,
+            },
+            device: Device {
+                seq_read_mbps: num(&d, "seq_read_mbps")?,
+                random_8k: random(&get(&d, "random_8k"))?,
+                random_16k: random(&get(&d, "random_16k"))?,
+                skip_read_us: opt(get(&d, "skip_read_us"), JsValue::as_f64)?,
+                iops_cap: opt(get(&d, "iops_cap"), JsValue::as_f64)?,
+                mbps_cap: opt(get(&d, "mbps_cap"), JsValue::as_f64)?,
+            },
+            buffer_hit_ns: num(v, "buffer_hit_ns")?,
+            os_cache_hit_ns: num(v, "os_cache_hit_ns")?,
+            cpu_ns_per_row: num(v, "cpu_ns_per_row")?,
+            cpu_ns_per_index_entry: num(v, "cpu_ns_per_index_entry")?,
+            cpu_ns_per_operator: num(v, "cpu_ns_per_operator")?,
+            cpu_ns_per_comparison: num(v, "cpu_ns_per_comparison")?,
+            ram_bytes: num(v, "ram_bytes")?,
+            buffer_pool_bytes: num(v, "buffer_pool_bytes")?,
+            bypass_os_cache: flag(v, "bypass_os_cache")?,
+            warm_cache: flag(v, "warm_cache")?,
+            effective_io_concurrency: num(v, "effective_io_concurrency")?,
+        })
+    }
+
+    fn random(v: &JsValue) -> Option<RandomRead> {
+        Some(RandomRead {
+            qd1_latency_us: num(v, "qd1_latency_us")?,
+            iops_by_qd: list(&get(v, "iops_by_qd"), |q| {
+                Some(QdPoint {
+                    queue_depth: num(q, "queue_depth")?,
+                    iops: num(q, "iops")?,
+                })
+            })?,
+        })
+    }
+}
+
+/// Serialising these types cannot fail (no maps with non-string keys, no custom code).
+pub fn to_json<T: Serialize>(m: &T) -> String {
+    serde_json::to_string(m).unwrap_or_default()
+}
+
+/// Knob values as the protocol carries them: `KnobValues` has no serde form, and both
+/// sides are built from the same knob table.
+pub fn knob_list(k: &KnobValues) -> Vec<f64> {
+    KNOBS.iter().map(|d| k.get(d.knob)).collect()
+}
+
+/// The reverse of [`knob_list`], validating every value as the page's controls do.
+pub fn knob_values(list: &[f64]) -> Result<KnobValues, String> {
+    if list.len() != KNOBS.len() {
+        return Err(format!(
+            "expected {} knob values, got {}",
+            KNOBS.len(),
+            list.len()
+        ));
+    }
+    let mut k = KnobValues::defaults(
+        EngineVersion::latest(Engine::Postgres),
+        EngineVersion::latest(Engine::Mysql),
+    );
+    for (d, v) in KNOBS.iter().zip(list) {
+        k.set(d.knob, *v).map_err(|e| e.to_string())?;
+    }
+    Ok(k)
+}
