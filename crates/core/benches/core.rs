@@ -4,7 +4,8 @@
 //!   table with EXPLAIN details, and through the validating `plan()` wrapper;
 //! - a 1,000-point selectivity sweep with exact crossovers per engine, on a prepared table
 //!   without EXPLAIN details as the page does it; divide by 1,000 for the time per point
-//!   (target: at most 2 µs per point per engine natively).
+//!   (target: at most 2 µs per point per engine natively);
+//! - the t1 view's whole recompute (`engine_curves`) per engine.
 
 use costlab_core::knobs::{EngineVersion, KnobValues};
 use costlab_core::mysql;
@@ -127,5 +128,28 @@ fn fit_one_1000(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, plan_one_query, sweep_1000, fit_one_1000);
+/// What the page recomputes for the t1 view on every input: each path's cost and simulated
+/// time along the sweep, the chosen envelope, regret (issue 5's 16 ms frame budget covers
+/// this plus drawing, in WebAssembly).
+fn t1_view_curves(c: &mut Criterion) {
+    use costlab_core::analysis::engine_curves;
+    use costlab_core::knobs::Engine;
+    use costlab_core::scenario::Scenario;
+    let scenario = Scenario::default();
+    let mut g = c.benchmark_group("t1 view: engine_curves (costs, times, regret)");
+    for engine in [Engine::Mysql, Engine::Postgres] {
+        g.bench_function(engine.name(), |b| {
+            b.iter(|| engine_curves(black_box(&scenario), engine).unwrap())
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(
+    benches,
+    plan_one_query,
+    sweep_1000,
+    fit_one_1000,
+    t1_view_curves
+);
 criterion_main!(benches);
