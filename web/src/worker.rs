@@ -8,7 +8,7 @@
 
 use crate::worker_protocol::{
     knob_values, to_json, Calibrated, CalibrationReply, CalibrationRequest, EngineTable,
-    FromWorker, Node, Reply, Request, Row, Side, Table, ToWorker,
+    FromWorker, Node, Reply, Request, Row, Side, Table, ToWorker, Trees, TreesReply, TreesRequest,
 };
 use costlab_core::calibration::{Calibration, Estimate};
 use costlab_core::knobs::{EngineVersion, Knob, KnobValues};
@@ -25,19 +25,21 @@ struct Key {
     baseline: Vec<f64>,
 }
 
-/// A baseline plan: its signature decides whether the current plan changed.
+/// A plan: its signature decides whether the current plan changed; its tree is sent only
+/// when the page opens the query's detail.
 struct Planned {
     signature: String,
     side: Side,
+    tree: PlanNode,
 }
 
 /// One engine's planner with every query's baseline plan, kept while its key holds, and
 /// its last current column, kept while this engine's own constants hold (moving a MySQL
-/// constant leaves PostgreSQL's table as it was, unplanned).
+/// constant leaves PostgreSQL's table as it was, unplanned) with its plan trees.
 struct Prepared {
     key: Key,
     planner: Result<(Dbt3Planner, Vec<Planned>), String>,
-    last: Option<(Vec<f64>, Table)>,
+    last: Option<(Vec<f64>, Table, Vec<PlanNode>)>,
 }
 
 impl Prepared {
@@ -66,11 +68,12 @@ impl Prepared {
         let mine: Vec<f64> = Knob::for_engine(self.key.version.engine())
             .map(|k| current.get(k))
             .collect();
-        if let Some((knobs, rows)) = &self.last {
+        if let Some((knobs, rows, _)) = &self.last {
             if *knobs == mine {
                 return rows.clone();
             }
         }
+        let mut trees = Vec::new();
         let rows = self
             .planner
             .as_ref()
@@ -81,6 +84,7 @@ impl Prepared {
                     .zip(base)
                     .map(|(q, b)| {
                         let cur = planned(p.outcome(q.number, current).map_err(|e| e.to_string())?);
+                        trees.push(cur.tree);
                         Ok(Row {
                             number: q.number,
                             title: q.title.to_string(),
@@ -91,8 +95,28 @@ impl Prepared {
                     })
                     .collect()
             });
-        self.last = Some((mine, rows.clone()));
+        self.last = Some((mine, rows.clone(), trees));
         rows
+    }
+
+    /// Both trees of query `number` from the last rows, as the detail panel prints them.
+    fn trees(&self, number: u8) -> Result<Trees, String> {
+        let (p, base) = self.planner.as_ref().map_err(Clone::clone)?;
+        let Some((_, Ok(_), current)) = &self.last else {
+            return Err("no plans yet".into());
+        };
+        let i = p
+            .queries()
+            .iter()
+            .position(|q| q.number == number)
+            .ok_or_else(|| format!("no query {number}"))?;
+        match (base.get(i), current.get(i)) {
+            (Some(b), Some(c)) => Ok(Trees {
+                baseline: node(&b.tree),
+                current: node(c),
+            }),
+            _ => Err(format!("no plans of query {number}")),
+        }
     }
 }
 
@@ -103,9 +127,9 @@ fn planned(o: QueryOutcome) -> Planned {
             cost: o.cost,
             rows: o.rows,
             time_s: o.time_s,
-            tree: node(&o.tree),
         },
         signature: o.signature,
+        tree: o.tree,
     }
 }
 
@@ -124,11 +148,14 @@ fn node(n: &PlanNode) -> Node {
 #[derive(Default)]
 pub struct Worker {
     engines: Vec<Prepared>,
+    /// The id of the last DBT3 request answered: trees are of its plans.
+    last_id: u64,
 }
 
 impl Worker {
     /// Plans one DBT3 request; planners whose inputs did not change are reused.
     pub fn handle(&mut self, req: &Request) -> Reply {
+        self.last_id = req.id;
         let baseline = knob_values(&req.baseline);
         let current = knob_values(&req.current);
         let mut kept = std::mem::take(&mut self.engines);
@@ -157,11 +184,28 @@ impl Worker {
         Reply { id: req.id, tables }
     }
 
+    /// Both trees of one query as the last reply planned it, with that reply's id.
+    pub fn trees(&self, req: &TreesRequest) -> TreesReply {
+        let trees = self
+            .engines
+            .iter()
+            .find(|p| p.key.version.engine() == req.engine)
+            .ok_or_else(|| format!("{} is not planned", req.engine.name()))
+            .and_then(|p| p.trees(req.number));
+        TreesReply {
+            id: self.last_id,
+            engine: req.engine,
+            number: req.number,
+            trees,
+        }
+    }
+
     /// A message as the worker receives it (a JSON [`ToWorker`]) to the JSON [`FromWorker`]
     /// it posts back.
     pub fn handle_json(&mut self, message: &str) -> String {
         let answer = match serde_json::from_str::<ToWorker>(message) {
             Ok(ToWorker::Dbt3(req)) => FromWorker::Reply(self.handle(&req)),
+            Ok(ToWorker::Trees(req)) => FromWorker::Trees(self.trees(&req)),
             Ok(ToWorker::Calibration(req)) => FromWorker::Calibration(calibration(&req)),
             // Both sides are built together, so this is a bug; say so rather than go quiet.
             Err(e) => FromWorker::Failed(format!("the worker cannot read a request: {e}")),

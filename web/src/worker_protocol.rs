@@ -18,7 +18,33 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum ToWorker {
     Dbt3(Box<Request>),
+    /// Both plan trees of one query, as the worker last planned them (the detail panel asks
+    /// when a row opens; replies carry no trees).
+    Trees(TreesRequest),
     Calibration(CalibrationRequest),
+}
+
+/// One query's trees from the worker's last DBT3 reply.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TreesRequest {
+    pub engine: Engine,
+    pub number: u8,
+}
+
+/// The trees of one query; `id` is the DBT3 reply they belong to, so the page can drop
+/// trees of plans it no longer shows.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TreesReply {
+    pub id: u64,
+    pub engine: Engine,
+    pub number: u8,
+    pub trees: Result<Trees, String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Trees {
+    pub baseline: Node,
+    pub current: Node,
 }
 
 /// Read a `costlab-probe` calibration file (already checked against
@@ -64,6 +90,7 @@ pub enum FromWorker {
     /// The wasm is loaded and listening: messages sent before this are lost.
     Ready,
     Reply(Reply),
+    Trees(TreesReply),
     Calibration(CalibrationReply),
     /// The worker could not start (its wasm failed to load); no reply will come.
     Failed(String),
@@ -106,7 +133,8 @@ impl Row {
     }
 }
 
-/// One query's plan under one set of constants.
+/// One query's plan under one set of constants, as its row shows it (the trees travel
+/// apart, on demand: see [`ToWorker::Trees`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Side {
     /// `compare::plan_summary`: first access, then the join order.
@@ -114,7 +142,6 @@ pub struct Side {
     pub cost: f64,
     pub rows: f64,
     pub time_s: f64,
-    pub tree: Node,
 }
 
 /// A plan node with only what the detail panel prints.
@@ -202,6 +229,20 @@ mod read {
                 tables: list(&get(&r, "tables"), engine_table)?,
             }));
         }
+        let t = get(v, "Trees");
+        if !t.is_undefined() {
+            return Some(FromWorker::Trees(TreesReply {
+                id: num(&t, "id")? as u64,
+                engine: engine(&get(&t, "engine"))?,
+                number: num(&t, "number")? as u8,
+                trees: result(&get(&t, "trees"), |v| {
+                    Some(Trees {
+                        baseline: node(&get(v, "baseline"))?,
+                        current: node(&get(v, "current"))?,
+                    })
+                })?,
+            }));
+        }
         let c = get(v, "Calibration");
         Some(FromWorker::Calibration(CalibrationReply {
             id: num(&c, "id")? as u64,
@@ -216,13 +257,17 @@ mod read {
 
     fn engine_table(v: &JsValue) -> Option<EngineTable> {
         Some(EngineTable {
-            engine: match text(v, "engine")?.as_str() {
-                "postgres" => Engine::Postgres,
-                "mysql" => Engine::Mysql,
-                _ => return None,
-            },
+            engine: engine(&get(v, "engine"))?,
             rows: result(&get(v, "rows"), |v| list(v, row))?,
         })
+    }
+
+    fn engine(v: &JsValue) -> Option<Engine> {
+        match v.as_string()?.as_str() {
+            "postgres" => Some(Engine::Postgres),
+            "mysql" => Some(Engine::Mysql),
+            _ => None,
+        }
     }
 
     fn row(v: &JsValue) -> Option<Row> {
@@ -241,7 +286,6 @@ mod read {
             cost: num(v, "cost")?,
             rows: num(v, "rows")?,
             time_s: num(v, "time_s")?,
-            tree: node(&get(v, "tree"))?,
         })
     }
 

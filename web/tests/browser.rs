@@ -11,7 +11,7 @@ use costlab_web::model::Shared;
 use costlab_web::state::{Action, State};
 use costlab_web::worker::{calibration, Worker};
 use costlab_web::worker_protocol::{
-    knob_list, CalibrationRequest, FromWorker, Node, Reply, Request, Table, ToWorker,
+    knob_list, CalibrationRequest, FromWorker, Node, Reply, Request, Table, ToWorker, TreesRequest,
 };
 use std::rc::Rc;
 use wasm_bindgen_test::*;
@@ -217,7 +217,26 @@ fn dbt3_worker_flags_q6_and_keeps_its_planners() {
     fn mentions(n: &Node, index: &str) -> bool {
         n.index.as_deref() == Some(index) || n.children.iter().any(|c| mentions(c, index))
     }
-    assert!(mentions(&q6.current.tree, "i_l_shipdate"));
+    // The trees travel apart, asked for when a row opens, tagged with the reply they belong to.
+    let trees_request = ToWorker::Trees(TreesRequest {
+        engine: Engine::Mysql,
+        number: 6,
+    });
+    let text = worker.handle_json(&serde_json::to_string(&trees_request).unwrap());
+    let Ok(FromWorker::Trees(t)) = costlab_web::worker_protocol::parse(&text) else {
+        panic!("not trees: {text}");
+    };
+    assert_eq!((t.id, t.engine, t.number), (7, Engine::Mysql, 6));
+    let trees = t.trees.unwrap();
+    assert!(mentions(&trees.current, "i_l_shipdate"));
+    assert!(!mentions(&trees.baseline, "i_l_shipdate"));
+    assert!(worker
+        .trees(&TreesRequest {
+            engine: Engine::Postgres,
+            number: 6
+        })
+        .trees
+        .is_err());
     // Same inputs, new id: the same table (from the cache), the new id.
     let again = worker.handle(&Request {
         id: 8,
@@ -375,14 +394,29 @@ fn table_props(table: Option<Table>) -> Dbt3Props {
         baseline: "MySQL 5.7 defaults".into(),
         requested: 3,
         shown: 3,
+        trees: None,
+        on_open: Default::default(),
     }
 }
 
 #[wasm_bindgen_test]
 async fn dbt3_table_renders_a_reply_and_opens_both_plans() {
     use wasm_bindgen::JsCast;
-    let reply = Worker::default().handle(&dbt3_request(3, "#v=1&w=dbt3&mbrc=0.45"));
-    let root = mount_table(table_props(Some(reply.tables[0].rows.clone())));
+    let mut worker = Worker::default();
+    let reply = worker.handle(&dbt3_request(3, "#v=1&w=dbt3&mbrc=0.45"));
+    let asked = Rc::new(std::cell::Cell::new(None));
+    let trees = worker.trees(&TreesRequest {
+        engine: Engine::Mysql,
+        number: 6,
+    });
+    let root = mount_table(Dbt3Props {
+        trees: Some(Shared(Rc::new(trees))),
+        on_open: {
+            let asked = asked.clone();
+            yew::Callback::from(move |q| asked.set(Some(q)))
+        },
+        ..table_props(Some(reply.tables[0].rows.clone()))
+    });
     yew::scheduler::flush().await;
     let row = root
         .query_selector("#dbt3-mysql tr[data-q='6']")
@@ -399,6 +433,8 @@ async fn dbt3_table_renders_a_reply_and_opens_both_plans() {
     assert_eq!(section.get_attribute("data-shown").as_deref(), Some("3"));
     row.dyn_ref::<web_sys::HtmlElement>().unwrap().click();
     yew::scheduler::flush().await;
+    // Opening the row asks for its trees.
+    assert_eq!(asked.get(), Some((Engine::Mysql, 6)));
     let current = root
         .query_selector("#dbt3-mysql-detail .plan-tree.current")
         .unwrap()

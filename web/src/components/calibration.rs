@@ -94,7 +94,7 @@ fn start_worker(
                 Err(e) => message.set(Some(Err(unchanged(&e)))),
             },
             // A reply to an older file, or to no request of this loader's.
-            Ok(FromWorker::Calibration(_) | FromWorker::Reply(_)) => {}
+            Ok(FromWorker::Calibration(_) | FromWorker::Reply(_) | FromWorker::Trees(_)) => {}
             Ok(FromWorker::Failed(e)) | Err(e) => message.set(Some(Err(unchanged(&e)))),
         })
     };

@@ -1,14 +1,18 @@
 //! The DBT3 view: every query's plan under the baseline and under the current constants,
 //! their simulated times and the change, one table per engine; flipped plans are marked with
 //! a symbol and a word as well as a colour. A row (click, Enter or Space) opens both plans
-//! as trees.
+//! as trees, fetched from the worker when the row opens (replies carry only what the rows
+//! show).
 //!
 //! The planning happens in the helper web worker (`worker`): the view sends the inputs, keeps
 //! showing the last reply meanwhile, and redraws when the reply for the latest inputs comes.
 
 use crate::infra::{self, WorkerLink};
 use crate::model::{seconds, Shared};
-use crate::worker_protocol::{self, knob_list, FromWorker, Node, Reply, Request, Table, ToWorker};
+use crate::worker_protocol::{
+    self, knob_list, FromWorker, Node, Reply, Request, Row, Table, ToWorker, TreesReply,
+    TreesRequest,
+};
 use costlab_core::analysis;
 use costlab_core::knobs::{Engine, Preset};
 use costlab_core::scenario::{Scenario, Workload};
@@ -63,11 +67,14 @@ impl Conversation {
 pub struct Shown {
     pub id: u64,
     pub tables: Vec<(Engine, Shared<Table>)>,
+    /// Per engine, the last trees that belong to the reply shown.
+    pub trees: Vec<Shared<TreesReply>>,
     pub failed: Option<String>,
 }
 
 pub enum Received {
     Reply(Reply),
+    Trees(Box<TreesReply>),
     Failed(String),
 }
 
@@ -91,11 +98,30 @@ impl Reducible for Shown {
                         (t.engine, kept.unwrap_or_else(|| Shared(Rc::new(t.rows))))
                     })
                     .collect(),
+                trees: self.trees.clone(),
                 failed: None,
             }),
+            // Trees of plans no longer shown are dropped; the table asks again.
+            Received::Trees(t) if t.id != self.id => self,
+            Received::Trees(t) => {
+                let mut trees: Vec<_> = self
+                    .trees
+                    .iter()
+                    .filter(|o| o.0.engine != t.engine)
+                    .cloned()
+                    .collect();
+                trees.push(Shared(Rc::new(*t)));
+                Rc::new(Shown {
+                    id: self.id,
+                    tables: self.tables.clone(),
+                    trees,
+                    failed: self.failed.clone(),
+                })
+            }
             Received::Failed(m) => Rc::new(Shown {
                 id: self.id,
                 tables: self.tables.clone(),
+                trees: self.trees.clone(),
                 failed: Some(m),
             }),
         }
@@ -175,6 +201,19 @@ pub fn dbt3_view(props: &Dbt3ViewProps) -> Html {
         }
     });
 
+    // A row opened: ask the worker for its trees (no request queue: the answer is quick, and
+    // one for plans no longer shown is dropped).
+    let on_open = {
+        let link = link.clone();
+        use_callback((), move |(engine, number): (Engine, u8), _| {
+            if let Some(l) = &*link.borrow() {
+                l.post(&worker_protocol::to_json(&ToWorker::Trees(TreesRequest {
+                    engine,
+                    number,
+                })));
+            }
+        })
+    };
     let requested = request.as_ref().as_ref().map(|r| r.id).unwrap_or(0);
     let Workload::Dbt3 { sf, baseline } = &s.workload else {
         return html! {};
@@ -193,8 +232,9 @@ pub fn dbt3_view(props: &Dbt3ViewProps) -> Html {
                 .find(|(te, _)| *te == e)
                 .map(|(_, t)| t.clone()),
         };
+        let trees = shown.trees.iter().find(|t| t.0.engine == e).cloned();
         html! {
-            <Dbt3Table key={e.name()} engine={e} {table} baseline={baseline} {requested} shown={shown.id}
+            <Dbt3Table key={e.name()} engine={e} {table} {trees} on_open={on_open.clone()} baseline={baseline} {requested} shown={shown.id}
                 title={format!("{}: DBT3 at scale factor {sf} on {}", s.version_of(e).label(), analysis::machine_label(s))} />
         }
     });
@@ -218,6 +258,10 @@ fn start_worker(
                         shown.dispatch(Received::Reply(r));
                     }
                     next
+                }
+                Ok(FromWorker::Trees(t)) => {
+                    shown.dispatch(Received::Trees(Box::new(t)));
+                    None
                 }
                 // This view asks for no calibration files.
                 Ok(FromWorker::Calibration(_)) => None,
@@ -255,6 +299,12 @@ pub struct Dbt3Props {
     pub requested: u64,
     #[prop_or_default]
     pub shown: u64,
+    /// The open row's trees, when the worker sent them (for the reply `shown`).
+    #[prop_or_default]
+    pub trees: Option<Shared<TreesReply>>,
+    /// A row opened (or the reply changed under an open row): its trees are wanted.
+    #[prop_or_default]
+    pub on_open: Callback<(Engine, u8)>,
 }
 
 fn amount(x: f64) -> String {
@@ -283,9 +333,85 @@ fn tree(n: &Node) -> Html {
     }
 }
 
+/// Which row is open: toggled by the row itself, closed by the button.
+#[derive(Default, PartialEq)]
+struct Selected(Option<u8>);
+
+enum Select {
+    Toggle(u8),
+    Close,
+}
+
+impl Reducible for Selected {
+    type Action = Select;
+
+    fn reduce(self: Rc<Self>, action: Select) -> Rc<Self> {
+        Rc::new(Selected(match action {
+            Select::Toggle(n) if self.0 != Some(n) => Some(n),
+            _ => None,
+        }))
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct RowProps {
+    row: Row,
+    open: bool,
+    detail_id: AttrValue,
+    on_toggle: Callback<u8>,
+}
+
+/// One query's row; drawn again only when its own values change.
+#[function_component(Dbt3Row)]
+fn dbt3_row(props: &RowProps) -> Html {
+    let r = &props.row;
+    let n = r.number;
+    let onclick = props.on_toggle.reform(move |_: MouseEvent| n);
+    let onkeydown = {
+        let t = props.on_toggle.clone();
+        move |e: KeyboardEvent| {
+            if e.key() == "Enter" || e.key() == " " {
+                e.prevent_default();
+                t.emit(n);
+            }
+        }
+    };
+    html! {
+        <tr class={classes!(r.changed.then_some("flipped"), props.open.then_some("open"))}
+            tabindex="0" aria-expanded={props.open.to_string()} aria-controls={props.detail_id.clone()}
+            data-q={n.to_string()} data-changed={r.changed.to_string()}
+            data-base-s={r.baseline.time_s.to_string()} data-cur-s={r.current.time_s.to_string()}
+            {onclick} {onkeydown}>
+            <th scope="row">{ format!("Q{n}") }</th>
+            <td>{ &r.title }</td>
+            <td class="flag">{ if r.changed { "⇄ changed" } else { "same" } }</td>
+            <td class="plan">{ &r.baseline.summary }</td>
+            <td class="plan">{ &r.current.summary }</td>
+            <td class="num">{ seconds(r.baseline.time_s) }</td>
+            <td class="num">{ seconds(r.current.time_s) }</td>
+            <td class="num">{ change(r.change_pct()) }</td>
+        </tr>
+    }
+}
+
 #[function_component(Dbt3Table)]
 pub fn dbt3_table(props: &Dbt3Props) -> Html {
-    let selected = use_state(|| None::<u8>);
+    let selected = use_reducer(Selected::default);
+    let on_toggle = {
+        let d = selected.dispatcher();
+        use_callback((), move |n: u8, _| d.dispatch(Select::Toggle(n)))
+    };
+    // The open row's trees come from the worker: ask when a row opens and when the reply
+    // shown changes under it.
+    {
+        let (on_open, engine) = (props.on_open.clone(), props.engine);
+        let ok = matches!(props.table.as_ref().map(|t| &*t.0), Some(Ok(_)));
+        use_effect_with((selected.0, props.shown, ok), move |&(open, _, ok)| {
+            if let (Some(n), true) = (open, ok) {
+                on_open.emit((engine, n));
+            }
+        });
+    }
     let id = if props.engine == Engine::Postgres {
         "pg"
     } else {
@@ -311,15 +437,20 @@ pub fn dbt3_table(props: &Dbt3Props) -> Html {
         }
         Some(Ok(rows)) => rows,
     };
-    let toggle = |n: u8| {
-        let selected = selected.clone();
-        move || selected.set(if *selected == Some(n) { None } else { Some(n) })
-    };
     let (base_s, cur_s) = rows.iter().fold((0.0, 0.0), |(b, c), r| {
         (b + r.baseline.time_s, c + r.current.time_s)
     });
     let flipped = rows.iter().filter(|r| r.changed).count();
-    let detail = (*selected).and_then(|n| rows.iter().find(|r| r.number == n));
+    let detail = selected.0.and_then(|n| rows.iter().find(|r| r.number == n));
+    let trees = detail.and_then(|r| {
+        props
+            .trees
+            .as_ref()
+            .map(|t| &*t.0)
+            .filter(|t| t.engine == props.engine && t.number == r.number && t.id == props.shown)
+            .map(|t| &t.trees)
+    });
+    let detail_attr = AttrValue::from(detail_id.clone());
     section(html! {
         <>
             <p class="note">{ format!("Each query planned under the baseline ({}) and under the current constants, timed on this machine. ", props.baseline) }
@@ -332,32 +463,9 @@ pub fn dbt3_table(props: &Dbt3Props) -> Html {
                     <th scope="col">{ "baseline time" }</th><th scope="col">{ "current time" }</th><th scope="col">{ "change" }</th>
                 </tr></thead>
                 <tbody>
-                { for rows.iter().map(|r| {
-                    let open = *selected == Some(r.number);
-                    let onclick = { let t = toggle(r.number); move |_: MouseEvent| t() };
-                    let onkeydown = {
-                        let t = toggle(r.number);
-                        move |e: KeyboardEvent| if e.key() == "Enter" || e.key() == " " {
-                            e.prevent_default();
-                            t();
-                        }
-                    };
-                    html! {
-                        <tr key={r.number} class={classes!(r.changed.then_some("flipped"), open.then_some("open"))}
-                            tabindex="0" aria-expanded={open.to_string()} aria-controls={detail_id.clone()}
-                            data-q={r.number.to_string()} data-changed={r.changed.to_string()}
-                            data-base-s={r.baseline.time_s.to_string()} data-cur-s={r.current.time_s.to_string()}
-                            {onclick} {onkeydown}>
-                            <th scope="row">{ format!("Q{}", r.number) }</th>
-                            <td>{ &r.title }</td>
-                            <td class="flag">{ if r.changed { "⇄ changed" } else { "same" } }</td>
-                            <td class="plan">{ &r.baseline.summary }</td>
-                            <td class="plan">{ &r.current.summary }</td>
-                            <td class="num">{ seconds(r.baseline.time_s) }</td>
-                            <td class="num">{ seconds(r.current.time_s) }</td>
-                            <td class="num">{ change(r.change_pct()) }</td>
-                        </tr>
-                    }
+                { for rows.iter().map(|r| html! {
+                    <Dbt3Row key={r.number} row={r.clone()} open={selected.0 == Some(r.number)}
+                        detail_id={detail_attr.clone()} on_toggle={on_toggle.clone()} />
                 }) }
                 </tbody>
                 <tfoot><tr class="totals">
@@ -371,15 +479,21 @@ pub fn dbt3_table(props: &Dbt3Props) -> Html {
             <div id={detail_id.clone()} class="dbt3-detail" aria-live="polite">
                 if let Some(r) = detail {
                     <h3>{ format!("Q{} {}: {}", r.number, r.title, if r.changed { "the plan changed" } else { "same plan" }) }</h3>
-                    <div class="plans">
-                        { for [("baseline", &r.baseline), ("current", &r.current)].into_iter().map(|(which, o)| html! {
-                            <div class={classes!("plan-tree", which)}>
-                                <h4>{ format!("{which}: cost {}, {} rows, {}", amount(o.cost), amount(o.rows), seconds(o.time_s)) }</h4>
-                                <ul>{ tree(&o.tree) }</ul>
+                    { match trees {
+                        None => html! { <p class="note">{ "fetching the plans…" }</p> },
+                        Some(Err(e)) => html! { <p class="error" role="alert">{ format!("the plans cannot be shown: {e}") }</p> },
+                        Some(Ok(t)) => html! {
+                            <div class="plans">
+                                { for [("baseline", &r.baseline, &t.baseline), ("current", &r.current, &t.current)].into_iter().map(|(which, o, tr)| html! {
+                                    <div class={classes!("plan-tree", which)}>
+                                        <h4>{ format!("{which}: cost {}, {} rows, {}", amount(o.cost), amount(o.rows), seconds(o.time_s)) }</h4>
+                                        <ul>{ tree(tr) }</ul>
+                                    </div>
+                                }) }
                             </div>
-                        }) }
-                    </div>
-                    <button type="button" onclick={let s = selected.clone(); move |_| s.set(None)}>{ "Close" }</button>
+                        },
+                    } }
+                    <button type="button" onclick={let d = selected.dispatcher(); move |_| d.dispatch(Select::Close)}>{ "Close" }</button>
                 }
             </div>
         </>
