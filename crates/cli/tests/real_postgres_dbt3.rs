@@ -144,17 +144,7 @@ impl KeptServer {
         if !data.join("PG_VERSION").exists() {
             let out = server
                 .command("initdb")
-                .args([
-                    "-A",
-                    "trust",
-                    "-U",
-                    "postgres",
-                    "-E",
-                    "UTF8",
-                    "--locale=C",
-                    "--no-sync",
-                    "-D",
-                ])
+                .args(costlab_testpg::INITDB_ARGS)
                 .arg(&data)
                 .output()
                 .expect("run initdb");

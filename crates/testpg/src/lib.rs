@@ -20,6 +20,19 @@ pub struct PgServer {
     dir: tempfile::TempDir,
 }
 
+/// initdb's arguments before the data directory: a throwaway cluster (trust, no fsync).
+pub const INITDB_ARGS: [&str; 9] = [
+    "-A",
+    "trust",
+    "-U",
+    "postgres",
+    "-E",
+    "UTF8",
+    "--locale=C",
+    "--no-sync",
+    "-D",
+];
+
 /// The newest PostgreSQL binaries directory with initdb and pg_ctl, if any.
 pub fn find_pg_bin() -> Option<PathBuf> {
     let mut found: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
@@ -93,17 +106,7 @@ impl PgServer {
         };
         let out = server
             .command("initdb")
-            .args([
-                "-A",
-                "trust",
-                "-U",
-                "postgres",
-                "-E",
-                "UTF8",
-                "--locale=C",
-                "--no-sync",
-                "-D",
-            ])
+            .args(INITDB_ARGS)
             .arg(&server.data)
             .output()
             .expect("run initdb");
