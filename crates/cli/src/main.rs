@@ -767,18 +767,7 @@ fn machine_setup(a: &MachineArgs) -> Result<(Source, Machine, KnobValues), Fail>
         }
     };
     apply_sets(&mut knobs, &a.sets, engine)?;
-    let mut profile = match (&a.profile, &a.profile_file) {
-        (Some(id), None) => builtin::find(id).map_err(usage)?,
-        (None, Some(path)) => load_profile(path)?,
-        _ => {
-            return Err(usage(
-                "a machine is required: --profile ID (see costlab simulate --list-profiles) or --profile-file FILE",
-            ))
-        }
-    };
-    if a.cold {
-        profile.warm_cache = false;
-    }
+    let profile = machine_profile(a.profile.as_deref(), a.profile_file.as_deref(), a.cold)?;
     let pg_options = match engine {
         Engine::Postgres => engines::pg_options(&a.disable).map_err(usage)?,
         Engine::Mysql if !a.disable.is_empty() => {
@@ -797,6 +786,27 @@ fn machine_setup(a: &MachineArgs) -> Result<(Source, Machine, KnobValues), Fail>
         },
         knobs,
     ))
+}
+
+/// The machine of `simulate` and `dbt3`: a built-in profile or a file's, exactly one of them.
+fn machine_profile(
+    id: Option<&str>,
+    file: Option<&Path>,
+    cold: bool,
+) -> Result<MachineProfile, Fail> {
+    let mut profile = match (id, file) {
+        (Some(id), None) => builtin::find(id).map_err(usage)?,
+        (None, Some(path)) => load_profile(path)?,
+        _ => {
+            return Err(usage(
+                "a machine is required: --profile ID (see costlab simulate --list-profiles) or --profile-file FILE",
+            ))
+        }
+    };
+    if cold {
+        profile.warm_cache = false;
+    }
+    Ok(profile)
 }
 
 fn load_profile(path: &Path) -> Result<MachineProfile, Fail> {
@@ -1064,18 +1074,7 @@ fn dbt3_cmd(a: Dbt3Args) -> Result<(), Fail> {
                 },
             )
         })?;
-    let mut profile = match (&a.profile, &a.profile_file) {
-        (Some(id), None) => builtin::find(id).map_err(usage)?,
-        (None, Some(path)) => load_profile(path)?,
-        _ => {
-            return Err(usage(
-                "a machine is required: --profile ID (see costlab simulate --list-profiles) or --profile-file FILE",
-            ))
-        }
-    };
-    if a.cold {
-        profile.warm_cache = false;
-    }
+    let profile = machine_profile(a.profile.as_deref(), a.profile_file.as_deref(), a.cold)?;
     let setup = dbt3::Dbt3Setup {
         version,
         sf,
