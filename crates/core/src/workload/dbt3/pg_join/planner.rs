@@ -93,7 +93,8 @@ pub(crate) struct JoinRel {
     pub paths: Vec<JPath>,
 }
 
-fn pk_of(b: &Block, k: &ColKey) -> usize {
+/// A pathkey's identity: the column's equivalence class, or a number of its own outside them.
+pub(super) fn pk_of(b: &Block, k: &ColKey) -> usize {
     match b.ec_of.get(k) {
         Some(&e) => e,
         None => {

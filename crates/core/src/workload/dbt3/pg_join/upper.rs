@@ -9,7 +9,7 @@ use crate::workload::dbt3::queries::QueryBlock;
 
 use super::costs::{self, AggCosts, AggStrategy, In};
 use super::model::{add_path, cheapest_total, JPath, Node, Rescan};
-use super::planner::{JoinRel, Planner};
+use super::planner::{pk_of, JoinRel, Planner};
 use super::setup::{Block, ColKey, RelKind};
 use super::sqlexpr;
 
@@ -270,20 +270,6 @@ fn sort_path(pl: &Planner, p: &JPath, keys: Vec<usize>, limit: f64, key_text: St
     }
 }
 
-fn pk(b: &Block, k: &ColKey) -> usize {
-    match b.ec_of.get(k) {
-        Some(&e) => e,
-        None => {
-            100_000
-                + k.rel * 1000
-                + (k.col
-                    .bytes()
-                    .fold(0usize, |a, c| a.wrapping_mul(31).wrapping_add(c as usize))
-                    % 1000)
-        }
-    }
-}
-
 /// grouping_planner's tail for one block: returns the block's final path.
 pub(crate) fn finish(
     pl: &Planner,
@@ -332,7 +318,7 @@ pub(crate) fn finish(
     }
     let mut seen = Vec::new();
     group.retain(|g| {
-        let k = pk(b, g);
+        let k = pk_of(b, g);
         if seen.contains(&k) {
             false
         } else {
@@ -340,8 +326,8 @@ pub(crate) fn finish(
             true
         }
     });
-    let gkeys: Vec<usize> = group.iter().map(|g| pk(b, g)).collect();
-    let okeys: Vec<usize> = b.order.iter().map(|g| pk(b, g)).collect();
+    let gkeys: Vec<usize> = group.iter().map(|g| pk_of(b, g)).collect();
+    let okeys: Vec<usize> = b.order.iter().map(|g| pk_of(b, g)).collect();
     let gtext = group
         .iter()
         .map(|g| format!("{}.{}", b.rels[g.rel].alias, g.col))
