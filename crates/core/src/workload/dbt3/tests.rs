@@ -465,28 +465,3 @@ fn random_knobs_plan_every_query() {
         })
         .unwrap();
 }
-
-#[test]
-#[ignore]
-fn explore() {
-    let d = dbt3(10.0).unwrap();
-    let mem = MysqlDbt3::new(&d, wl8737_in_memory()).unwrap();
-    let disk = MysqlDbt3::new(&d, wl8737_disk_bound()).unwrap();
-    for n in 1..=22u8 {
-        for (label, db, k) in [
-            ("mem1.0", &mem, knobs_57(1.0, 1.0, true)),
-            ("mem0.5", &mem, knobs_57(0.5, 1.0, true)),
-            ("mem0.2", &mem, knobs_57(0.2, 1.0, true)),
-            ("disk1", &disk, knobs_57(1.0, 1.0, false)),
-            ("disk2", &disk, knobs_57(1.0, 2.0, false)),
-        ] {
-            let p = plan(db, n, &k);
-            println!(
-                "Q{n} {label}: {:.0} rows {:.0} | {}",
-                p.cost,
-                p.rows,
-                p.signature()
-            );
-        }
-    }
-}
