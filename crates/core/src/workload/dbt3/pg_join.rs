@@ -31,6 +31,7 @@
 //! semi/anti joins (PG16+/18+), target-list expression costs of joins (Q7's EXTRACT).
 
 mod costs;
+mod deparse;
 mod memo;
 mod model;
 mod planner;

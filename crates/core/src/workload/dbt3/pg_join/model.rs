@@ -67,6 +67,23 @@ impl Node {
         })
     }
 
+    /// The tree with `f` applied to every detail line: costs, rows and work stay.
+    pub fn map_details(n: &Rc<Node>, f: &dyn Fn(&str) -> String) -> Rc<Node> {
+        match &**n {
+            Node::Op { plan, kids } => {
+                let mut plan = plan.clone();
+                for d in &mut plan.details {
+                    *d = f(d);
+                }
+                Node::op(plan, kids.iter().map(|k| Node::map_details(k, f)).collect())
+            }
+            Node::Repeated { node, loops } => Rc::new(Node::Repeated {
+                node: Node::map_details(node, f),
+                loops: *loops,
+            }),
+        }
+    }
+
     /// A copy of the top node (its work repeated as the tree would show it) and its
     /// children, to change the top node.
     pub fn root_parts(&self) -> (PlanNode, Vec<Rc<Node>>) {

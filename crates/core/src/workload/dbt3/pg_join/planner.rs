@@ -29,6 +29,9 @@ pub(crate) struct BlockOpts {
     pub correlated: Vec<ColRef>,
     /// A condition of the outer query on an aggregate output, pushed into HAVING.
     pub having_op: Option<super::sqlexpr::Op>,
+    /// That condition's text over the block's own expressions and what its sub-select
+    /// shows as, for EXPLAIN (Q15: `(SUM(...)) = (SELECT MAX(...) ...)`, `$0`).
+    pub having_text: Option<(String, String)>,
 }
 
 pub(crate) struct Planner<'a> {
@@ -195,7 +198,8 @@ impl<'a> Planner<'a> {
         let mut list = Vec::new();
         match &br.kind {
             RelKind::Sub { .. } => {
-                let elide = b.rels.len() == 1 || br.alias == "ANY_subquery";
+                let elide =
+                    b.rels.len() == 1 || matches!(br.kind, RelKind::Sub { sublink: true, .. });
                 if let Some(p) = setup::subquery_scan(br, self.jc.cop(), self.jc.ctup(), elide) {
                     add_path(&mut list, p);
                 }

@@ -17,6 +17,7 @@ use crate::workload::dbt3::queries::{
 };
 
 use super::costs::{JKind, Qual};
+use super::deparse::{self, Ty};
 use super::model::{JPath, Node, Rescan};
 use super::planner::{BlockOpts, Planner};
 use super::sqlexpr::{self, Expr, Lit, Op, Operand};
@@ -42,6 +43,8 @@ pub(crate) enum RelKind<'a> {
         cols: Vec<String>,
         /// Output columns that are unique (its GROUP BY key).
         unique: Vec<String>,
+        /// The sub-select of a sublink (Q18's grouped IN), whose scan is always elided.
+        sublink: bool,
     },
 }
 
@@ -123,10 +126,56 @@ pub(crate) struct Block<'a> {
     pub having: bool,
     /// A pushed-down condition on an aggregate output (see `BlockOpts::having_op`).
     pub having_op: Option<Op>,
+    /// The HAVING condition's text and what its sub-select shows as (`$0`), when the
+    /// block's SQL does not spell it (see `BlockOpts::having_text`).
+    pub having_text: Option<(String, String)>,
+    /// EXPLAIN's name of each of `initplans` ("InitPlan 1 (returns $0)", "SubPlan 1").
+    pub initplan_names: Vec<String>,
     /// Columns some SELECT / GROUP BY / ORDER BY list names.
     pub outcols: std::sync::Arc<Vec<String>>,
     pub group: Vec<ColKey>,
     pub order: Vec<ColKey>,
+}
+
+/// The constant a correlated column is compared with in the single-table model (`col =
+/// $param`), outside every column's values; EXPLAIN text shows the outer column instead.
+const PARAM_PLACEHOLDER: f64 = -1.0;
+
+impl Block<'_> {
+    /// A column name of the block's SQL (bare or `alias.column`) as EXPLAIN shows it,
+    /// `alias.column` when `prefix`, with its type; `None` when no relation has it.
+    pub fn column_display(&self, pl: &Planner, name: &str, prefix: bool) -> Option<(String, Ty)> {
+        let (qual, col) = match name.split_once('.') {
+            Some((q, c)) => (Some(q), c),
+            None => (None, name),
+        };
+        for br in &self.rels {
+            if qual.is_some_and(|q| !q.eq_ignore_ascii_case(br.alias)) {
+                continue;
+            }
+            let ty = match &br.kind {
+                RelKind::Table { tidx, .. } => pl.db.tables[*tidx]
+                    .columns
+                    .iter()
+                    .find(|c| c.name.eq_ignore_ascii_case(col))
+                    .map(|c| Ty::of(&c.ty)),
+                RelKind::Sub { cols, .. } => cols
+                    .iter()
+                    .any(|c| c.eq_ignore_ascii_case(col))
+                    .then_some(Ty::Other),
+            };
+            if let Some(ty) = ty {
+                let col = col.to_ascii_lowercase();
+                let text = if prefix {
+                    format!("{}.{col}", br.alias)
+                } else {
+                    col
+                };
+                return Some((text, ty));
+            }
+        }
+        None
+    }
 }
 
 pub(crate) fn bit(i: usize) -> u64 {
@@ -1108,6 +1157,7 @@ pub(crate) fn build<'a>(
                 // Conditions on the view's aggregate outputs move into its HAVING
                 // (qual pushdown into a grouped sub-select, allpaths.c).
                 let mut having_op = None;
+                let mut pushed_cond = None;
                 for (fi, f) in block.filters.iter().enumerate() {
                     if f.tables != [ti] {
                         continue;
@@ -1116,15 +1166,31 @@ pub(crate) fn build<'a>(
                         if columns.iter().skip(1).any(|c| c.eq_ignore_ascii_case(col)) {
                             having_op = Some(*op);
                             pushed.push(fi);
+                            let k = columns.iter().position(|c| c.eq_ignore_ascii_case(col));
+                            pushed_cond = k.map(|k| (k, f.sql, col.clone()));
                         }
                     }
                 }
                 let text = sub_text(pl, sub);
+                // The condition as the view's HAVING shows it: the output column replaced
+                // by the view's expression for it; its sub-select is the outer block's
+                // first InitPlan, `$0` in PG15.
+                let having_text = pushed_cond.and_then(|(k, fsql, col)| {
+                    let item = sqlexpr::select_items(&text).get(k)?.clone();
+                    let expr = match item.to_ascii_uppercase().rfind(" AS ") {
+                        Some(a) => item[..a].trim().to_string(),
+                        None => item.trim().to_string(),
+                    };
+                    let at = fsql.to_ascii_lowercase().find(&col.to_ascii_lowercase())?;
+                    let cond = format!("{}({expr}){}", &fsql[..at], &fsql[at + col.len()..]);
+                    Some((cond, "$0".to_string()))
+                });
                 let sp = pl.plan_block(
                     sub,
                     &text,
                     &BlockOpts {
                         having_op,
+                        having_text,
                         ..BlockOpts::default()
                     },
                 )?;
@@ -1143,7 +1209,7 @@ pub(crate) fn build<'a>(
                 } else {
                     Vec::new()
                 };
-                rels.push(sub_rel(t.alias, sp, cols, unique, t.uses.clone()));
+                rels.push(sub_rel(t.alias, sp, cols, unique, t.uses.clone(), false));
             }
         }
     }
@@ -1166,12 +1232,22 @@ pub(crate) fn build<'a>(
         )?;
         let key = s.block.group_by.first().map(|g| g.column).unwrap_or("");
         let ri = rels.len();
+        // EXPLAIN names the sub-select's columns after its table, `lineitem_1` where the
+        // outer query reads the table too (Q18's `orders.o_orderkey = lineitem_1.l_orderkey`).
+        let alias = match s.block.tables.first() {
+            Some(st) if block.tables.iter().any(|t| t.table == st.table) => {
+                second_reference(st.table).unwrap_or(st.table)
+            }
+            Some(st) => st.table,
+            None => "ANY_subquery",
+        };
         rels.push(sub_rel(
-            "ANY_subquery",
+            alias,
             sp,
             vec![key.to_string()],
             vec![key.to_string()],
             vec![],
+            true,
         ));
         // The IN column of the outer block: the filter's first column.
         if let Some(f) = s.filter {
@@ -1207,6 +1283,8 @@ pub(crate) fn build<'a>(
         initplans: Vec::new(),
         having: opts.having,
         having_op: opts.having_op,
+        having_text: opts.having_text.clone(),
+        initplan_names: Vec::new(),
         outcols,
         group: Vec::new(),
         order: Vec::new(),
@@ -1330,6 +1408,8 @@ pub(crate) fn build<'a>(
         let sub = block.subqueries.iter().find(|s| s.filter == Some(fi));
         // A SubPlan's cost per evaluation (§6.2) or an InitPlan's once.
         let mut per_call = 0.0;
+        // What the sub-select shows as in the condition: `$0`, `(SubPlan 1)`.
+        let mut sub_ref: Option<String> = None;
         if let Some(s) = sub {
             if s.kind == SubqueryKind::Scalar {
                 let corr: Vec<ColRef> = s.correlation.iter().map(|(c, _)| *c).collect();
@@ -1347,15 +1427,48 @@ pub(crate) fn build<'a>(
                     .iter()
                     .filter_map(|&t| ref_rel[t])
                     .fold(0, |a, r| a | bit(r));
+                let n = b.initplans.len() + 1;
                 if corr.is_empty() {
                     b.initplan_cost += sp.total;
                     b.initplans.push((sp.node.clone(), "InitPlan", 0, 1.0));
+                    b.initplan_names.push(format!("InitPlan {n} (returns $0)"));
+                    sub_ref = Some("$0".to_string());
                 } else {
                     per_call = sp.total;
-                    b.initplans.push((sp.node.clone(), "SubPlan", fr, 1.0));
+                    // The correlated columns compare with the outer row's values, which
+                    // EXPLAIN shows as the outer column (ruleutils finds a Param's
+                    // referent); the single-table model had a placeholder constant.
+                    let outer: Vec<(String, String)> = s
+                        .correlation
+                        .iter()
+                        .filter_map(|(inner, outer)| {
+                            let r = ref_rel[outer.table]?;
+                            Some((
+                                format!("({} = {PARAM_PLACEHOLDER})", inner.column),
+                                format!("({} = {}.{})", inner.column, b.rels[r].alias, outer.column),
+                            ))
+                        })
+                        .collect();
+                    let node = Node::map_details(&sp.node, &|d: &str| {
+                        outer
+                            .iter()
+                            .fold(d.to_string(), |d, (from, to)| d.replace(from.as_str(), to))
+                    });
+                    b.initplans.push((node, "SubPlan", fr, 1.0));
+                    b.initplan_names.push(format!("SubPlan {n}"));
+                    sub_ref = Some(format!("(SubPlan {n})"));
                 }
             }
         }
+        // The condition as EXPLAIN shows it where it holds a sub-select (elsewhere the
+        // query's text is shown as written): at a scan its columns bare, at a join
+        // qualified.
+        let shown = |prefix: bool| match &sub_ref {
+            Some(r) => deparse::expr_text(f.sql, &|n| b.column_display(pl, n, prefix), r)
+                .unwrap_or_else(|| f.sql.to_string()),
+            None => f.sql.to_string(),
+        };
+        let (scan_text, join_text) = (shown(false), shown(true));
         let fr: u64 = f
             .tables
             .iter()
@@ -1463,7 +1576,7 @@ pub(crate) fn build<'a>(
                 } else {
                     br.filter_ops = br.filter_ops.add(ops);
                 }
-                br.filter_text.push(f.sql.to_string());
+                br.filter_text.push(scan_text.clone());
                 // Selectivity: kept with the relation's rows below.
                 br.filter_sel *= sel;
                 let mut cols: Vec<String> = Vec::new();
@@ -1543,7 +1656,7 @@ pub(crate) fn build<'a>(
                     sel,
                     sel_semi,
                     qual,
-                    text: f.sql.to_string(),
+                    text: join_text.clone(),
                     cols,
                     hash_col,
                 });
@@ -1568,12 +1681,16 @@ pub(crate) fn build<'a>(
                     startup: 0.0,
                     per_tuple: 1.0,
                 });
-                br.filter_text
-                    .push(format!("NOT (hashed SubPlan) on {}", outer.column));
+                br.filter_text.push(format!(
+                    "(NOT (hashed SubPlan {}))",
+                    b.initplans.len() + 1
+                ));
                 br.filter_sel *= 0.5;
             }
         }
+        let n = b.initplans.len() + 1;
         b.initplans.push((sp.node.clone(), "SubPlan", 0, 1.0));
+        b.initplan_names.push(format!("SubPlan {n}"));
     }
     // Uncorrelated scalar sub-selects without a filter compare in HAVING (Q11).
     for s in &block.subqueries {
@@ -1581,7 +1698,15 @@ pub(crate) fn build<'a>(
             let text = sub_text(pl, &s.block);
             let sp = pl.plan_block(&s.block, &text, &BlockOpts::default())?;
             b.initplan_cost += sp.total;
+            // PG15 numbers this InitPlan's output $1, not $0 (the server's EXPLAIN of
+            // Q11: `InitPlan 1 (returns $1)`, `Filter: (sum(...) > $1)`); the
+            // PARAM_EXEC numbering is copied from it, not modelled.
+            let n = b.initplans.len() + 1;
             b.initplans.push((sp.node.clone(), "InitPlan", 0, 1.0));
+            b.initplan_names.push(format!("InitPlan {n} (returns $1)"));
+            if let Some(h) = sqlexpr::having_clause(sql) {
+                b.having_text = Some((h, "$1".to_string()));
+            }
             b.having = true;
         }
     }
@@ -1598,7 +1723,7 @@ pub(crate) fn build<'a>(
                 preds.push(Predicate::Cmp {
                     column: c.column.to_string(),
                     op: CmpOp::Eq,
-                    value: Value::Num(-1.0),
+                    value: Value::Num(PARAM_PLACEHOLDER),
                 });
             }
         }
@@ -1748,6 +1873,7 @@ fn sub_rel<'a>(
     cols: Vec<String>,
     unique: Vec<String>,
     uses: Vec<&'static str>,
+    sublink: bool,
 ) -> BaseRel<'a> {
     BaseRel {
         alias,
@@ -1758,6 +1884,7 @@ fn sub_rel<'a>(
             path: sp,
             cols,
             unique,
+            sublink,
         },
         filter_ops: QualOps::default(),
         filter_sel: 1.0,
@@ -1767,6 +1894,22 @@ fn sub_rel<'a>(
         paths: Vec::new(),
         uses,
     }
+}
+
+/// EXPLAIN's name for the second reference to a DBT3 table (ruleutils'
+/// set_rtable_names: the table's name with `_1`).
+fn second_reference(table: &str) -> Option<&'static str> {
+    Some(match table.to_ascii_lowercase().as_str() {
+        "lineitem" => "lineitem_1",
+        "orders" => "orders_1",
+        "customer" => "customer_1",
+        "part" => "part_1",
+        "partsupp" => "partsupp_1",
+        "supplier" => "supplier_1",
+        "nation" => "nation_1",
+        "region" => "region_1",
+        _ => return None,
+    })
 }
 
 /// The block of a NOT IN nest's tables with their own conditions.

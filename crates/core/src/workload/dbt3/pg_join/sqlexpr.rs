@@ -642,6 +642,22 @@ pub(crate) fn like_rest_selectivity(rest: &str) -> f64 {
 /// The items of the last depth-0 `kw` list ("ORDER BY" / "GROUP BY") of `sql`, without
 /// ASC/DESC, lower-cased.
 pub(crate) fn outer_list(sql: &str, kw: &str) -> Option<Vec<String>> {
+    Some(
+        outer_items(sql, kw)?
+            .into_iter()
+            .map(|(s, _)| {
+                s.to_ascii_lowercase()
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect(),
+    )
+}
+
+/// The start and end of the text after the last depth-0 `kw` of `sql`, up to the next
+/// clause.
+fn outer_clause(sql: &str, kw: &str) -> Option<(usize, usize)> {
     let up = sql.to_ascii_uppercase();
     let b = up.as_bytes();
     let mut depth = 0i32;
@@ -661,19 +677,53 @@ pub(crate) fn outer_list(sql: &str, kw: &str) -> Option<Vec<String>> {
             end = end.min(st + p);
         }
     }
+    Some((st, end))
+}
+
+/// The items of the last depth-0 `kw` list of `sql` as written (whitespace trimmed),
+/// each with whether it sorts DESC.
+pub(crate) fn outer_items(sql: &str, kw: &str) -> Option<Vec<(String, bool)>> {
+    let (st, end) = outer_clause(sql, kw)?;
     Some(
         sql[st..end]
             .split(',')
             .map(|s| {
-                let s = s.trim().to_ascii_lowercase();
-                let s = s
-                    .strip_suffix(" desc")
-                    .or_else(|| s.strip_suffix(" asc"))
-                    .unwrap_or(&s);
-                s.split_whitespace().collect::<Vec<_>>().join(" ")
+                let s = s.trim();
+                let up = s.to_ascii_uppercase();
+                if up.ends_with(" DESC") {
+                    (s[..s.len() - 5].trim().to_string(), true)
+                } else if up.ends_with(" ASC") {
+                    (s[..s.len() - 4].trim().to_string(), false)
+                } else {
+                    (s.to_string(), false)
+                }
             })
             .collect(),
     )
+}
+
+/// The condition of the last depth-0 HAVING of `sql`, as written.
+pub(crate) fn having_clause(sql: &str) -> Option<String> {
+    let (st, end) = outer_clause(sql, "HAVING")?;
+    let t = sql[st..end].trim();
+    (!t.is_empty()).then(|| t.to_string())
+}
+
+/// The expression an output name of `sql` stands for: an `expr AS name` item of the
+/// first select list or of a derived table in FROM; else the name itself.
+pub(crate) fn alias_expr(sql: &str, name: &str) -> String {
+    for item in select_items(sql) {
+        let iu = item.to_ascii_uppercase();
+        if let Some(a) = iu.rfind(" AS ") {
+            if item[a + 4..].trim().eq_ignore_ascii_case(name) {
+                return item[..a].trim().to_string();
+            }
+        }
+    }
+    derived_aliases(sql)
+        .into_iter()
+        .find(|(alias, _)| alias.eq_ignore_ascii_case(name))
+        .map_or_else(|| name.to_string(), |(_, e)| e.trim().to_string())
 }
 
 /// Whether the outer ORDER BY names only GROUP BY items: PostgreSQL then orders the

@@ -11,6 +11,7 @@ use super::costs::{self, AggCosts, AggStrategy, In};
 use super::model::{add_path, cheapest_total, JPath, Node, Rescan};
 use super::planner::{pk_of, JoinRel, Planner};
 use super::setup::{Block, ColKey, RelKind};
+use super::deparse;
 use super::sqlexpr;
 
 /// estimate_num_groups (§5.4).
@@ -328,17 +329,25 @@ pub(crate) fn finish(
     });
     let gkeys: Vec<usize> = group.iter().map(|g| pk_of(b, g)).collect();
     let okeys: Vec<usize> = b.order.iter().map(|g| pk_of(b, g)).collect();
+    let texts = KeyTexts::new(pl, b, block, sql, &full_group);
     let gtext = group
         .iter()
-        .map(|g| format!("{}.{}", b.rels[g.rel].alias, g.col))
+        .map(|g| texts.group_key(g, false))
         .collect::<Vec<_>>()
         .join(", ");
-    let otext = b
-        .order
+    // The sort under a sorted aggregation follows the ORDER BY's directions.
+    let gsort_text = group
         .iter()
-        .map(|g| format!("{}.{}", b.rels[g.rel].alias, g.col))
+        .map(|g| texts.group_key(g, true))
         .collect::<Vec<_>>()
         .join(", ");
+    let otext = texts.order_by().unwrap_or_else(|| {
+        b.order
+            .iter()
+            .map(|g| texts.column(g))
+            .collect::<Vec<_>>()
+            .join(", ")
+    });
 
     let in_rows = paths[0].rows;
     let mut finals: Vec<JPath> = Vec::new();
@@ -387,7 +396,7 @@ pub(crate) fn finish(
                         .collect();
                     if !cheapest.pathkeys.starts_with(&gkeys) {
                         v.push((
-                            sort_path(pl, &cheapest, gkeys.clone(), -1.0, gtext.clone()),
+                            sort_path(pl, &cheapest, gkeys.clone(), -1.0, gsort_text.clone()),
                             true,
                         ));
                     }
@@ -416,7 +425,7 @@ pub(crate) fn finish(
                     details.push(format!("Group Key: {gtext}"));
                 }
                 if has_having {
-                    details.push("Filter: HAVING".to_string());
+                    details.push(format!("Filter: {}", texts.having()));
                 }
                 let node = Node::new(
                     op,
@@ -506,7 +515,7 @@ pub(crate) fn finish(
                             rows_out: g2,
                             ..Work::default()
                         },
-                        vec!["Group Key: (aggregate of the sub-select)".to_string()],
+                        vec![format!("Group Key: {}", texts.outer_group_key())],
                         vec![p.node.clone()],
                     );
                     add_path(
@@ -552,7 +561,8 @@ pub(crate) fn finish(
         };
         for p in &paths {
             if p.pathkeys.is_empty() {
-                finals.push(sort_path(pl, p, gkeys.clone(), sort_limit, gtext.clone()));
+                let text = texts.order_by().unwrap_or_else(|| gsort_text.clone());
+                finals.push(sort_path(pl, p, gkeys.clone(), sort_limit, text));
             } else {
                 finals.push(p.clone());
             }
@@ -574,7 +584,7 @@ pub(crate) fn finish(
             }
         }
         let text = if otext.is_empty() {
-            "(expression)".to_string()
+            gsort_text.clone()
         } else {
             otext.clone()
         };
@@ -631,7 +641,7 @@ pub(crate) fn finish(
         let (mut plan, mut kids) = best.node.root_parts();
         plan.cost.startup += ip;
         plan.cost.total += ip;
-        for (sub, kind, _, calls) in &b.initplans {
+        for (k, (sub, kind, _, calls)) in b.initplans.iter().enumerate() {
             // A SubPlan runs once per call: its work repeats (costs stay per call).
             let scaled = if *kind == "SubPlan" {
                 Node::repeated(sub, *calls)
@@ -640,6 +650,11 @@ pub(crate) fn finish(
             };
             let (mut sp, skids) = scaled.root_parts();
             sp.details.insert(0, format!("Parent Relationship: {kind}"));
+            // EXPLAIN (FORMAT JSON)'s "Subplan Name": what the conditions' `$0` and
+            // `(SubPlan 1)` refer to.
+            if let Some(name) = b.initplan_names.get(k) {
+                sp.details.insert(1, format!("Subplan Name: {name}"));
+            }
             if *kind == "SubPlan" {
                 sp.details.push(format!("Estimated calls: {calls:.0}"));
             }
@@ -651,6 +666,144 @@ pub(crate) fn finish(
     }
     let _ = (ctup, In::default());
     Ok(best)
+}
+
+/// EXPLAIN's texts of a block's grouping keys, sort keys and HAVING condition, read from
+/// the block's SQL: an output name stands for its expression (through the select list's
+/// and derived tables' aliases), printed as the server prints it (see [`deparse`]).
+struct KeyTexts<'k, 'a> {
+    pl: &'k Planner<'a>,
+    b: &'k Block<'a>,
+    sql: &'k str,
+    /// Columns qualified: the plan reads more than one relation (EXPLAIN's useprefix).
+    prefix: bool,
+    /// The GROUP BY items of the block's own SQL, one per grouping column.
+    group_items: Option<Vec<(String, bool)>>,
+    order_items: Option<Vec<(String, bool)>>,
+    full_group: &'k [ColKey],
+}
+
+impl<'k, 'a> KeyTexts<'k, 'a> {
+    fn new(
+        pl: &'k Planner<'a>,
+        b: &'k Block<'a>,
+        block: &QueryBlock,
+        sql: &'k str,
+        full_group: &'k [ColKey],
+    ) -> Self {
+        let single = sql == pl.sql
+            && block.tables.len() == 1
+            && block.subqueries.is_empty()
+            && block.nests.is_empty();
+        // The outer GROUP BY of a query that groups a grouped sub-select (Q13) is the
+        // second level's, not this block's.
+        let group_items = if sql.is_empty() || pl.db.memo.derived_grouped(sql) {
+            None
+        } else {
+            sqlexpr::outer_items(sql, "GROUP BY").filter(|v| v.len() == full_group.len())
+        };
+        let order_items = if sql.is_empty() {
+            None
+        } else {
+            sqlexpr::outer_items(sql, "ORDER BY")
+        };
+        KeyTexts {
+            pl,
+            b,
+            sql,
+            prefix: !single,
+            group_items,
+            order_items,
+            full_group,
+        }
+    }
+
+    fn resolve(&self, name: &str) -> Option<(String, deparse::Ty)> {
+        self.b.column_display(self.pl, name, self.prefix)
+    }
+
+    fn column(&self, g: &ColKey) -> String {
+        if self.prefix {
+            format!("{}.{}", self.b.rels[g.rel].alias, g.col)
+        } else {
+            g.col.clone()
+        }
+    }
+
+    /// An ORDER BY or GROUP BY item as a key.
+    fn item_key(&self, item: &str) -> String {
+        let e = sqlexpr::alias_expr(self.sql, item);
+        deparse::key_text(&e, &|n| self.resolve(n)).unwrap_or(e)
+    }
+
+    /// A grouping column: the expression its GROUP BY item names, else the column;
+    /// `directed` appends DESC where the ORDER BY sorts the same item descending.
+    fn group_key(&self, g: &ColKey, directed: bool) -> String {
+        let item = self
+            .group_items
+            .as_ref()
+            .zip(self.full_group.iter().position(|x| x == g))
+            .map(|(items, i)| items[i].0.clone());
+        let mut text = match &item {
+            Some(item) if !deparse::is_column(&sqlexpr::alias_expr(self.sql, item)) => {
+                self.item_key(item)
+            }
+            _ => self.column(g),
+        };
+        if directed {
+            let desc = item.as_ref().is_some_and(|item| {
+                self.order_items.iter().flatten().any(|(o, desc)| {
+                    *desc && o.split_whitespace().eq(item.split_whitespace())
+                })
+            });
+            if desc {
+                text.push_str(" DESC");
+            }
+        }
+        text
+    }
+
+    /// The block's ORDER BY as a Sort Key, if its SQL has one.
+    fn order_by(&self) -> Option<String> {
+        let items = self.order_items.as_ref()?;
+        Some(
+            items
+                .iter()
+                .map(|(item, desc)| {
+                    let t = self.item_key(item);
+                    if *desc {
+                        format!("{t} DESC")
+                    } else {
+                        t
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(", "),
+        )
+    }
+
+    /// The key of the aggregation over a grouped sub-select (Q13's `count(o_orderkey)`):
+    /// a Var of the sub-select's output, shown as the expression without parentheses.
+    fn outer_group_key(&self) -> String {
+        let item = sqlexpr::outer_items(self.sql, "GROUP BY")
+            .and_then(|v| v.into_iter().next())
+            .map(|(item, _)| item)
+            .unwrap_or_default();
+        let e = sqlexpr::alias_expr(self.sql, &item);
+        deparse::expr_text(&e, &|n| self.resolve(n), "").unwrap_or(e)
+    }
+
+    /// The HAVING condition, its sub-select as the InitPlan's Param.
+    fn having(&self) -> String {
+        let (cond, sub) = match &self.b.having_text {
+            Some((c, s)) => (Some(c.clone()), s.as_str()),
+            None => (sqlexpr::having_clause(self.sql), ""),
+        };
+        match cond {
+            Some(c) => deparse::expr_text(&c, &|n| self.resolve(n), sub).unwrap_or(c),
+            None => "(condition on an aggregate)".to_string(),
+        }
+    }
 }
 
 impl Block<'_> {
