@@ -683,7 +683,7 @@ const SERVER_EXPLAIN: &str = include_str!("../../../tests/data/pg15_dbt3_sf0.1_e
 /// model once printed as a placeholder: sort keys on aggregates, HAVING filters,
 /// correlated SubPlan parameters, the InitPlan Param `$0`/`$1`, grouping on EXTRACT and
 /// SUBSTRING, Q13's key over a grouped sub-select, Q18's IN sub-select named
-/// `lineitem_1`. Copied from `SERVER_EXPLAIN`; the test checks that each is there too.
+/// `lineitem_1`, and conditions it had abbreviated (`IN (...)`, "OR restriction from"). Copied from `SERVER_EXPLAIN`; the test checks that each is there too.
 /// Where the model's text differs elsewhere on the line (Q18's HAVING names the
 /// sub-select's table `lineitem` where the server says `lineitem_1`; Q22's filter is its
 /// own line; Q11's and Q15's `InitPlan 1 (returns $n)` is a header line there and the
@@ -723,6 +723,19 @@ const SERVER_TEXT: &[(u8, &str)] = &[
     (22, "Group Key: (SUBSTRING(customer.c_phone FROM 1 FOR 2))"),
     (22, "Sort Key: (SUBSTRING(customer.c_phone FROM 1 FOR 2))"),
     (22, "(c_acctbal > $0)"),
+    // Conditions the model had abbreviated.
+    (2, "((p_type)::text ~~ '%BRASS'::text)"),
+    (7, "Join Filter: (((n1.n_name = 'FRANCE'::bpchar) AND (n2.n_name = 'GERMANY'::bpchar)) OR ((n1.n_name = 'GERMANY'::bpchar) AND (n2.n_name = 'FRANCE'::bpchar)))"),
+    (7, "Filter: ((n_name = 'GERMANY'::bpchar) OR (n_name = 'FRANCE'::bpchar))"),
+    (7, "Filter: ((n_name = 'FRANCE'::bpchar) OR (n_name = 'GERMANY'::bpchar))"),
+    (13, "Filter: ((o_comment)::text !~~ '%special%requests%'::text)"),
+    (16, "(p_brand <> 'Brand#45'::bpchar)"),
+    (16, "((p_type)::text !~~ 'MEDIUM POLISHED%'::text)"),
+    (19, "Join Filter: (((part.p_brand = 'Brand#12'::bpchar) AND (part.p_container = ANY ('{\"SM CASE\",\"SM BOX\",\"SM PACK\",\"SM PKG\"}'::bpchar[])) AND (lineitem.l_quantity >= '1'::numeric) AND (lineitem.l_quantity <= '11'::numeric) AND (part.p_size <= 5)) OR ((part.p_brand = 'Brand#23'::bpchar) AND (part.p_container = ANY ('{\"MED BAG\",\"MED BOX\",\"MED PKG\",\"MED PACK\"}'::bpchar[])) AND (lineitem.l_quantity >= '10'::numeric) AND (lineitem.l_quantity <= '20'::numeric) AND (part.p_size <= 10)) OR ((part.p_brand = 'Brand#34'::bpchar) AND (part.p_container = ANY ('{\"LG CASE\",\"LG BOX\",\"LG PACK\",\"LG PKG\"}'::bpchar[])) AND (lineitem.l_quantity >= '20'::numeric) AND (lineitem.l_quantity <= '30'::numeric) AND (part.p_size <= 15)))"),
+    (19, "(((l_quantity >= '1'::numeric) AND (l_quantity <= '11'::numeric)) OR ((l_quantity >= '10'::numeric) AND (l_quantity <= '20'::numeric)) OR ((l_quantity >= '20'::numeric) AND (l_quantity <= '30'::numeric)))"),
+    (19, "(((p_brand = 'Brand#12'::bpchar) AND (p_container = ANY ('{\"SM CASE\",\"SM BOX\",\"SM PACK\",\"SM PKG\"}'::bpchar[])) AND (p_size <= 5)) OR ((p_brand = 'Brand#23'::bpchar) AND (p_container = ANY ('{\"MED BAG\",\"MED BOX\",\"MED PKG\",\"MED PACK\"}'::bpchar[])) AND (p_size <= 10)) OR ((p_brand = 'Brand#34'::bpchar) AND (p_container = ANY ('{\"LG CASE\",\"LG BOX\",\"LG PACK\",\"LG PKG\"}'::bpchar[])) AND (p_size <= 15)))"),
+    (20, "((p_name)::text ~~ 'forest%'::text)"),
+    (22, "(SUBSTRING(c_phone FROM 1 FOR 2) = ANY ('{13,31,23,29,30,18,17}'::text[]))"),
 ];
 
 /// Texts the model printed where PostgreSQL prints an expression.
@@ -734,6 +747,8 @@ const PLACEHOLDERS: &[&str] = &[
     "aggregate of the sub-select",
     "(SELECT",
     "hashed SubPlan)",
+    "(...)",
+    "OR restriction from",
 ];
 
 /// The server's EXPLAIN text of query `n`.

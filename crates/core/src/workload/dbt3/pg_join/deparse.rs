@@ -9,6 +9,8 @@
 //! Texts it cannot read come back as `None`; callers then print the SQL as written,
 //! which is the closest form there is and never a placeholder.
 
+use super::sqlexpr::{Expr, Lit, Op, Operand};
+
 /// The type class of a value, as far as the casts EXPLAIN shows depend on it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Ty {
@@ -141,6 +143,8 @@ enum E {
     Substring(Box<E>, String, String),
     /// A sub-select, shown as `text`, of type `ty`.
     Sub(String, Ty),
+    /// `x IN (constants)`: `x = ANY (array)`.
+    AnyEq(Box<E>, Vec<Lit>),
 }
 
 struct P<'r> {
@@ -168,6 +172,24 @@ impl P<'_> {
     }
     fn cmp(&mut self) -> Option<E> {
         let l = self.add()?;
+        if is_kw(self.peek(), "IN") {
+            self.i += 1;
+            self.expect(Tok::LParen)?;
+            let mut values = Vec::new();
+            loop {
+                values.push(match self.bump()? {
+                    Tok::Str(s) => Lit::Text(s),
+                    Tok::Num(n) => Lit::Num(n.parse().ok()?),
+                    _ => return None,
+                });
+                match self.bump()? {
+                    Tok::Comma => continue,
+                    Tok::RParen => break,
+                    _ => return None,
+                }
+            }
+            return Some(E::AnyEq(Box::new(l), values));
+        }
         match self.peek() {
             Some(Tok::Sym(s)) if ["=", "<>", "<", "<=", ">", ">="].contains(&s.as_str()) => {
                 let op = s.clone();
@@ -326,7 +348,7 @@ fn ty_of(e: &E) -> Ty {
         E::Col(_, t) | E::Sub(_, t) => *t,
         E::Num(_, true) => Ty::Numeric,
         E::Num(_, false) => Ty::Int,
-        E::Str(_) => Ty::Other,
+        E::Str(_) | E::AnyEq(..) => Ty::Other,
         E::Op(op, l, r) => {
             if ["=", "<>", "<", "<=", ">", ">="].contains(&op.as_str()) {
                 Ty::Other
@@ -383,6 +405,16 @@ fn print(e: &E) -> String {
         },
         E::Extract(field, x) => format!("EXTRACT({field} FROM {})", print(x)),
         E::Substring(x, from, len) => format!("SUBSTRING({} FROM {from} FOR {len})", print(x)),
+        E::AnyEq(x, values) => {
+            let ty = ty_of(x);
+            let elems: Vec<String> = values.iter().map(array_elem).collect();
+            format!(
+                "({} = ANY ('{{{}}}'::{}[]))",
+                print_as(x, None),
+                elems.join(","),
+                ty.cast_name().unwrap_or("text")
+            )
+        }
     }
 }
 
@@ -429,6 +461,129 @@ pub(crate) fn key_text(text: &str, resolve: Resolve) -> Option<String> {
 /// Whether `text` reads as a bare column.
 pub(crate) fn is_column(text: &str) -> bool {
     matches!(tokenize(text).as_slice(), [Tok::Ident(_)])
+}
+
+/// A constant of the parsed conditions (`sqlexpr::Lit`) compared with a column of type
+/// `ty`, as ruleutils prints the Const the parser made of it.
+fn lit_text(l: &Lit, ty: Ty) -> String {
+    match (l, ty) {
+        (Lit::Num(x), Ty::Int) if x.fract() == 0.0 => format!("{x}"),
+        // A numeric Const prints bare when it looks like a decimal, quoted otherwise.
+        (Lit::Num(x), Ty::Numeric) if x.fract() != 0.0 && *x > 0.0 => format!("{x}"),
+        (Lit::Num(x), t) => format!("'{x}'::{}", t.cast_name().unwrap_or("numeric")),
+        (Lit::Text(s), Ty::Text | Ty::Other) => format!("'{}'::text", s.replace('\'', "''")),
+        (Lit::Text(s), t) => format!(
+            "'{}'::{}",
+            s.replace('\'', "''"),
+            t.cast_name().unwrap_or("text")
+        ),
+    }
+}
+
+/// One element of an array literal (array_out): quoted when it holds a blank, a comma,
+/// a brace, a quote or a backslash.
+fn array_elem(l: &Lit) -> String {
+    let s = match l {
+        Lit::Num(x) => format!("{x}"),
+        Lit::Text(s) => s.clone(),
+    };
+    if s.is_empty() || s.contains([' ', ',', '{', '}', '"', '\\']) {
+        format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+    } else {
+        s
+    }
+}
+
+/// A column as an operand: varchar columns are relabelled to text (`(p_type)::text`).
+fn col_operand(text: &str, ty: Ty) -> String {
+    if ty == Ty::Text {
+        format!("({text})::text")
+    } else {
+        text.to_string()
+    }
+}
+
+/// A parsed condition (`sqlexpr::Expr`) as EXPLAIN prints the qual PostgreSQL made of it:
+/// BETWEEN as two comparisons, IN lists as `= ANY (array)`, LIKE as `~~`, every clause
+/// and every AND / OR list in parentheses. `None` when a part is beyond the reader.
+pub(crate) fn cond_text(e: &Expr, resolve: Resolve) -> Option<String> {
+    let col = |c: &str| resolve(c);
+    Some(match e {
+        Expr::And(v) | Expr::Or(v) => {
+            let sep = if matches!(e, Expr::And(_)) { " AND " } else { " OR " };
+            let parts: Option<Vec<String>> = v.iter().map(|x| cond_text(x, resolve)).collect();
+            format!("({})", parts?.join(sep))
+        }
+        Expr::Not(x) => match &**x {
+            Expr::In { col: c, values } => {
+                let (t, ty) = col(c)?;
+                let elems: Vec<String> = values.iter().map(array_elem).collect();
+                format!(
+                    "({} <> ALL ('{{{}}}'::{}[]))",
+                    col_operand(&t, ty),
+                    elems.join(","),
+                    ty.cast_name()?
+                )
+            }
+            other => format!("(NOT {})", cond_text(other, resolve)?),
+        },
+        Expr::Cmp { col: c, op, rhs } => {
+            let (t, ty) = col(c)?;
+            let sym = op_symbol(*op);
+            match rhs {
+                Operand::Lit(l) => format!("({} {sym} {})", col_operand(&t, ty), lit_text(l, ty)),
+                Operand::Col(r) => {
+                    let (rt, rty) = col(r)?;
+                    format!("({} {sym} {})", col_operand(&t, ty), col_operand(&rt, rty))
+                }
+                Operand::Other => return None,
+            }
+        }
+        Expr::In { col: c, values } => {
+            let (t, ty) = col(c)?;
+            let elems: Vec<String> = values.iter().map(array_elem).collect();
+            format!(
+                "({} = ANY ('{{{}}}'::{}[]))",
+                col_operand(&t, ty),
+                elems.join(","),
+                ty.cast_name()?
+            )
+        }
+        Expr::Between { col: c, lo, hi } => {
+            let (t, ty) = col(c)?;
+            let t = col_operand(&t, ty);
+            format!(
+                "(({t} >= {}) AND ({t} <= {}))",
+                lit_text(lo, ty),
+                lit_text(hi, ty)
+            )
+        }
+        Expr::Like {
+            col: c,
+            pat,
+            negated,
+        } => {
+            let (t, ty) = col(c)?;
+            format!(
+                "({} {} '{}'::text)",
+                col_operand(&t, ty),
+                if *negated { "!~~" } else { "~~" },
+                pat.replace('\'', "''")
+            )
+        }
+        Expr::Other => return None,
+    })
+}
+
+fn op_symbol(op: Op) -> &'static str {
+    match op {
+        Op::Eq => "=",
+        Op::Ne => "<>",
+        Op::Lt => "<",
+        Op::Le => "<=",
+        Op::Gt => ">",
+        Op::Ge => ">=",
+    }
 }
 
 #[cfg(test)]

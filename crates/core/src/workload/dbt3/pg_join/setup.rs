@@ -1460,15 +1460,18 @@ pub(crate) fn build<'a>(
                 }
             }
         }
-        // The condition as EXPLAIN shows it where it holds a sub-select (elsewhere the
-        // query's text is shown as written): at a scan its columns bare, at a join
-        // qualified.
-        let shown = |prefix: bool| match &sub_ref {
-            Some(r) => deparse::expr_text(f.sql, &|n| b.column_display(pl, n, prefix), r)
-                .unwrap_or_else(|| f.sql.to_string()),
-            None => f.sql.to_string(),
+        // The condition as EXPLAIN shows it: at a scan its columns bare, at a join
+        // qualified; the query's text as written where the reader cannot follow.
+        let shown = |b: &Block, e: &Expr, prefix: bool| {
+            let resolve = |n: &str| b.column_display(pl, n, prefix);
+            match &sub_ref {
+                Some(r) => deparse::expr_text(f.sql, &resolve, r),
+                None => deparse::cond_text(e, &resolve).or_else(|| {
+                    deparse::expr_text(&sqlexpr::written_out(f.sql, pl.sql), &resolve, "")
+                }),
+            }
+            .unwrap_or_else(|| f.sql.to_string())
         };
-        let (scan_text, join_text) = (shown(false), shown(true));
         let fr: u64 = f
             .tables
             .iter()
@@ -1563,6 +1566,11 @@ pub(crate) fn build<'a>(
                 }
             };
             let rels_of = if er == 0 || sub.is_some() { fr } else { er };
+            let (scan_text, join_text) = if rels_of.count_ones() == 1 {
+                (shown(&b, e, false), String::new())
+            } else {
+                (String::new(), shown(&b, e, true))
+            };
             let qual = Qual {
                 startup: ops.startup * cop,
                 per_tuple: ops.per_tuple * cop + per_call,
@@ -1576,7 +1584,7 @@ pub(crate) fn build<'a>(
                 } else {
                     br.filter_ops = br.filter_ops.add(ops);
                 }
-                br.filter_text.push(scan_text.clone());
+                br.filter_text.push(scan_text);
                 // Selectivity: kept with the relation's rows below.
                 br.filter_sel *= sel;
                 let mut cols: Vec<String> = Vec::new();
@@ -1630,10 +1638,11 @@ pub(crate) fn build<'a>(
                         let or = Expr::Or(sub_arms);
                         let (os, _) = b.expr_sel(&or, fr, block, &ref_rel);
                         let oops = expr_ops(&or);
+                        let text = deparse::cond_text(&or, &|n| b.column_display(pl, n, false))
+                            .unwrap_or_else(|| format!("OR restriction from {}", f.sql));
                         let br = &mut b.rels[r];
                         br.filter_ops = br.filter_ops.add(oops);
-                        br.filter_text
-                            .push(format!("OR restriction from {}", f.sql));
+                        br.filter_text.push(text);
                         br.filter_sel *= os;
                         if rels_of.count_ones() == 2 && os > 0.0 && os < 1.0 {
                             sel = (sel / os).min(1.0);
@@ -1656,7 +1665,7 @@ pub(crate) fn build<'a>(
                     sel,
                     sel_semi,
                     qual,
-                    text: join_text.clone(),
+                    text: join_text,
                     cols,
                     hash_col,
                 });

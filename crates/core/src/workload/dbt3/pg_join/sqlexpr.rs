@@ -749,6 +749,24 @@ pub(crate) fn in_list_after(sql: &str, prefix: &str) -> Option<usize> {
     Some(list.matches('\'').count() / 2)
 }
 
+/// `short` with an abbreviated `IN (...)` written out from the query's full text `sql`
+/// (the same prefix followed by the list); `short` itself when there is none.
+pub(crate) fn written_out(short: &str, sql: &str) -> String {
+    let Some((pre, post)) = short.split_once("(...)") else {
+        return short.to_string();
+    };
+    let Some(p) = sql.find(&format!("{pre}(")) else {
+        return short.to_string();
+    };
+    let rest = &sql[p + pre.len() + 1..];
+    match rest.find(')') {
+        Some(close) if !rest[..close].contains("...") => {
+            format!("{pre}({}){post}", &rest[..close])
+        }
+        _ => short.to_string(),
+    }
+}
+
 /// Whether the outer query reads FROM a sub-select that groups itself (a second
 /// aggregation level above the block's, as in `SELECT x, count(*) FROM (SELECT ...
 /// GROUP BY ...) GROUP BY x`).
