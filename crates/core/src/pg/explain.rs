@@ -44,12 +44,15 @@ fn raw_value(ty: &ColumnType, v: &Value) -> String {
     }
 }
 
-/// A constant as EXPLAIN prints it: bare integers, otherwise a quoted literal with a cast.
+/// A constant as EXPLAIN prints it: bare integers and numeric decimals (ruleutils prints
+/// a numeric Const that looks like a decimal without quotes: `(l_discount >= 0.05)`),
+/// otherwise a quoted literal with a cast (`'24'::numeric`).
 fn const_text(ty: &ColumnType, v: &Value) -> String {
     match (ty, v) {
         (ColumnType::Int4 | ColumnType::Int8, Value::Num(x)) if x.fract() == 0.0 => {
             format!("{x}")
         }
+        (ColumnType::Numeric, Value::Num(x)) if x.fract() != 0.0 && *x > 0.0 => format!("{x}"),
         _ => format!("'{}'::{}", raw_value(ty, v), type_name(ty)),
     }
 }

@@ -723,6 +723,8 @@ const SERVER_TEXT: &[(u8, &str)] = &[
     (22, "Group Key: (SUBSTRING(customer.c_phone FROM 1 FOR 2))"),
     (22, "Sort Key: (SUBSTRING(customer.c_phone FROM 1 FOR 2))"),
     (22, "(c_acctbal > $0)"),
+    // The single-table model's constants: a numeric decimal prints bare.
+    (6, "Filter: ((l_shipdate >= '1994-01-01'::date) AND (l_shipdate < '1995-01-01'::date) AND (l_discount >= 0.05) AND (l_discount <= 0.07) AND (l_quantity < '24'::numeric))"),
     // Conditions the model had abbreviated.
     (2, "((p_type)::text ~~ '%BRASS'::text)"),
     (7, "Join Filter: (((n1.n_name = 'FRANCE'::bpchar) AND (n2.n_name = 'GERMANY'::bpchar)) OR ((n1.n_name = 'GERMANY'::bpchar) AND (n2.n_name = 'FRANCE'::bpchar)))"),
