@@ -756,7 +756,10 @@ const PLACEHOLDERS: &[&str] = &[
 /// The server's EXPLAIN text of query `n`.
 fn server_explain(n: u8) -> &'static str {
     let head = format!("-- Q{n:02}\n");
-    let start = SERVER_EXPLAIN.find(&head).expect("query in the server file") + head.len();
+    let start = SERVER_EXPLAIN
+        .find(&head)
+        .expect("query in the server file")
+        + head.len();
     let end = SERVER_EXPLAIN[start..]
         .find("\n-- Q")
         .map_or(SERVER_EXPLAIN.len(), |e| start + e);

@@ -263,7 +263,8 @@ impl P<'_> {
                     // Its columns belong to the sub-select's relations: only their
                     // types matter, and an unknown one leaves the constants to decide.
                     let outer = self.resolve;
-                    let typed = move |n: &str| outer(n).or_else(|| Some((n.to_string(), Ty::Other)));
+                    let typed =
+                        move |n: &str| outer(n).or_else(|| Some((n.to_string(), Ty::Other)));
                     let mut p = P {
                         t: inner[..end].to_vec(),
                         i: 0,
@@ -510,7 +511,11 @@ pub(crate) fn cond_text(e: &Expr, resolve: Resolve) -> Option<String> {
     let col = |c: &str| resolve(c);
     Some(match e {
         Expr::And(v) | Expr::Or(v) => {
-            let sep = if matches!(e, Expr::And(_)) { " AND " } else { " OR " };
+            let sep = if matches!(e, Expr::And(_)) {
+                " AND "
+            } else {
+                " OR "
+            };
             let parts: Option<Vec<String>> = v.iter().map(|x| cond_text(x, resolve)).collect();
             format!("({})", parts?.join(sep))
         }
@@ -622,7 +627,10 @@ mod tests {
             "(sum(lineitem.l_quantity) > '300'::numeric)"
         );
         assert_eq!(
-            e("ps_availqty > (SELECT 0.5 * SUM(l_quantity) FROM lineitem)", "(SubPlan 1)"),
+            e(
+                "ps_availqty > (SELECT 0.5 * SUM(l_quantity) FROM lineitem)",
+                "(SubPlan 1)"
+            ),
             "((partsupp.ps_availqty)::numeric > (SubPlan 1))"
         );
         assert_eq!(
@@ -638,7 +646,10 @@ mod tests {
             "(count(DISTINCT partsupp.ps_suppkey))"
         );
         assert_eq!(key_text("COUNT(*)", &cols).unwrap(), "(count(*))");
-        assert_eq!(key_text("o_orderdate", &cols).unwrap(), "orders.o_orderdate");
+        assert_eq!(
+            key_text("o_orderdate", &cols).unwrap(),
+            "orders.o_orderdate"
+        );
         // Unreadable texts are left to the caller, never made up.
         assert_eq!(expr_text("CASE WHEN x THEN 1 END", &cols, ""), None);
         assert_eq!(expr_text("unknown_col > 1", &cols, ""), None);

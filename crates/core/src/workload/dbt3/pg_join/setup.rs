@@ -1445,7 +1445,10 @@ pub(crate) fn build<'a>(
                             let r = ref_rel[outer.table]?;
                             Some((
                                 format!("({} = {PARAM_PLACEHOLDER})", inner.column),
-                                format!("({} = {}.{})", inner.column, b.rels[r].alias, outer.column),
+                                format!(
+                                    "({} = {}.{})",
+                                    inner.column, b.rels[r].alias, outer.column
+                                ),
                             ))
                         })
                         .collect();
@@ -1690,10 +1693,8 @@ pub(crate) fn build<'a>(
                     startup: 0.0,
                     per_tuple: 1.0,
                 });
-                br.filter_text.push(format!(
-                    "(NOT (hashed SubPlan {}))",
-                    b.initplans.len() + 1
-                ));
+                br.filter_text
+                    .push(format!("(NOT (hashed SubPlan {}))", b.initplans.len() + 1));
                 br.filter_sel *= 0.5;
             }
         }

@@ -8,10 +8,10 @@ use crate::plan::Work;
 use crate::workload::dbt3::queries::QueryBlock;
 
 use super::costs::{self, AggCosts, AggStrategy, In};
+use super::deparse;
 use super::model::{add_path, cheapest_total, JPath, Node, Rescan};
 use super::planner::{pk_of, JoinRel, Planner};
 use super::setup::{Block, ColKey, RelKind};
-use super::deparse;
 use super::sqlexpr;
 
 /// estimate_num_groups (§5.4).
@@ -752,9 +752,10 @@ impl<'k, 'a> KeyTexts<'k, 'a> {
         };
         if directed {
             let desc = item.as_ref().is_some_and(|item| {
-                self.order_items.iter().flatten().any(|(o, desc)| {
-                    *desc && o.split_whitespace().eq(item.split_whitespace())
-                })
+                self.order_items
+                    .iter()
+                    .flatten()
+                    .any(|(o, desc)| *desc && o.split_whitespace().eq(item.split_whitespace()))
             });
             if desc {
                 text.push_str(" DESC");
