@@ -710,6 +710,7 @@ const SERVER_TEXT: &[(u8, &str)] = &[
     (13, "Group Key: customer.c_custkey"),
     (15, "Filter: (sum((lineitem.l_extendedprice * ('1'::numeric - lineitem.l_discount))) = $0)"),
     (15, "InitPlan 1 (returns $0)"),
+    (15, "Sort Key: revenue0.supplier_no"),
     (16, "Sort Key: (count(DISTINCT partsupp.ps_suppkey)) DESC, part.p_brand, part.p_type, part.p_size"),
     (16, "Filter: (NOT (hashed SubPlan 1))"),
     (17, "Join Filter: (lineitem.l_quantity < (SubPlan 1))"),

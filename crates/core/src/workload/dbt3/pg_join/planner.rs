@@ -1605,13 +1605,20 @@ impl<'a> Planner<'a> {
                             let onode = match outer_sort {
                                 None => op.node.clone(),
                                 Some(sc) => {
-                                    sort_node(op, sc, mcl().map(|c| c.outer.col.clone()).collect())
+                                    // A join's sort keys name their relation (EXPLAIN's useprefix).
+                                    let key = mcl().map(|c| {
+                                        format!("{}.{}", b.rels[c.outer.rel].alias, c.outer.col)
+                                    });
+                                    sort_node(op, sc, key.collect())
                                 }
                             };
                             let inode = match inner_sort {
                                 None => ip.node.clone(),
                                 Some(sc) => {
-                                    sort_node(ip, sc, mcl().map(|c| c.inner.col.clone()).collect())
+                                    let key = mcl().map(|c| {
+                                        format!("{}.{}", b.rels[c.inner.rel].alias, c.inner.col)
+                                    });
+                                    sort_node(ip, sc, key.collect())
                                 }
                             };
                             let inode = if c.materialize_inner {
