@@ -726,6 +726,9 @@ const SERVER_TEXT: &[(u8, &str)] = &[
     (22, "(c_acctbal > $0)"),
     // The single-table model's constants: a numeric decimal prints bare.
     (6, "Filter: ((l_shipdate >= '1994-01-01'::date) AND (l_shipdate < '1995-01-01'::date) AND (l_discount >= 0.05) AND (l_discount <= 0.07) AND (l_quantity < '24'::numeric))"),
+    // Join conditions in parentheses, several ANDed inside one more pair.
+    (5, "Hash Cond: ((lineitem.l_suppkey = supplier.s_suppkey) AND (customer.c_nationkey = supplier.s_nationkey))"),
+    (3, "Index Cond: (l_orderkey = orders.o_orderkey)"),
     // Conditions the model had abbreviated.
     (2, "((p_type)::text ~~ '%BRASS'::text)"),
     (7, "Join Filter: (((n1.n_name = 'FRANCE'::bpchar) AND (n2.n_name = 'GERMANY'::bpchar)) OR ((n1.n_name = 'GERMANY'::bpchar) AND (n2.n_name = 'FRANCE'::bpchar)))"),

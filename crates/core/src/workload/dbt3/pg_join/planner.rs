@@ -500,22 +500,22 @@ impl<'a> Planner<'a> {
                 .map(|(k, e)| {
                     let m = b.ecs[*e].iter().find(|m| outer & bit(m.rel) != 0);
                     format!(
-                        "{} = {}.{}",
+                        "({} = {}.{})",
                         k.col,
                         m.map(|m| b.rels[m.rel].alias).unwrap_or("?"),
                         m.map(|m| m.col.as_str()).unwrap_or("?")
                     )
                 })
                 .collect();
-            if !const_quals.is_empty() {
-                conds.push(crate::pg::explain_cond(rel, &const_quals));
+            for q in const_quals.iter() {
+                conds.push(crate::pg::explain_cond(rel, std::slice::from_ref(q)));
             }
             if !conds.is_empty() {
-                details.push(format!("Index Cond: {}", conds.join(" AND ")));
+                details.push(format!("Index Cond: {}", and_text(&conds)));
             }
             for (fi, f) in br.filters.iter().enumerate() {
                 if !ix.implied_filters.contains(&fi) {
-                    details.push(format!("Filter: {}", f.sql));
+                    details.push(format!("Filter: {}", f.text));
                 }
             }
             let node = Node::op(
@@ -1169,11 +1169,12 @@ impl<'a> Planner<'a> {
             return;
         };
         let label = jt.label();
-        let filter_text = fids
-            .iter()
-            .map(|&f| b.jfilters[f].text.as_str())
-            .collect::<Vec<_>>()
-            .join(" AND ");
+        let filter_text = and_text(
+            &fids
+                .iter()
+                .map(|&f| b.jfilters[f].text.clone())
+                .collect::<Vec<_>>(),
+        );
         let filter_text: &str = &filter_text;
         // EXPLAIN's lines of a join node: its own condition line, the join filter, the
         // join type first.
@@ -1370,7 +1371,7 @@ impl<'a> Planner<'a> {
                                         parts
                                     };
                                     details.extend(text(|| {
-                                        format!("Join Filter: {}", parts().join(" AND "))
+                                        format!("Join Filter: {}", and_text(&parts()))
                                     }));
                                 }
                                 if let Some(l) = label {
@@ -1512,7 +1513,7 @@ impl<'a> Planner<'a> {
                         ..Work::default()
                     },
                     join_details(
-                        text(|| format!("Hash Cond: {}", conds().join(" AND ")))
+                        text(|| format!("Hash Cond: {}", and_text(&conds())))
                             .into_iter()
                             .collect(),
                     ),
@@ -1651,7 +1652,7 @@ impl<'a> Planner<'a> {
                                     ..Work::default()
                                 },
                                 join_details(
-                                    text(|| format!("Merge Cond: {}", conds().join(" AND ")))
+                                    text(|| format!("Merge Cond: {}", and_text(&conds())))
                                         .into_iter()
                                         .collect(),
                                 ),
@@ -1923,10 +1924,19 @@ fn bucket_input(b: &Block, k: &ColKey) -> costs::BucketInput {
     }
 }
 
-/// `outer.col = inner.col` as EXPLAIN prints a join clause.
+/// Conditions ANDed as EXPLAIN prints them: one as it is, several in parentheses.
+fn and_text(parts: &[String]) -> String {
+    match parts {
+        [] => String::new(),
+        [one] => one.clone(),
+        _ => format!("({})", parts.join(" AND ")),
+    }
+}
+
+/// `(outer.col = inner.col)` as EXPLAIN prints a join clause.
 fn eq_text(b: &Block, c: &EqClause) -> String {
     format!(
-        "{}.{} = {}.{}",
+        "({}.{} = {}.{})",
         b.rels[c.outer.rel].alias, c.outer.col, b.rels[c.inner.rel].alias, c.inner.col
     )
 }

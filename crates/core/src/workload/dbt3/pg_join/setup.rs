@@ -934,7 +934,8 @@ impl PartialIndex {
 /// One single-table filter the single-table model has no clause for.
 #[derive(Clone, Debug)]
 pub(crate) struct SingleFilter {
-    pub sql: String,
+    /// The condition as EXPLAIN prints it at the scan.
+    pub text: String,
     pub expr: Expr,
     pub ops: QualOps,
     pub sel: f64,
@@ -1587,7 +1588,7 @@ pub(crate) fn build<'a>(
                 } else {
                     br.filter_ops = br.filter_ops.add(ops);
                 }
-                br.filter_text.push(scan_text);
+                br.filter_text.push(scan_text.clone());
                 // Selectivity: kept with the relation's rows below.
                 br.filter_sel *= sel;
                 let mut cols: Vec<String> = Vec::new();
@@ -1597,7 +1598,7 @@ pub(crate) fn build<'a>(
                     }
                 }
                 br.filters.push(SingleFilter {
-                    sql: f.sql.to_string(),
+                    text: scan_text,
                     expr: e.clone(),
                     ops,
                     sel,
