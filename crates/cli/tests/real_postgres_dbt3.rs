@@ -12,8 +12,12 @@
 //!
 //! Files for the planner's authors, under `target/dbt3-pg/`:
 //! * `explain/qNN.json`: the server's EXPLAIN (FORMAT JSON) output;
+//! * `explain/qNN.txt`: the server's text EXPLAIN (the source of the core's
+//!   `tests/data/pg15_dbt3_sf0.1_explain.txt`, which the model's EXPLAIN text is checked
+//!   against);
 //! * `sql/qNN.sql`: the PostgreSQL text that was explained (see [`pg_dialect`]);
-//! * `model/qNN.json`: the model's plan tree, when it plans the query;
+//! * `model/qNN.json`, `model/qNN.txt`: the model's plan tree and its EXPLAIN text, when
+//!   it plans the query;
 //! * `tables.json`: the imported tables (`Vec<catalog::Table>`, serde);
 //! * `comparison.txt`: the table printed at the end.
 //!
@@ -840,7 +844,8 @@ fn out_dir() -> PathBuf {
         .join("dbt3-pg")
 }
 
-fn explain(client: &mut Client, q: &PgQuery) -> Result<Json, String> {
+/// The server's EXPLAIN (FORMAT JSON) and text EXPLAIN of one query.
+fn explain(client: &mut Client, q: &PgQuery) -> Result<(Json, String), String> {
     let mut tx = client.transaction().map_err(|e| e.to_string())?;
     tx.batch_execute("SET LOCAL max_parallel_workers_per_gather = 0; SET LOCAL jit = off")
         .map_err(|e| e.to_string())?;
@@ -855,8 +860,14 @@ fn explain(client: &mut Client, q: &PgQuery) -> Result<Json, String> {
                 .unwrap_or_else(|| e.to_string())
         })?;
     let json: Json = row.get(0);
+    let text: Vec<String> = tx
+        .query(&format!("EXPLAIN {}", q.select), &[])
+        .map_err(|e| e.to_string())?
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
     tx.rollback().map_err(|e| e.to_string())?;
-    Ok(json)
+    Ok((json, text.join("\n") + "\n"))
 }
 
 struct Row {
@@ -980,12 +991,14 @@ fn dbt3_plans_match_real_postgres() {
         sql_text.push_str(&pq.select);
         sql_text.push_str(";\n");
         std::fs::write(dir.join(format!("sql/q{n:02}.sql")), sql_text).expect("write sql");
-        let server_side = explain(&mut client, &pq).map(|json| {
+        let server_side = explain(&mut client, &pq).map(|(json, text)| {
             std::fs::write(
                 dir.join(format!("explain/q{n:02}.json")),
                 serde_json::to_string_pretty(&json).expect("json"),
             )
             .expect("write explain");
+            std::fs::write(dir.join(format!("explain/q{n:02}.txt")), text)
+                .expect("write explain text");
             let node = from_explain(&json[0]["Plan"]);
             (shape(&node), order_string(&node), node.total)
         });
@@ -995,6 +1008,11 @@ fn dbt3_plans_match_real_postgres() {
                 serde_json::to_string_pretty(&p.tree).expect("json"),
             )
             .expect("write model plan");
+            std::fs::write(
+                dir.join(format!("model/q{n:02}.txt")),
+                costlab_core::pg::explain_node(&p.tree),
+            )
+            .expect("write model text");
             let node = from_model(&p.tree);
             (shape(&node), order_string(&node), p.cost.total)
         });
