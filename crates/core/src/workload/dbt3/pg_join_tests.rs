@@ -729,6 +729,8 @@ const SERVER_TEXT: &[(u8, &str)] = &[
     // Join conditions in parentheses, several ANDed inside one more pair.
     (5, "Hash Cond: ((lineitem.l_suppkey = supplier.s_suppkey) AND (customer.c_nationkey = supplier.s_nationkey))"),
     (3, "Index Cond: (l_orderkey = orders.o_orderkey)"),
+    // A parameterized index scan's restrictions the index does not apply.
+    (3, "Filter: (l_shipdate > '1995-03-15'::date)"),
     // Conditions the model had abbreviated.
     (2, "((p_type)::text ~~ '%BRASS'::text)"),
     (7, "Join Filter: (((n1.n_name = 'FRANCE'::bpchar) AND (n2.n_name = 'GERMANY'::bpchar)) OR ((n1.n_name = 'GERMANY'::bpchar) AND (n2.n_name = 'FRANCE'::bpchar)))"),

@@ -513,10 +513,19 @@ impl<'a> Planner<'a> {
             if !conds.is_empty() {
                 details.push(format!("Index Cond: {}", and_text(&conds)));
             }
+            // The restrictions the index does not apply, one Filter line as EXPLAIN
+            // shows the qpquals.
+            let mut filters: Vec<String> = qp
+                .iter()
+                .map(|q| crate::pg::explain_cond(rel, std::slice::from_ref(q)))
+                .collect();
             for (fi, f) in br.filters.iter().enumerate() {
                 if !ix.implied_filters.contains(&fi) {
-                    details.push(format!("Filter: {}", f.text));
+                    filters.push(f.text.clone());
                 }
+            }
+            if !filters.is_empty() {
+                details.push(format!("Filter: {}", and_text(&filters)));
             }
             let node = Node::op(
                 crate::plan::PlanNode {
