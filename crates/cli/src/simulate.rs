@@ -175,7 +175,7 @@ impl Machine {
     }
 
     pub fn simulator(&self) -> Result<Simulator> {
-        Simulator::new(&self.profile, self.engine())
+        Simulator::for_release(&self.profile, self.version)
     }
 
     fn header(&self) -> String {

@@ -108,6 +108,9 @@ pub struct ValidationReport {
     pub limit_s: f64,
     /// The statistics the planner had (`costlab import` of the workload's tables).
     pub scenario: ScenarioFile,
+    /// The executor's figures measured on calibration queries (in `profile` already).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub executor: Option<ExecutorFit>,
     pub notes: Vec<String>,
     pub queries: Vec<QueryRuns>,
 }
@@ -287,8 +290,8 @@ impl ValidationReport {
         let mut cold = profile.clone();
         cold.warm_cache = false;
         let sims = [
-            Simulator::new(&warm, crate::knobs::Engine::Postgres)?,
-            Simulator::new(&cold, crate::knobs::Engine::Postgres)?,
+            Simulator::for_release(&warm, self.engine_version)?,
+            Simulator::for_release(&cold, self.engine_version)?,
         ];
         for q in &mut self.queries {
             let query = Query::parse(&q.sql)?;
@@ -404,6 +407,33 @@ impl ValidationReport {
             self.profile.label,
             self.limit_s
         );
+        if let Some(x) = &self.executor {
+            let _ = writeln!(
+                s,
+                "executor (fitted on calibration tables, not on these queries): {:.1} ns/row, \
+                 {:.1} ns/index entry, {:.1} ns/operator, {:.0} ns/buffer hit, {}",
+                x.cpu_ns_per_row,
+                x.cpu_ns_per_index_entry,
+                x.cpu_ns_per_operator,
+                x.buffer_hit_ns,
+                x.os_cache_hit_ns
+                    .map(|v| format!("{v:.0} ns/page from the OS cache"))
+                    .unwrap_or_else(|| "OS cache read: the probe's figure".into())
+            );
+            let _ = writeln!(
+                s,
+                "cold reads (fitted on calibration tables): sequential {}, random 8 kB {}",
+                x.seq_read_mbps
+                    .map(|v| format!("{v:.0} MB/s"))
+                    .unwrap_or_else(|| "the probe's".into()),
+                x.random_read_us
+                    .map(|v| format!("{v:.0} us"))
+                    .unwrap_or_else(|| "the probe's".into())
+            );
+            for (name, real, fit) in &x.queries {
+                let _ = writeln!(s, "  {name:<34} real {} fit {}", secs(*real), secs(*fit));
+            }
+        }
         let _ = writeln!(
             s,
             "{:<16} {:<5} {:<26} {:>10} {:>10} {:>7}  verdict",
@@ -517,6 +547,31 @@ mod tests {
     }
 
     #[test]
+    fn nnls_recovers_non_negative_figures() {
+        // y = 2 a + 3 b exactly; a third unknown that would fit a negative value stays 0.
+        let rows: Vec<([f64; 3], f64)> = [
+            (1.0, 0.0, 1.0),
+            (0.0, 1.0, 2.0),
+            (1.0, 1.0, 0.0),
+            (2.0, 1.0, 1.0),
+        ]
+        .iter()
+        .map(|&(a, b, c)| ([a, b, c], 2.0 * a + 3.0 * b - 0.5 * c))
+        .collect();
+        let x = nnls(&rows);
+        assert_eq!(x[2], 0.0, "{x:?}");
+        let exact: Vec<([f64; 2], f64)> = [(1.0, 0.0), (0.0, 1.0), (1.0, 1.0)]
+            .iter()
+            .map(|&(a, b)| ([a, b], 2.0 * a + 3.0 * b))
+            .collect();
+        let y = nnls(&exact);
+        assert!(
+            (y[0] - 2.0).abs() < 1e-9 && (y[1] - 3.0).abs() < 1e-9,
+            "{y:?}"
+        );
+    }
+
+    #[test]
     fn summary_counts_close_plans_and_the_geometric_mean() {
         let mut r = ValidationReport {
             costlab_validation: VERSION,
@@ -529,12 +584,13 @@ mod tests {
             profile: crate::sim::builtin::find("hdd-7200").expect("a built-in profile"),
             limit_s: 10.0,
             scenario: ScenarioFile::new(EngineVersion::Pg15, vec![]),
+            executor: None,
             notes: vec![],
             queries: vec![query(vec![
                 run("a", Some(1.0), 4.0),
                 run("b", Some(1.0), 0.25),
                 run("c", None, 20.0),
-                run("d", None, 1.0),
+                run("d", None, 0.1),
             ])],
         };
         let s = r.summary(|_| true);
@@ -554,4 +610,258 @@ mod tests {
         let s = r.summary(|_| true);
         assert!(s.meets_targets(), "{}", s.line());
     }
+}
+
+/// What an engine's executor spends per unit of work, measured on calibration queries of
+/// their own (a table the validated workloads never read), so that times predicted for the
+/// workloads rest on the device figures and these, never on the workloads' own timings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ExecutorFit {
+    pub cpu_ns_per_row: f64,
+    pub cpu_ns_per_index_entry: f64,
+    pub cpu_ns_per_operator: f64,
+    /// Finding a page in the engine's buffer.
+    pub buffer_hit_ns: f64,
+    /// Bringing a page from the OS page cache into the engine's buffer (read call, copy,
+    /// buffer replacement). `None` when no calibration query measured it.
+    pub os_cache_hit_ns: Option<f64>,
+    /// Sequential reading as the engine does it cold (8 kB buffered reads behind the
+    /// kernel's read-ahead), MB/s; `None`: the probe's figure.
+    #[serde(default)]
+    pub seq_read_mbps: Option<f64>,
+    /// A random 8 kB buffered read of a cold page, µs; `None`: the probe's figure.
+    #[serde(default)]
+    pub random_read_us: Option<f64>,
+    /// Each calibration query: its name, the measured seconds and the fit's seconds.
+    pub queries: Vec<(String, f64, f64)>,
+}
+
+impl ExecutorFit {
+    /// `profile` with the executor's figures in place of the probe's synthetic ones
+    /// (comparisons in sorts and hashes cost what an operator does).
+    pub fn apply(&self, profile: &MachineProfile) -> MachineProfile {
+        let mut p = profile.clone();
+        p.cpu_ns_per_row = self.cpu_ns_per_row;
+        p.cpu_ns_per_index_entry = self.cpu_ns_per_index_entry;
+        p.cpu_ns_per_operator = self.cpu_ns_per_operator;
+        p.cpu_ns_per_comparison = self.cpu_ns_per_operator;
+        p.buffer_hit_ns = self.buffer_hit_ns;
+        if let Some(os) = self.os_cache_hit_ns {
+            p.os_cache_hit_ns = os;
+        }
+        if let Some(mbps) = self.seq_read_mbps {
+            p.device.seq_read_mbps = mbps;
+        }
+        if let Some(us) = self.random_read_us {
+            let f = us / p.device.random_8k.qd1_latency_us;
+            scale_random_8k(&mut p, f);
+        }
+        p
+    }
+
+    /// Fits the cold read figures to cold calibration queries (a sequential scan and a
+    /// random index scan of a table the workloads never read) on top of the warm fit:
+    /// the sequential bandwidth and the random read latency that make the simulated times
+    /// of those plans equal the measured ones. A figure whose query is not I/O-bound
+    /// enough to tell stays the probe's.
+    pub fn fit_cold(
+        &mut self,
+        profile: &MachineProfile,
+        release: EngineVersion,
+        seq: Option<(&crate::plan::PlanNode, f64)>,
+        random: Option<(&crate::plan::PlanNode, f64)>,
+    ) -> Result<()> {
+        let mut base = self.apply(profile);
+        base.warm_cache = false;
+        let time = |p: &MachineProfile, plan: &crate::plan::PlanNode| -> Result<f64> {
+            Ok(Simulator::for_release(p, release)?.time_plan(plan)?.total_s)
+        };
+        if let Some((plan, real)) = seq {
+            // Simulated time falls as bandwidth rises; bisect in log(MB/s).
+            let at = |mbps: f64| -> Result<f64> {
+                let mut p = base.clone();
+                p.device.seq_read_mbps = mbps;
+                time(&p, plan)
+            };
+            let probe = base.device.seq_read_mbps;
+            let (mut lo, mut hi) = ((probe / 10.0).max(1.0), (probe * 10.0).min(100_000.0));
+            if at(hi)? < real && at(lo)? > real {
+                for _ in 0..100 {
+                    let mid = (lo * hi).sqrt();
+                    if at(mid)? > real {
+                        lo = mid;
+                    } else {
+                        hi = mid;
+                    }
+                }
+                self.seq_read_mbps = Some((lo * hi).sqrt());
+                base.device.seq_read_mbps = (lo * hi).sqrt();
+            }
+            self.queries
+                .push(("cold seq (bandwidth)".into(), real, time(&base, plan)?));
+        }
+        if let Some((plan, real)) = random {
+            let lat0 = base.device.random_8k.qd1_latency_us;
+            let at = |f: f64| -> Result<f64> {
+                let mut p = base.clone();
+                scale_random_8k(&mut p, f);
+                time(&p, plan)
+            };
+            // Within a factor of 10 of the probe's figure: beyond it the query was not
+            // I/O-bound as the model sees it, and the figure is left alone.
+            let (mut lo, mut hi) = (0.1_f64, 10.0_f64);
+            if at(lo)? < real && at(hi)? > real {
+                for _ in 0..100 {
+                    let mid = (lo * hi).sqrt();
+                    if at(mid)? < real {
+                        lo = mid;
+                    } else {
+                        hi = mid;
+                    }
+                }
+                let f = (lo * hi).sqrt();
+                self.random_read_us = Some(lat0 * f);
+                scale_random_8k(&mut base, f);
+            }
+            self.queries
+                .push(("cold random (latency)".into(), real, time(&base, plan)?));
+        }
+        Ok(())
+    }
+}
+
+/// Random 8 kB reads `f` times as slow at every queue depth.
+fn scale_random_8k(p: &mut MachineProfile, f: f64) {
+    p.device.random_8k.qd1_latency_us *= f;
+    for q in &mut p.device.random_8k.iops_by_qd {
+        q.iops /= f;
+    }
+}
+
+/// Fits the executor's figures to calibration queries run warm (everything they read in
+/// shared_buffers or, for a scan through the ring, the OS page cache): each sample is a
+/// name, the model's plan of the query as it ran, and the measured seconds. The simulation
+/// of such a plan is linear in the five figures (no device I/O), so the counts per figure
+/// come from timing each plan on unit profiles, and the figures from non-negative least
+/// squares on relative errors.
+pub fn fit_executor(
+    profile: &MachineProfile,
+    release: EngineVersion,
+    samples: &[(String, crate::plan::PlanNode, f64)],
+) -> Result<ExecutorFit> {
+    const FIGURES: usize = 5;
+    const UNIT: f64 = 1000.0;
+    let tiny = 0.01_f64;
+    let base = {
+        let mut p = profile.clone();
+        p.warm_cache = true;
+        p.cpu_ns_per_row = tiny;
+        p.cpu_ns_per_index_entry = tiny;
+        p.cpu_ns_per_operator = tiny;
+        p.cpu_ns_per_comparison = tiny;
+        p.buffer_hit_ns = 1.0;
+        p.os_cache_hit_ns = 1.0;
+        p
+    };
+    let set = |p: &mut MachineProfile, k: usize, v: f64| match k {
+        0 => p.cpu_ns_per_row = v,
+        1 => p.cpu_ns_per_index_entry = v,
+        2 => {
+            p.cpu_ns_per_operator = v;
+            p.cpu_ns_per_comparison = v;
+        }
+        3 => p.buffer_hit_ns = v,
+        _ => p.os_cache_hit_ns = v,
+    };
+    let t_base: Vec<f64> = samples
+        .iter()
+        .map(|(_, plan, _)| {
+            Ok(Simulator::for_release(&base, release)?
+                .time_plan(plan)?
+                .total_s)
+        })
+        .collect::<Result<_>>()?;
+    // counts[i][k]: seconds per ns of figure k in sample i.
+    let mut counts = vec![[0.0_f64; FIGURES]; samples.len()];
+    for k in 0..FIGURES {
+        let mut p = base.clone();
+        set(&mut p, k, UNIT);
+        let sim = Simulator::for_release(&p, release)?;
+        for (i, (_, plan, _)) in samples.iter().enumerate() {
+            counts[i][k] = (sim.time_plan(plan)?.total_s - t_base[i]) / UNIT;
+        }
+    }
+    let measured_os = counts.iter().any(|c| c[4] > 0.0);
+    // Weighted rows: relative error of each sample.
+    let rows: Vec<([f64; FIGURES], f64)> = samples
+        .iter()
+        .zip(&counts)
+        .filter(|((_, _, real), _)| *real > 0.0)
+        .map(|((_, _, real), c)| {
+            let mut a = [0.0; FIGURES];
+            for k in 0..FIGURES {
+                a[k] = c[k] / real;
+            }
+            (a, 1.0)
+        })
+        .collect();
+    if rows.len() < FIGURES.min(3) {
+        return Err(Error::invalid(
+            "executor calibration",
+            "too few calibration queries finished",
+        ));
+    }
+    let x = nnls(&rows);
+    let fitted = |c: &[f64; FIGURES]| -> f64 { (0..FIGURES).map(|k| c[k] * x[k]).sum() };
+    let floor = |v: f64| v.max(tiny);
+    Ok(ExecutorFit {
+        cpu_ns_per_row: floor(x[0]),
+        cpu_ns_per_index_entry: floor(x[1]),
+        cpu_ns_per_operator: floor(x[2]),
+        buffer_hit_ns: x[3].max(1.0),
+        os_cache_hit_ns: measured_os.then(|| x[4].max(1.0)),
+        seq_read_mbps: None,
+        random_read_us: None,
+        queries: samples
+            .iter()
+            .zip(&counts)
+            .map(|((n, _, real), c)| (n.clone(), *real, fitted(c)))
+            .collect(),
+    })
+}
+
+/// Non-negative least squares by cyclic coordinate descent on the normal equations (a
+/// handful of unknowns; converges for any positive semi-definite system).
+fn nnls<const N: usize>(rows: &[([f64; N], f64)]) -> [f64; N] {
+    let mut ata = [[0.0; N]; N];
+    let mut atb = [0.0; N];
+    for (a, b) in rows {
+        for i in 0..N {
+            atb[i] += a[i] * b;
+            for j in 0..N {
+                ata[i][j] += a[i] * a[j];
+            }
+        }
+    }
+    let mut x = [0.0; N];
+    for _ in 0..20_000 {
+        let mut moved = 0.0_f64;
+        for i in 0..N {
+            if ata[i][i] <= 0.0 {
+                continue;
+            }
+            let r: f64 = atb[i]
+                - (0..N)
+                    .filter(|&j| j != i)
+                    .map(|j| ata[i][j] * x[j])
+                    .sum::<f64>();
+            let new = (r / ata[i][i]).max(0.0);
+            moved = moved.max((new - x[i]).abs() / new.abs().max(1e-12));
+            x[i] = new;
+        }
+        if moved < 1e-12 {
+            break;
+        }
+    }
+    x
 }

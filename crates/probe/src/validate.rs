@@ -39,6 +39,8 @@ pub struct Options {
     pub shared_buffers_mb: u64,
     /// Measured warm executions per plan (after one discarded).
     pub runs: u32,
+    /// Cold executions per plan (each after a restart and a dropped page cache).
+    pub cold_runs: u32,
     pub limit_s: f64,
     pub cold: bool,
     pub selectivities: Vec<f64>,
@@ -47,6 +49,9 @@ pub struct Options {
 
 /// The selectivities of the full run.
 pub const SELECTIVITIES: [f64; 6] = [0.0001, 0.001, 0.01, 0.03, 0.08, 0.2];
+
+/// Where each range starts, as a fraction of the key's domain (selectivities up to 60 %).
+const RANGE_START: f64 = 0.4;
 
 /// Bytes one row of the t1-like table takes in a heap page (tuple header 24, id 8, two
 /// int4 keys 8, char(270) 274, line pointer 4, alignment): 25 rows per 8 kB page.
@@ -237,7 +242,11 @@ fn specs(rows: u64, selectivities: &[f64]) -> Vec<Spec> {
         ("t1-index-only", "i7", "i7"),
     ] {
         for &s in selectivities {
-            let hi = ((rows as f64) * s).round().max(1.0) as u64;
+            // Ranges start inside the key's domain, not at its end: for a constant in the
+            // first or last histogram bucket the planner reads the index's end pages
+            // (get_actual_variable_range), which would leave a cold run's first pages cached.
+            let lo = (rows as f64 * RANGE_START).round() as u64;
+            let hi = lo + ((rows as f64) * s).round().max(1.0) as u64;
             v.push(Spec {
                 workload,
                 name: format!(
@@ -245,7 +254,7 @@ fn specs(rows: u64, selectivities: &[f64]) -> Vec<Spec> {
                     if list == "*" { "" } else { "io " },
                     100.0 * s
                 ),
-                sql: format!("SELECT {list} FROM t1 WHERE {col} < {hi}"),
+                sql: format!("SELECT {list} FROM t1 WHERE {col} >= {lo} AND {col} < {hi}"),
             });
         }
     }
@@ -464,10 +473,17 @@ fn validate(
         profile: profile.clone(),
         limit_s: opts.limit_s,
         scenario,
+        executor: None,
         notes,
         queries: Vec::new(),
     };
     let knobs = report.knobs().map_err(|e| e.to_string())?;
+    progress("measuring the executor on calibration tables");
+    let fit = calibrate_executor(g, server, &session, engine_version, &knobs, profile, opts)?;
+    *profile = fit.apply(profile);
+    report.profile = profile.clone();
+    report.executor = Some(fit);
+    exec(&mut g.client, &session)?;
     let table = report.scenario.tables[0].clone();
     let mut plans_of = Vec::new();
     for spec in specs(rows, &opts.selectivities) {
@@ -527,20 +543,15 @@ fn validate(
                         }
                     }
                     CacheState::Cold => {
-                        if let Server::Private(p) = server {
-                            p.restart()?;
+                        for _ in 0..opts.cold_runs.max(1) {
+                            let e = cold_run(g, server, &session, &off, &spec.sql)?;
+                            times.extend(e.seconds);
+                            let stop = e.seconds.is_none();
+                            last = Some(e);
+                            if stop {
+                                break;
+                            }
                         }
-                        drop_os_cache()?;
-                        g.reconnect()?;
-                        if let Ok(mut t) = CANCEL_TOKEN.lock() {
-                            *t = Some(g.client.cancel_token());
-                        }
-                        exec(&mut g.client, &format!("{session} {}", set_switches(&off)))?;
-                        // Catalogs and relation metadata: not the plan's reads.
-                        q1(&mut g.client, &format!("EXPLAIN {}", spec.sql))?;
-                        let e = explain_analyze(&mut g.client, &spec.sql)?;
-                        times.extend(e.seconds);
-                        last = Some(e);
                     }
                 }
                 let Some(e) = last else { continue };
@@ -618,4 +629,226 @@ mod tests {
         assert_eq!(default_rows(1024) % 100_000, 0);
         assert!(default_rows(1024) as f64 * ROW_BYTES >= 2.0 * 1024.0 * 1048576.0);
     }
+}
+
+/// One execution with nothing cached: server restarted, OS page cache dropped, then a
+/// plain EXPLAIN loads the catalogs and relation metadata (not the plan's reads).
+fn cold_run(
+    g: &mut SchemaGuard,
+    server: &Server,
+    session: &str,
+    off: &[&str],
+    sql: &str,
+) -> Result<Exec, String> {
+    if let Server::Private(p) = server {
+        p.restart()?;
+    }
+    drop_os_cache()?;
+    g.reconnect()?;
+    if let Ok(mut t) = CANCEL_TOKEN.lock() {
+        *t = Some(g.client.cancel_token());
+    }
+    exec(&mut g.client, &format!("{session} {}", set_switches(off)))?;
+    q1(&mut g.client, &format!("EXPLAIN {sql}"))?;
+    explain_analyze(&mut g.client, sql)
+}
+
+/// Rows of the calibration table `cal` (about 16 MB: a seq scan of it stays in
+/// shared_buffers, under the ring threshold of a quarter of 128 MB).
+const CAL_ROWS: u64 = 400_000;
+
+/// Measures the executor on tables of its own: `cal` in shared_buffers, and `cal_ring`,
+/// larger than a quarter of shared_buffers, read through the ring from the OS page cache
+/// (after a restart, so nothing of it is in shared_buffers). Private cluster only for the
+/// latter; with --dsn the OS page cache figure stays the probe's.
+fn calibrate_executor(
+    g: &mut SchemaGuard,
+    server: &Server,
+    session: &str,
+    version: EngineVersion,
+    knobs: &costlab_core::knobs::KnobValues,
+    profile: &MachineProfile,
+    opts: &Options,
+) -> Result<costlab_core::validation::ExecutorFit, String> {
+    let n = CAL_ROWS;
+    // Wide rows (about 34 to a page), so the pages' cost is told apart from the rows'.
+    let ring_rows = ((profile.buffer_pool_bytes * 0.45 / 240.0) as u64).max(10_000);
+    exec(
+        &mut g.client,
+        &format!(
+            "{session}
+             CREATE TABLE cal (a int4 NOT NULL, b int4 NOT NULL, c int4 NOT NULL);
+             INSERT INTO cal SELECT i, floor(random() * {n})::int4, i % 1000
+               FROM generate_series(0, {n} - 1) i;
+             CREATE INDEX cal_a ON cal (a);
+             CREATE INDEX cal_b ON cal (b);
+             CREATE TABLE cal_ring (a int4 NOT NULL, b int4 NOT NULL, c int4 NOT NULL,
+                                    pad char(200) NOT NULL);
+             INSERT INTO cal_ring SELECT i, floor(random() * {ring_rows})::int4, i % 1000, 'x'
+               FROM generate_series(0, {ring_rows} - 1) i;"
+        ),
+    )?;
+    exec(&mut g.client, "VACUUM ANALYZE cal")?;
+    exec(&mut g.client, "VACUUM ANALYZE cal_ring")?;
+    exec(&mut g.client, "CHECKPOINT")?;
+    let s = g.schema.clone();
+    let imported = import_with_client(
+        &mut g.client,
+        &[format!("{s}.cal"), format!("{s}.cal_ring")],
+        &ImportOptions::default(),
+    )
+    .map_err(|e| format!("import: {}", e.0))?;
+    let fifth = n / 5;
+    let mut queries: Vec<(&str, String, &str)> = vec![
+        ("cal seq", "SELECT * FROM cal".into(), "seq"),
+        (
+            "cal seq 3 quals",
+            "SELECT * FROM cal WHERE a >= 0 AND b >= 0 AND c >= 0".into(),
+            "seq",
+        ),
+        (
+            "cal index-only",
+            "SELECT a FROM cal WHERE a >= 0".into(),
+            "indexonly:cal_a",
+        ),
+        (
+            "cal index correlated",
+            "SELECT * FROM cal WHERE a >= 0".into(),
+            "index:cal_a",
+        ),
+        (
+            "cal index random",
+            format!("SELECT * FROM cal WHERE b >= 0 AND b < {fifth}"),
+            "index:cal_b",
+        ),
+        (
+            "cal bitmap random",
+            format!("SELECT * FROM cal WHERE b >= 0 AND b < {fifth}"),
+            "bitmap:cal_b",
+        ),
+    ];
+    let private = matches!(server, Server::Private(_));
+    if private {
+        queries.push((
+            "cal_ring seq (OS cache)",
+            "SELECT * FROM cal_ring".into(),
+            "seq",
+        ));
+        queries.push((
+            "cal_ring seq 2 quals (OS cache)",
+            "SELECT * FROM cal_ring WHERE a >= 0 AND b >= 0".into(),
+            "seq",
+        ));
+        // Empty shared_buffers: cal_ring's pages are then only in the OS page cache, and
+        // a scan through the ring never keeps them.
+        if let Server::Private(p) = server {
+            p.restart()?;
+        }
+        g.reconnect()?;
+    }
+    let mut samples = Vec::new();
+    for (name, sql, key) in queries {
+        let query = Query::parse(&sql).map_err(|e| format!("{name}: {e}"))?;
+        let table = imported
+            .scenario
+            .table(&query.table)
+            .map_err(|e| e.to_string())?;
+        let planned = pgmodel::plan(
+            table,
+            &query,
+            knobs,
+            version,
+            &pgmodel::PgOptions::default(),
+        )
+        .map_err(|e| format!("{name}: {e}"))?;
+        let Some(c) = planned.candidates.iter().find(|c| c.key.as_str() == key) else {
+            return Err(format!("{name}: the model has no {key} plan"));
+        };
+        let off = switches_for(key).unwrap_or_default();
+        exec(&mut g.client, &format!("{session} {}", set_switches(&off)))?;
+        let mut times = Vec::new();
+        for i in 0..=opts.runs.max(3) {
+            let e = explain_analyze(&mut g.client, &sql)?;
+            if e.key != key {
+                return Err(format!("{name}: forcing {key} ran {}", e.real_plan));
+            }
+            if i > 0 {
+                times.extend(e.seconds);
+            }
+        }
+        times.sort_by(f64::total_cmp);
+        let Some(&median) = times.get(times.len() / 2) else {
+            return Err(format!("{name}: ran past the limit"));
+        };
+        samples.push((name.to_string(), c.plan.clone(), median));
+    }
+    let mut fit = costlab_core::validation::fit_executor(profile, version, &samples)
+        .map_err(|e| e.to_string())?;
+    if private && opts.cold {
+        // Cold reads as the engine makes them, on cal_ring: a sequential scan, and an index
+        // scan of a random key reading ~500 heap pages at random.
+        let lo = ring_rows / 2;
+        let mut cold = Vec::new();
+        for (sql, key) in [
+            ("SELECT * FROM cal_ring".to_string(), "seq"),
+            (
+                format!(
+                    "SELECT * FROM cal_ring WHERE b >= {lo} AND b < {}",
+                    lo + 500
+                ),
+                "index:cal_ring_b",
+            ),
+        ] {
+            if key.starts_with("index") {
+                exec(&mut g.client, "CREATE INDEX cal_ring_b ON cal_ring (b)")?;
+                exec(&mut g.client, "VACUUM ANALYZE cal_ring")?;
+                exec(&mut g.client, "CHECKPOINT")?;
+            }
+            let imported = import_with_client(
+                &mut g.client,
+                &[format!("{s}.cal_ring")],
+                &ImportOptions::default(),
+            )
+            .map_err(|e| format!("import: {}", e.0))?;
+            let query = Query::parse(&sql).map_err(|e| e.to_string())?;
+            let planned = pgmodel::plan(
+                &imported.scenario.tables[0],
+                &query,
+                knobs,
+                version,
+                &pgmodel::PgOptions::default(),
+            )
+            .map_err(|e| e.to_string())?;
+            let Some(c) = planned.candidates.iter().find(|c| c.key.as_str() == key) else {
+                return Err(format!("{sql}: the model has no {key} plan"));
+            };
+            let off = switches_for(key).unwrap_or_default();
+            let mut times = Vec::new();
+            for _ in 0..opts.cold_runs.max(1) {
+                let e = cold_run(g, server, session, &off, &sql)?;
+                if e.key != key {
+                    return Err(format!("{sql}: forcing {key} ran {}", e.real_plan));
+                }
+                times.extend(e.seconds);
+            }
+            times.sort_by(f64::total_cmp);
+            let median = times
+                .get(times.len() / 2)
+                .copied()
+                .ok_or_else(|| format!("{sql}: ran past the limit"))?;
+            cold.push((c.plan.clone(), median));
+        }
+        fit.fit_cold(
+            profile,
+            version,
+            cold.first().map(|(p, t)| (p, *t)),
+            cold.get(1).map(|(p, t)| (p, *t)),
+        )
+        .map_err(|e| e.to_string())?;
+    }
+    exec(
+        &mut g.client,
+        &format!("{session} DROP TABLE cal, cal_ring"),
+    )?;
+    Ok(fit)
 }
