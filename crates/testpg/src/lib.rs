@@ -48,6 +48,17 @@ pub fn find_pg_bin() -> Option<PathBuf> {
     found.pop().map(|(_, b)| b)
 }
 
+/// What a test that needs a server says when there is none: the package to install.
+pub const MISSING_PG: &str = "no PostgreSQL server binaries (initdb, pg_ctl) under \
+     /usr/lib/postgresql/*/bin: install Debian's `postgresql` package \
+     (`apt-get install postgresql`), or run `cargo xtask test`, which installs it";
+
+/// [`find_pg_bin`], or a panic naming the package to install: a test that needs a server
+/// fails without one rather than passing a check it never ran.
+pub fn require_pg_bin() -> PathBuf {
+    find_pg_bin().unwrap_or_else(|| panic!("{MISSING_PG}"))
+}
+
 fn free_port() -> u16 {
     let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
     l.local_addr().expect("local address").port()
@@ -73,12 +84,7 @@ impl PgServer {
 
     /// Like [`start`](Self::start), with `extra_conf` appended to postgresql.conf.
     pub fn start_with(extra_conf: &str) -> PgServer {
-        let bin = find_pg_bin().unwrap_or_else(|| {
-            panic!(
-                "no PostgreSQL binaries (initdb, pg_ctl) under /usr/lib/postgresql/*/bin; \
-                 run `cargo xtask test`, which installs them"
-            )
-        });
+        let bin = require_pg_bin();
         let as_postgres = std::fs::metadata("/proc/self")
             .map(|m| m.uid())
             .unwrap_or(0)
