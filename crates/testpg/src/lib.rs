@@ -35,7 +35,12 @@ pub const INITDB_ARGS: [&str; 9] = [
 
 /// The newest PostgreSQL binaries directory with initdb and pg_ctl, if any.
 pub fn find_pg_bin() -> Option<PathBuf> {
-    let mut found: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+    find_pg_bin_under(Path::new("/usr/lib/postgresql"))
+}
+
+/// The newest `root/<major>/bin` with initdb and pg_ctl, if any.
+fn find_pg_bin_under(root: &Path) -> Option<PathBuf> {
+    let mut found: Vec<(u32, PathBuf)> = std::fs::read_dir(root)
         .ok()?
         .filter_map(|e| e.ok())
         .filter_map(|e| {
@@ -46,6 +51,17 @@ pub fn find_pg_bin() -> Option<PathBuf> {
         .collect();
     found.sort();
     found.pop().map(|(_, b)| b)
+}
+
+/// What a test that needs a server says when there is none: the package to install.
+pub const MISSING_PG: &str = "no PostgreSQL server binaries (initdb, pg_ctl) under \
+     /usr/lib/postgresql/*/bin: install Debian's `postgresql` package \
+     (`apt-get install postgresql`), or run `cargo xtask test`, which installs it";
+
+/// [`find_pg_bin`], or a panic naming the package to install: a test that needs a server
+/// fails without one rather than passing a check it never ran.
+pub fn require_pg_bin() -> PathBuf {
+    find_pg_bin().unwrap_or_else(|| panic!("{MISSING_PG}"))
 }
 
 fn free_port() -> u16 {
@@ -73,12 +89,7 @@ impl PgServer {
 
     /// Like [`start`](Self::start), with `extra_conf` appended to postgresql.conf.
     pub fn start_with(extra_conf: &str) -> PgServer {
-        let bin = find_pg_bin().unwrap_or_else(|| {
-            panic!(
-                "no PostgreSQL binaries (initdb, pg_ctl) under /usr/lib/postgresql/*/bin; \
-                 run `cargo xtask test`, which installs them"
-            )
-        });
+        let bin = require_pg_bin();
         PgServer::try_start(&bin, None, extra_conf).unwrap_or_else(|e| panic!("{e}"))
     }
 
@@ -227,5 +238,34 @@ impl Drop for PgServer {
             .arg(&self.data)
             .args(["-m", "immediate", "-w", "stop"])
             .output();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_newest_complete_server_or_none() {
+        let root = tempfile::tempdir().expect("tempdir");
+        assert_eq!(find_pg_bin_under(root.path()), None);
+        assert_eq!(find_pg_bin_under(&root.path().join("absent")), None);
+        let bin = |major: &str, programs: &[&str]| {
+            let b = root.path().join(major).join("bin");
+            std::fs::create_dir_all(&b).expect("mkdir");
+            for p in programs {
+                std::fs::write(b.join(p), "").expect("write");
+            }
+            b
+        };
+        let v9 = bin("9", &["initdb", "pg_ctl"]);
+        assert_eq!(find_pg_bin_under(root.path()), Some(v9));
+        let v15 = bin("15", &["initdb", "pg_ctl"]);
+        // Numeric order (15 > 9), and a release without pg_ctl (a client-only package) is
+        // not a server.
+        bin("16", &["initdb"]);
+        bin("common", &["initdb", "pg_ctl"]);
+        assert_eq!(find_pg_bin_under(root.path()), Some(v15));
+        assert!(MISSING_PG.contains("apt-get install postgresql"));
     }
 }
