@@ -115,6 +115,16 @@ pub struct ValidationReport {
     pub queries: Vec<QueryRuns>,
 }
 
+/// How often the engine's own choice is the really fastest plan at one value of a knob.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct KnobAgreement {
+    pub value: f64,
+    pub warm_right: usize,
+    pub warm_queries: usize,
+    pub cold_right: usize,
+    pub cold_queries: usize,
+}
+
 /// The verdict on one query.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Verdict {
@@ -321,6 +331,67 @@ impl ValidationReport {
         }
         self.profile = profile.clone();
         Ok(())
+    }
+
+    /// For each value of `knob` (random_page_cost, say), how many queries PostgreSQL plans
+    /// with a plan that really was the fastest (within [`TIE`]), per cache state: where the
+    /// constant would have to be for the engine's own choices to be right on this machine.
+    /// The model's costs are PostgreSQL's, so this needs no server.
+    pub fn knob_agreement(&self, knob: Knob, values: &[f64]) -> Result<Vec<KnobAgreement>> {
+        let mut out = Vec::with_capacity(values.len());
+        for &v in values {
+            let mut knobs = self.knobs()?;
+            knobs.set(knob, v)?;
+            let mut row = KnobAgreement {
+                value: v,
+                warm_right: 0,
+                warm_queries: 0,
+                cold_right: 0,
+                cold_queries: 0,
+            };
+            for q in &self.queries {
+                let best = q
+                    .plans
+                    .iter()
+                    .filter_map(|p| p.real_s)
+                    .fold(f64::INFINITY, f64::min);
+                if !best.is_finite() {
+                    continue;
+                }
+                let query = Query::parse(&q.sql)?;
+                let table = self.scenario.table(&query.table)?;
+                let planned = pg::plan(
+                    table,
+                    &query,
+                    &knobs,
+                    self.engine_version,
+                    &PgOptions::default(),
+                )?;
+                let chosen = planned
+                    .candidates
+                    .get(planned.chosen)
+                    .map(|c| c.key.as_str())
+                    .unwrap_or_default();
+                let right = q
+                    .plans
+                    .iter()
+                    .find(|p| p.key == chosen)
+                    .and_then(|p| p.real_s)
+                    .is_some_and(|r| r <= best * TIE);
+                match q.cache {
+                    CacheState::Warm => {
+                        row.warm_queries += 1;
+                        row.warm_right += usize::from(right);
+                    }
+                    CacheState::Cold => {
+                        row.cold_queries += 1;
+                        row.cold_right += usize::from(right);
+                    }
+                }
+            }
+            out.push(row);
+        }
+        Ok(out)
     }
 
     /// Summary over the queries `keep` accepts.

@@ -793,6 +793,7 @@ fn run_validate_pg(a: ValidatePgArgs) -> Result<(), String> {
         started.elapsed().as_secs_f64()
     );
     print!("{}", report.text());
+    print_rpc_agreement(&report)?;
     for n in &report.notes {
         eprintln!("  note: {n}");
     }
@@ -819,8 +820,29 @@ fn run_rescore(a: RescoreArgs) -> Result<(), String> {
         .simulate(&profile)
         .map_err(|e| format!("simulation: {e}"))?;
     print!("{}", report.text());
+    print_rpc_agreement(&report)?;
     if let Some(p) = &a.out {
         write_out(Some(p), &report.to_json())?;
+    }
+    Ok(())
+}
+
+/// Where random_page_cost would have to be for PostgreSQL's own choices to be the really
+/// fastest plans of the run.
+fn print_rpc_agreement(report: &costlab_core::validation::ValidationReport) -> Result<(), String> {
+    let values = [
+        0.5, 1.0, 1.1, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 20.0, 40.0, 100.0,
+    ];
+    let rows = report
+        .knob_agreement(costlab_core::knobs::Knob::RandomPageCost, &values)
+        .map_err(|e| e.to_string())?;
+    println!();
+    println!("random_page_cost: queries where PostgreSQL's own choice is the really fastest plan");
+    for r in rows {
+        println!(
+            "  {:>6}  warm {:>2} of {:<2}  cold {:>2} of {:<2}",
+            r.value, r.warm_right, r.warm_queries, r.cold_right, r.cold_queries
+        );
     }
     Ok(())
 }
