@@ -201,8 +201,25 @@ struct RunArgs {
 #[derive(Args)]
 struct PgArgs {
     /// libpq-style connection string, e.g. "host=127.0.0.1 port=5432 user=me dbname=db".
+    #[arg(long, required_unless_present = "pg_bin", conflicts_with = "pg_bin")]
+    dsn: Option<String>,
+    /// Start a private server from this PostgreSQL bin directory instead (removed after).
     #[arg(long)]
-    dsn: String,
+    pg_bin: Option<PathBuf>,
+    /// Directory for the private server (default: the current one).
+    #[arg(long, requires = "pg_bin")]
+    dir: Option<PathBuf>,
+    /// The private server reads around the OS page cache (debug_io_direct = data,
+    /// PostgreSQL 16+), so the scans read the device as the seed's did.
+    #[arg(long, requires = "pg_bin")]
+    direct_io: bool,
+    /// shared_buffers of the private server, MB (keep it well under the table).
+    #[arg(long, default_value_t = 16, requires = "pg_bin")]
+    shared_buffers_mb: u64,
+    /// Also print what the simulation predicts for the experiment on this calibration
+    /// file's machine, beside the seed's five devices.
+    #[arg(long)]
+    calibration: Option<PathBuf>,
     /// Rows of the test table (fillfactor 20: about 19 rows per 8 kB page).
     #[arg(long, default_value_t = 1_000_000)]
     rows: u64,
@@ -847,6 +864,69 @@ fn print_rpc_agreement(report: &costlab_core::validation::ValidationReport) -> R
     Ok(())
 }
 
+/// The experiment as the simulation predicts it on this machine's profile (cold: the probe
+/// empties the caches before each scan), beside the measurement and the seed's devices.
+fn print_seed_rpc_prediction(
+    x: &costlab_core::calibration::PgExperiment,
+    mut profile: costlab_core::sim::MachineProfile,
+    direct_io: bool,
+    shared_buffers_mb: u64,
+) -> Result<(), String> {
+    use costlab_core::knobs::EngineVersion;
+    use costlab_core::sim::{builtin, Simulator};
+    let version = if x.server_version.starts_with("15") {
+        EngineVersion::Pg15
+    } else if x.server_version.starts_with("16") {
+        EngineVersion::Pg16
+    } else if x.server_version.starts_with("17") {
+        EngineVersion::Pg17
+    } else {
+        EngineVersion::Pg18
+    };
+    profile.warm_cache = false;
+    profile.bypass_os_cache = direct_io;
+    profile.buffer_pool_bytes = shared_buffers_mb as f64 * 1048576.0;
+    let (rows, pages) = (x.rows as f64, x.pages as f64);
+    let table = builtin::seed_experiment_table(rows, pages);
+    let knobs = builtin::seed_experiment_knobs();
+    let opts = costlab_core::pg::PgOptions::default();
+    let plan = |order: bool, key: &str| -> Result<costlab_core::plan::PlanNode, String> {
+        let q = builtin::seed_experiment_query(None, order);
+        let p = costlab_core::pg::plan(&table, &q, &knobs, version, &opts)
+            .map_err(|e| e.to_string())?;
+        p.find(key)
+            .map(|c| c.plan.clone())
+            .ok_or_else(|| format!("the model has no {key} plan"))
+    };
+    let sim = Simulator::for_release(&profile, version).map_err(|e| e.to_string())?;
+    let t_seq = sim
+        .time_plan(&plan(false, "seq")?)
+        .map_err(|e| e.to_string())?
+        .total_s;
+    let t_idx = sim
+        .time_plan(&plan(true, "index:test_table_id_idx")?)
+        .map_err(|e| e.to_string())?
+        .total_s;
+    let measured = x.random_page_cost.median;
+    println!("random_page_cost experiment (T(idx) x P / (T(seq) x N))");
+    println!(
+        "  measured here:  T(seq) {:.3} s, T(idx) {:.3} s, ratio {measured:.1}",
+        x.seq_scan_ms.median / 1e3,
+        x.index_scan_ms.median / 1e3
+    );
+    println!(
+        "  simulated here: T(seq) {t_seq:.3} s, T(idx) {t_idx:.3} s, ratio {:.1} (profile {}, cold{})",
+        t_idx * pages / (t_seq * rows),
+        profile.id,
+        if direct_io { ", direct I/O" } else { "" }
+    );
+    println!("  the seed's devices:");
+    for (id, seq, idx, rpc) in builtin::SEED_RPC_TABLE {
+        println!("    {id:<18} T(seq) {seq:>7.1} s, T(idx) {idx:>8.0} s, ratio {rpc:.1}");
+    }
+    Ok(())
+}
+
 /// A path in `dir` no other file has, for a scratch file.
 fn tempfile_path(dir: &Path, what: &str) -> Result<PathBuf, String> {
     let p = dir.join(format!("costlab-probe-{what}-{}.json", std::process::id()));
@@ -871,8 +951,37 @@ fn run_postgres(a: PgArgs) -> Result<(), String> {
         ),
         None => None,
     };
+    let prediction_profile = match &a.calibration {
+        Some(p) => Some(profile_from_calibration(p)?),
+        None => None,
+    };
+    // A private server, when asked for: stopped and removed when `server` drops.
+    let server = match &a.pg_bin {
+        Some(bin) => {
+            let dir = match &a.dir {
+                Some(d) => d.clone(),
+                None => std::env::current_dir().map_err(|e| e.to_string())?,
+            };
+            let conf = format!(
+                "shared_buffers = {}MB\nmax_parallel_workers_per_gather = 0\n{}",
+                a.shared_buffers_mb,
+                if a.direct_io {
+                    "debug_io_direct = data\n"
+                } else {
+                    ""
+                }
+            );
+            Some(costlab_testpg::PgServer::try_start(bin, Some(&dir), &conf)?)
+        }
+        None => None,
+    };
+    let dsn = match (&a.dsn, &server) {
+        (Some(d), _) => d.clone(),
+        (None, Some(s)) => s.dsn(),
+        (None, None) => return Err("--dsn or --pg-bin is required".into()),
+    };
     let opts = pg::Options {
-        dsn: a.dsn.clone(),
+        dsn,
         rows: a.rows,
         repetitions: a.repetitions,
         seed: a.seed.unwrap_or_else(default_seed),
@@ -907,6 +1016,10 @@ fn run_postgres(a: PgArgs) -> Result<(), String> {
     for n in &x.notes {
         eprintln!("  {n}");
     }
+    if let Some(profile) = prediction_profile {
+        print_seed_rpc_prediction(&x, profile, a.direct_io, a.shared_buffers_mb)?;
+    }
+    drop(server);
     match (base, &a.into) {
         (Some(mut cal), Some(p)) => {
             cal.postgres = Some(x);
