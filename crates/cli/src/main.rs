@@ -10,7 +10,7 @@ use costlab::simulate::{self, Machine, Planner};
 use costlab_core::knobs::{Engine, Knob, KnobValues};
 use costlab_core::plan::Detail;
 use costlab_core::query::Query;
-use costlab_core::scenario::Scenario;
+use costlab_core::scenario::{InnodbCacheReport, Scenario, ServerSettings};
 use costlab_core::scenario_file::{ScenarioFile, MAX_BYTES};
 use costlab_core::sim::{builtin, MachineProfile};
 use costlab_core::sweep::{self, Spacing};
@@ -162,6 +162,33 @@ struct SweepArgs {
     json: bool,
 }
 
+/// MySQL server settings beyond the constants and the machine. Default: what the built-in
+/// profile presets (the seed's servers for wl8737-memory and wl8737-disk, a server as
+/// installed for the others); a profile file presets nothing, whatever its id.
+#[derive(Args)]
+struct ServerArgs {
+    /// What InnoDB reports as cached: release (as the release does), all-cached (every
+    /// table, when warm: the seed's in-memory server), heuristic (nothing: the seed's
+    /// disk-bound server).
+    #[arg(long, value_name = "REPORT", value_parser = ["release", "all-cached", "heuristic"])]
+    innodb_cache_report: Option<String>,
+    /// optimizer_switch batched_key_access for DBT3's joins.
+    #[arg(long, value_name = "on|off", value_parser = ["on", "off"])]
+    batched_key_access: Option<String>,
+}
+
+impl ServerArgs {
+    fn apply(&self, server: &mut ServerSettings) -> Result<(), Fail> {
+        if let Some(r) = &self.innodb_cache_report {
+            server.innodb_cache_report = InnodbCacheReport::parse(r).map_err(usage)?;
+        }
+        if let Some(b) = &self.batched_key_access {
+            server.batched_key_access = b == "on";
+        }
+        Ok(())
+    }
+}
+
 /// The machine, engine and workload `simulate` and `fit` work with.
 #[derive(Args)]
 struct MachineArgs {
@@ -195,6 +222,8 @@ struct MachineArgs {
     /// PostgreSQL: turn off plan types (seqscan, indexscan, indexonlyscan, bitmapscan, sort).
     #[arg(long, value_delimiter = ',')]
     disable: Vec<String>,
+    #[command(flatten)]
+    server: ServerArgs,
 }
 
 #[derive(Args)]
@@ -272,6 +301,8 @@ struct Dbt3Args {
     /// Nothing cached when a query starts (default: the warm steady state).
     #[arg(long)]
     cold: bool,
+    #[command(flatten)]
+    server: ServerArgs,
     /// Override a knob of the current constants: name=value; repeatable.
     #[arg(long = "set", value_name = "NAME=VALUE")]
     sets: Vec<String>,
@@ -767,7 +798,9 @@ fn machine_setup(a: &MachineArgs) -> Result<(Source, Machine, KnobValues), Fail>
         }
     };
     apply_sets(&mut knobs, &a.sets, engine)?;
-    let profile = machine_profile(a.profile.as_deref(), a.profile_file.as_deref(), a.cold)?;
+    let (profile, mut server) =
+        machine_profile(a.profile.as_deref(), a.profile_file.as_deref(), a.cold)?;
+    a.server.apply(&mut server)?;
     let pg_options = match engine {
         Engine::Postgres => engines::pg_options(&a.disable).map_err(usage)?,
         Engine::Mysql if !a.disable.is_empty() => {
@@ -782,21 +815,27 @@ fn machine_setup(a: &MachineArgs) -> Result<(Source, Machine, KnobValues), Fail>
         Machine {
             version,
             profile,
+            server,
             pg_options,
         },
         knobs,
     ))
 }
 
-/// The machine of `simulate` and `dbt3`: a built-in profile or a file's, exactly one of them.
+/// The machine of `simulate` and `dbt3`: a built-in profile or a file's, exactly one of
+/// them, with the server settings it presets (a built-in profile picked by id may preset
+/// the seed's server; a file never does, whatever its id).
 fn machine_profile(
     id: Option<&str>,
     file: Option<&Path>,
     cold: bool,
-) -> Result<MachineProfile, Fail> {
-    let mut profile = match (id, file) {
-        (Some(id), None) => builtin::find(id).map_err(usage)?,
-        (None, Some(path)) => load_profile(path)?,
+) -> Result<(MachineProfile, ServerSettings), Fail> {
+    let (mut profile, server) = match (id, file) {
+        (Some(id), None) => (
+            builtin::find(id).map_err(usage)?,
+            ServerSettings::preset_for_builtin(id),
+        ),
+        (None, Some(path)) => (load_profile(path)?, ServerSettings::DEFAULT),
         _ => {
             return Err(usage(
                 "a machine is required: --profile ID (see costlab simulate --list-profiles) or --profile-file FILE",
@@ -806,7 +845,7 @@ fn machine_profile(
     if cold {
         profile.warm_cache = false;
     }
-    Ok(profile)
+    Ok((profile, server))
 }
 
 fn load_profile(path: &Path) -> Result<MachineProfile, Fail> {
@@ -1074,11 +1113,14 @@ fn dbt3_cmd(a: Dbt3Args) -> Result<(), Fail> {
                 },
             )
         })?;
-    let profile = machine_profile(a.profile.as_deref(), a.profile_file.as_deref(), a.cold)?;
+    let (profile, mut server) =
+        machine_profile(a.profile.as_deref(), a.profile_file.as_deref(), a.cold)?;
+    a.server.apply(&mut server)?;
     let setup = dbt3::Dbt3Setup {
         version,
         sf,
         profile,
+        server,
         baseline,
         baseline_label,
         current,

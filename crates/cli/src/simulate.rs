@@ -9,6 +9,7 @@ use costlab_core::knobs::{Engine, EngineVersion, Knob, KnobValues, Scale};
 use costlab_core::pg::{self, PgOptions};
 use costlab_core::plan::{Detail, Planned};
 use costlab_core::query::Query;
+use costlab_core::scenario::ServerSettings;
 use costlab_core::sim::regret::{self, Fit1, Fit2, GridValue, RegretStep};
 use costlab_core::sim::{builtin, CacheCounts, Confidence, IoSeconds, MachineProfile, Simulator};
 use costlab_core::{mysql, Error, Result};
@@ -151,6 +152,8 @@ pub fn profiles_text(profiles: &[MachineProfile]) -> String {
 pub struct Machine {
     pub version: EngineVersion,
     pub profile: MachineProfile,
+    /// MySQL's server settings (ignored for PostgreSQL).
+    pub server: ServerSettings,
     /// PostgreSQL's enable_* switches (ignored for MySQL).
     pub pg_options: PgOptions,
 }
@@ -181,7 +184,7 @@ impl Machine {
 }
 
 /// One table prepared for an engine; MySQL's server state (buffer pool, cached fractions)
-/// follows the machine profile (`analysis::mysql_env_for`).
+/// follows the machine profile and the server settings (`analysis::mysql_env_for`).
 pub enum Planner {
     Postgres(pg::Prepared<'static>),
     Mysql(mysql::Prepared<'static>),
@@ -195,7 +198,7 @@ impl Planner {
                     .with_detail(detail),
             ),
             Engine::Mysql => {
-                let env = analysis::mysql_env_for(&m.profile, m.version, table);
+                let env = analysis::mysql_env_for(&m.profile, &m.server, m.version, table);
                 Planner::Mysql(mysql::Prepared::owned(table.clone(), env)?.with_detail(detail))
             }
         })
