@@ -2,7 +2,7 @@
 //! Every control dispatches an [`Action`]; the reducer never touches the browser.
 
 use costlab_core::knobs::{Engine, EngineVersion, Knob, KnobValues, Preset};
-use costlab_core::scenario::{CacheState, Engines, Scenario, View, Workload};
+use costlab_core::scenario::{CacheState, Engines, Scenario, ServerSettings, View, Workload};
 use costlab_core::url::{self, EmbedOptions, LinkProblem};
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -65,6 +65,8 @@ pub enum Action {
     /// Run on an edited or loaded profile.
     SetCustomMachine(Box<costlab_core::sim::profile::MachineProfile>),
     SetCache(CacheState),
+    /// MySQL's server settings (the machine panel's "Server settings" group).
+    SetServer(ServerSettings),
     SetSweep {
         from: f64,
         to: f64,
@@ -154,7 +156,12 @@ impl Reducible for State {
                 Engine::Postgres => s.pg_version = v,
                 Engine::Mysql => s.mysql_version = v,
             },
-            Action::SetMachine(id) => s.machine = id,
+            Action::SetMachine(id) => {
+                // Picking a built-in profile presets its server (the seed's servers for the
+                // seed's profiles); a loaded or edited profile presets nothing.
+                s.server = ServerSettings::preset_for_builtin(&id);
+                s.machine = id;
+            }
             Action::SetCustomMachine(p) => {
                 let mut p = *p;
                 // One custom machine at a time; its id is what the picker and the link use.
@@ -163,6 +170,7 @@ impl Reducible for State {
                 s.custom_machine = Some(p);
             }
             Action::SetCache(c) => s.cache = c,
+            Action::SetServer(server) => s.server = server,
             Action::SetSweep { from, to } => {
                 let w = Workload::T1Sweep { from, to };
                 match w.validate() {

@@ -93,6 +93,34 @@ fn presets_and_resets_move_only_their_engine() {
     assert_eq!(bad.scenario.workload, s.scenario.workload);
 }
 
+/// Picking the seed's profile presets the seed's server; a loaded profile whose id is the
+/// seed's presets nothing; the settings travel in the link.
+#[wasm_bindgen_test]
+fn server_settings_preset_by_picking_never_by_a_files_id() {
+    use costlab_core::scenario::{InnodbCacheReport, ServerSettings};
+    let state = Rc::new(State::default());
+    let nvme = state.reduce(Action::SetMachine("nvme-consumer-gen4".into()));
+    assert_eq!(nvme.scenario.server, ServerSettings::DEFAULT);
+    let disk = nvme
+        .clone()
+        .reduce(Action::SetMachine("wl8737-disk".into()));
+    assert_eq!(disk.scenario.server, ServerSettings::WL8737_DISK);
+    let file = costlab_core::sim::builtin::find("wl8737-disk").unwrap();
+    assert_eq!(file.id, "wl8737-disk");
+    let loaded = nvme.reduce(Action::SetCustomMachine(Box::new(file)));
+    assert_eq!(loaded.scenario.server, ServerSettings::DEFAULT);
+    let set = loaded.reduce(Action::SetServer(ServerSettings {
+        innodb_cache_report: InnodbCacheReport::Heuristic,
+        batched_key_access: true,
+    }));
+    let link = costlab_core::url::encode(&set.scenario, &set.embed);
+    assert!(
+        link.contains("icr=heuristic") && link.contains("bka=1"),
+        "{link}"
+    );
+    assert_eq!(State::from_link(&link).scenario.server, set.scenario.server);
+}
+
 #[wasm_bindgen_test]
 fn switching_engines_keeps_the_flip_map_on_a_shown_engine() {
     let state = Rc::new(State::default());
@@ -180,6 +208,7 @@ fn dbt3_request(id: u64, fragment: &str) -> Request {
             .map(|e| s.version_of(e))
             .collect(),
         machine: analysis::machine(&s).unwrap(),
+        server: s.server,
         baseline: knob_list(&s.dbt3_baseline().unwrap().unwrap()),
         current: knob_list(&s.knobs),
     }
