@@ -121,8 +121,8 @@ struct Common {
     buffer_pool_mb: Option<f64>,
     /// Release to model (15..18 for PostgreSQL; 5.7, 8.0, 8.4 for MySQL); default: the
     /// scenario's release, else the newest.
-    #[arg(long)]
-    engine_version: Option<String>,
+    #[arg(long = "release", value_name = "RELEASE", alias = "engine-version")]
+    release: Option<String>,
 }
 
 #[derive(Args)]
@@ -198,8 +198,8 @@ struct MachineArgs {
     /// Release to model (15..18 for PostgreSQL; 5.7, 8.0, 8.4 for MySQL); default: the
     /// scenario's release, else the newest; for --workload t1 the seed's (PostgreSQL 18,
     /// MySQL 5.7).
-    #[arg(long)]
-    engine_version: Option<String>,
+    #[arg(long = "release", value_name = "RELEASE", alias = "engine-version")]
+    release: Option<String>,
     /// Built-in machine profile (see `costlab simulate --list-profiles`).
     #[arg(long, conflicts_with = "profile_file")]
     profile: Option<String>,
@@ -292,7 +292,8 @@ struct Dbt3Args {
     /// Scale factor (0.01 to 1000).
     #[arg(long, default_value_t = 10.0)]
     sf: f64,
-    /// Built-in machine profile (see `costlab simulate --list-profiles`).
+    /// Built-in machine profile (see `costlab simulate --list-profiles`); default:
+    /// wl8737-memory (the seed's in-memory server), named on stderr.
     #[arg(long, conflicts_with = "profile_file")]
     profile: Option<String>,
     /// Machine profile JSON file (a probe's calibration file), validated.
@@ -315,13 +316,16 @@ struct Dbt3Args {
     query: Option<i64>,
     /// Release to model (15..18 for PostgreSQL; 5.7, 8.0, 8.4 for MySQL); default: the
     /// seed's (MySQL 5.7, PostgreSQL 18).
+    // `--version` was this option's name; kept hidden so old command lines still run.
     #[arg(
-        long = "version",
-        visible_alias = "engine-version",
-        value_name = "RELEASE"
+        long = "release",
+        value_name = "RELEASE",
+        aliases = ["version", "engine-version"]
     )]
     release: Option<String>,
-    /// Print the report as JSON.
+    /// Print the report as JSON. Without --query: the table only (each plan's summary,
+    /// signature, cost, rows and time), no plan trees; with --query N: that query's two
+    /// plan trees and each node's simulated time as well.
     #[arg(long)]
     json: bool,
     /// Also measure planning time per query: the median of N runs (default 21), in µs.
@@ -555,7 +559,7 @@ fn load_scenario(path: &Path) -> Result<ScenarioFile, Fail> {
 fn prepare(c: &Common) -> Result<(ScenarioFile, KnobValues, Setup), Fail> {
     let engine = Engine::parse(&c.engine).map_err(usage)?;
     let named = c
-        .engine_version
+        .release
         .as_deref()
         .map(engines::parse_version)
         .transpose()
@@ -752,7 +756,7 @@ fn machine_setup(a: &MachineArgs) -> Result<(Source, Machine, KnobValues), Fail>
         .ok_or_else(|| usage("--engine is required (postgres or mysql)"))?;
     let engine = Engine::parse(engine).map_err(usage)?;
     let named = a
-        .engine_version
+        .release
         .as_deref()
         .map(engines::parse_version)
         .transpose()
@@ -778,7 +782,7 @@ fn machine_setup(a: &MachineArgs) -> Result<(Source, Machine, KnobValues), Fail>
             let version = match named {
                 Some(v) if v.engine() != engine => {
                     return Err(Fail::Usage(format!(
-                        "--engine-version: {} is not a release of {}",
+                        "--release: {} is not a release of {}",
                         v.label(),
                         engine.name()
                     )))
@@ -1077,11 +1081,10 @@ fn dbt3_cmd(a: Dbt3Args) -> Result<(), Fail> {
     let version = match a.release.as_deref() {
         None => dbt3::default_version(engine),
         Some(r) => {
-            let v = engines::parse_version(r)
-                .map_err(|e| Fail::Usage(e.to_string().replace("--engine-version", "--version")))?;
+            let v = engines::parse_version(r).map_err(usage)?;
             if v.engine() != engine {
                 return Err(Fail::Usage(format!(
-                    "--version: {} is not a release of {}",
+                    "--release: {} is not a release of {}",
                     v.label(),
                     engine.name()
                 )));
@@ -1113,8 +1116,23 @@ fn dbt3_cmd(a: Dbt3Args) -> Result<(), Fail> {
                 },
             )
         })?;
+    // Plans and costs need no machine; the times do. Without one, the seed's in-memory
+    // server (the page's default) times them, and stderr says so.
+    let profile_id = match (&a.profile, &a.profile_file) {
+        (None, None) => {
+            let id = Scenario::default().machine;
+            let p = builtin::find(&id)?;
+            let _ = writeln!(
+                std::io::stderr(),
+                "costlab: no --profile given; timing on {id} ({}); see costlab simulate --list-profiles",
+                p.label
+            );
+            Some(id)
+        }
+        (p, _) => p.clone(),
+    };
     let (profile, mut server) =
-        machine_profile(a.profile.as_deref(), a.profile_file.as_deref(), a.cold)?;
+        machine_profile(profile_id.as_deref(), a.profile_file.as_deref(), a.cold)?;
     a.server.apply(&mut server)?;
     let setup = dbt3::Dbt3Setup {
         version,

@@ -393,7 +393,7 @@ fn explain_prints_the_chosen_plan_or_all_candidates() {
         "explain",
         "--engine",
         "mysql",
-        "--engine-version",
+        "--release",
         "5.7",
         "--scenario",
         s,
@@ -528,4 +528,56 @@ fn url_decode_and_encode_round_trip_and_report_bad_parts() {
         1,
         "format version 9",
     );
+}
+
+/// `costlab dbt3` without a machine plans and costs on the default profile and says which
+/// on stderr in one line; stdout is the same table as with that profile named.
+#[test]
+fn dbt3_defaults_to_a_profile_and_names_it() {
+    let args = ["dbt3", "--engine", "postgres", "--sf", "0.1"];
+    let o = run(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert_eq!(err.trim_end().lines().count(), 1, "{err:?}");
+    assert!(
+        err.contains("no --profile given") && err.contains("wl8737-memory"),
+        "{err}"
+    );
+    let mut named = args.to_vec();
+    named.extend(["--profile", "wl8737-memory"]);
+    let o2 = run(&named);
+    assert!(o2.status.success(), "{}", stderr(&o2));
+    assert!(stderr(&o2).is_empty(), "{}", stderr(&o2));
+    assert_eq!(stdout(&o), stdout(&o2));
+}
+
+/// The engine release is `--release` on every subcommand; `costlab --version` is the tool's
+/// version; the old spellings still run (hidden); `--json`'s help says what it leaves out.
+#[test]
+fn release_is_release_and_version_is_the_tools() {
+    let o = run(&["--version"]);
+    assert!(o.status.success());
+    assert!(stdout(&o).starts_with("costlab "), "{}", stdout(&o));
+    let dbt3 = |flag: &str| {
+        let o = run(&["dbt3", "--engine", "mysql", "--sf", "0.1", flag, "8.0"]);
+        assert!(o.status.success(), "{flag}: {}", stderr(&o));
+        stdout(&o)
+    };
+    let text = dbt3("--release");
+    assert!(text.contains("on MySQL 8.0"), "{text}");
+    assert_eq!(dbt3("--version"), text);
+    assert_eq!(dbt3("--engine-version"), text);
+    let help = String::from_utf8_lossy(&run(&["dbt3", "--help"]).stdout).into_owned();
+    assert!(help.contains("--release <RELEASE>"), "{help}");
+    assert!(!help.contains("--version"), "{help}");
+    assert!(!help.contains("--engine-version"), "{help}");
+    assert!(help.contains("no plan trees"), "{help}");
+    for cmd in ["explain", "sweep", "simulate", "fit"] {
+        let help = String::from_utf8_lossy(&run(&[cmd, "--help"]).stdout).into_owned();
+        assert!(help.contains("--release <RELEASE>"), "{cmd}: {help}");
+        assert!(!help.contains("--engine-version"), "{cmd}: {help}");
+    }
+    // A release of the wrong engine is named by the option's name.
+    let o = run(&["dbt3", "--engine", "mysql", "--release", "16"]);
+    assert_fails(&o, 2, "--release");
 }

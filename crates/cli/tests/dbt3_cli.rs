@@ -359,16 +359,17 @@ fn bad_input_exits_2_with_one_line_naming_it() {
             vec!["--baseline", "pg-ssd", "PostgreSQL"],
         ),
         (
-            base(&["--version", "16"]),
-            vec!["--version", "PostgreSQL 16"],
+            base(&["--release", "16"]),
+            vec!["--release", "PostgreSQL 16"],
         ),
-        (base(&["--version", "9.9"]), vec!["--version", "9.9"]),
+        (base(&["--release", "9.9"]), vec!["--release", "9.9"]),
+        // The old name still runs, and errors use the new one.
+        (base(&["--version", "9.9"]), vec!["--release", "9.9"]),
         (base(&["--timings", "0"]), vec!["--timings"]),
         (
             vec!["dbt3", "--engine", "mysql", "--profile", "no-such-machine"],
             vec!["no-such-machine"],
         ),
-        (vec!["dbt3", "--engine", "mysql"], vec!["--profile"]),
         (
             vec!["dbt3", "--engine", "oracle", "--profile", "wl8737-memory"],
             vec!["oracle"],
