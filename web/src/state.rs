@@ -56,6 +56,9 @@ pub enum Action {
     Load(String),
     DismissLinkProblems,
     SetKnob(Knob, f64),
+    /// A value typed into a knob's entry, read as the engine reads it (PostgreSQL memory
+    /// with units: `64MB`, or a bare number in the parameter's base unit).
+    SetKnobText(Knob, String),
     ResetKnob(Knob),
     ResetEngine(Engine),
     Preset(&'static str),
@@ -89,6 +92,7 @@ impl Reducible for State {
         next.history = match action {
             Action::Load(_) | Action::DismissLinkProblems => HistoryWrite::None,
             Action::SetKnob(..)
+            | Action::SetKnobText(..)
             | Action::SetSweep { .. }
             | Action::SetScaleFactor(_)
             | Action::SetLogY(_) => HistoryWrite::Replace,
@@ -105,6 +109,14 @@ impl Reducible for State {
             }
             Action::DismissLinkProblems => next.link_problems.clear(),
             Action::SetKnob(knob, value) => match s.knobs.set(knob, value) {
+                Ok(()) => {
+                    next.knob_errors.remove(&knob);
+                }
+                Err(e) => {
+                    next.knob_errors.insert(knob, e.to_string());
+                }
+            },
+            Action::SetKnobText(knob, text) => match s.knobs.set_text(knob, &text) {
                 Ok(()) => {
                     next.knob_errors.remove(&knob);
                 }

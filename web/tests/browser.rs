@@ -76,6 +76,28 @@ fn rejected_value_keeps_the_last_valid_one() {
     assert!(fixed.knob_errors.is_empty());
 }
 
+/// The entry fields read PostgreSQL's memory as SET does; a refused entry names the value
+/// and the units, and the knob keeps its value.
+#[wasm_bindgen_test]
+fn memory_entries_take_postgresql_units() {
+    let state = Rc::new(State::default());
+    let k = Knob::EffectiveCacheSize;
+    let s = state.reduce(Action::SetKnobText(k, "64".into()));
+    assert_eq!(s.scenario.knobs.get(k), 0.5);
+    assert_eq!(k.def().show_value(0.5).as_deref(), Some("512kB"));
+    let s = s.reduce(Action::SetKnobText(k, "4GB".into()));
+    assert_eq!(s.scenario.knobs.get(k), 4096.0);
+    let bad = s.reduce(Action::SetKnobText(k, "64mb".into()));
+    assert_eq!(bad.scenario.knobs.get(k), 4096.0);
+    let e = &bad.knob_errors[&k];
+    assert!(
+        e.contains("`64mb`") && e.contains("B, kB, MB, GB and TB"),
+        "{e}"
+    );
+    let ok = bad.reduce(Action::SetKnobText(Knob::WorkMem, "64MB".into()));
+    assert_eq!(ok.scenario.knobs.get(Knob::WorkMem), 65_536.0);
+}
+
 #[wasm_bindgen_test]
 fn presets_and_resets_move_only_their_engine() {
     let state = Rc::new(State::default());

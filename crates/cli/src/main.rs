@@ -110,7 +110,10 @@ struct Common {
     /// Scenario file (costlab import writes one).
     #[arg(long)]
     scenario: PathBuf,
-    /// Override a knob: name=value (engine parameter name or URL key); repeatable.
+    /// Override a knob: name=value (engine parameter name or URL key); PostgreSQL's values
+    /// as SET reads them (work_mem=64MB, effective_cache_size=4GB; a bare number is in the
+    /// parameter's base unit: kB for work_mem, 8kB pages for effective_cache_size);
+    /// repeatable.
     #[arg(long = "set", value_name = "NAME=VALUE")]
     sets: Vec<String>,
     /// PostgreSQL: turn off plan types (seqscan, indexscan, indexonlyscan, bitmapscan, sort).
@@ -216,7 +219,10 @@ struct MachineArgs {
     /// Scenario file (costlab import writes one).
     #[arg(long)]
     scenario: Option<PathBuf>,
-    /// Override a knob: name=value (engine parameter name or URL key); repeatable.
+    /// Override a knob: name=value (engine parameter name or URL key); PostgreSQL's values
+    /// as SET reads them (work_mem=64MB, effective_cache_size=4GB; a bare number is in the
+    /// parameter's base unit: kB for work_mem, 8kB pages for effective_cache_size);
+    /// repeatable.
     #[arg(long = "set", value_name = "NAME=VALUE")]
     sets: Vec<String>,
     /// PostgreSQL: turn off plan types (seqscan, indexscan, indexonlyscan, bitmapscan, sort).
@@ -304,7 +310,8 @@ struct Dbt3Args {
     cold: bool,
     #[command(flatten)]
     server: ServerArgs,
-    /// Override a knob of the current constants: name=value; repeatable.
+    /// Override a knob of the current constants: name=value, PostgreSQL's as SET reads them
+    /// (work_mem=64MB; a bare number is in the parameter's base unit); repeatable.
     #[arg(long = "set", value_name = "NAME=VALUE")]
     sets: Vec<String>,
     /// Preset the baseline is (e.g. mysql-5.7, wl8737-alt1, pg-default); default: the

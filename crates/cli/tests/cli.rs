@@ -581,3 +581,74 @@ fn release_is_release_and_version_is_the_tools() {
     let o = run(&["dbt3", "--engine", "mysql", "--release", "16"]);
     assert_fails(&o, 2, "--release");
 }
+
+/// `--set` reads PostgreSQL's memory settings as `SET` does: units (case-sensitive) or a
+/// bare number in the parameter's base unit (effective_cache_size: 8 kB pages, so 64 is
+/// 512 kB, as `SET effective_cache_size = 64; SHOW effective_cache_size` prints in
+/// PostgreSQL 15). The index scan's cost (Mackert-Lohman over effective_cache_size) shows
+/// which value the model got.
+#[test]
+fn set_reads_postgresql_units_as_set_does() {
+    let index_cost = |set: Option<&str>| -> f64 {
+        let mut args = vec![
+            "simulate",
+            "--engine",
+            "postgres",
+            "--profile",
+            "nvme-consumer-gen4",
+            "--workload",
+            "t1",
+            "--fraction",
+            "0.01",
+            "--json",
+        ];
+        if let Some(s) = set {
+            args.extend(["--set", s]);
+        }
+        let o = run(&args);
+        assert!(o.status.success(), "{set:?}: {}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+        v["candidates"]
+            .as_array()
+            .expect("candidates")
+            .iter()
+            .find(|c| c["key"] == "index:k7")
+            .and_then(|c| c["cost"].as_f64())
+            .expect("index:k7 cost")
+    };
+    let pages64 = index_cost(Some("effective_cache_size=64"));
+    assert_eq!(pages64, index_cost(Some("effective_cache_size=512kB")));
+    assert_ne!(pages64, index_cost(Some("effective_cache_size=64MB")));
+    // The default is 4GB = 524288 pages.
+    let default = index_cost(None);
+    assert_eq!(default, index_cost(Some("effective_cache_size=4GB")));
+    assert_eq!(default, index_cost(Some("effective_cache_size=524288")));
+    assert_ne!(default, pages64);
+    assert_eq!(
+        index_cost(Some("random_page_cost=1.1")),
+        index_cost(Some("rpc=1.1"))
+    );
+    for (set, value) in [
+        ("work_mem=64mb", "`64mb`"),
+        ("effective_cache_size=4 GiB", "`4 GiB`"),
+        ("work_mem=64KB", "`64KB`"),
+    ] {
+        let o = run(&[
+            "simulate",
+            "--engine",
+            "postgres",
+            "--profile",
+            "nvme-consumer-gen4",
+            "--workload",
+            "t1",
+            "--set",
+            set,
+        ]);
+        assert_fails(&o, 2, value);
+        assert!(
+            stderr(&o).contains("B, kB, MB, GB and TB"),
+            "{}",
+            stderr(&o)
+        );
+    }
+}
