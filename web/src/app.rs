@@ -14,17 +14,9 @@ use costlab_core::analysis::{self, path_label};
 use costlab_core::knobs::{Engine, EngineVersion, Knob, PRESETS};
 use costlab_core::scenario::{CacheState, InnodbCacheReport, ServerSettings, View};
 use costlab_core::scenario::{Engines, Workload};
-use costlab_core::sim::profile::{Confidence, MachineProfile};
+use costlab_core::sim::profile::MachineProfile;
 use costlab_core::url::{self, EmbedOptions};
 use yew::prelude::*;
-
-fn confidence(c: Confidence) -> &'static str {
-    match c {
-        Confidence::Measured => "measured",
-        Confidence::Vendor => "vendor figure",
-        Confidence::Derived => "derived",
-    }
-}
 
 fn bytes(b: f64) -> String {
     if b >= 1024f64.powi(4) {
@@ -189,7 +181,7 @@ pub fn app() -> Html {
                 <label for="machine">{ "Profile" }</label>
                 <Select id="machine" value={s.machine.clone()}
                     options={profiles.iter().map(|p| (AttrValue::from(p.id.clone()),
-                        AttrValue::from(format!("{} [{}]", p.label, confidence(p.confidence))),
+                        AttrValue::from(format!("{} [{}]", p.label, p.confidence_summary())),
                         Some(AttrValue::from(p.source.clone())))).collect::<Vec<_>>()}
                     onchange={let d = dispatch.clone(); move |v: String| d.emit(Action::SetMachine(v))} />
             </div>
@@ -203,7 +195,10 @@ pub fn app() -> Html {
                 <p class="note machine-source">
                     { format!("{} · buffer {} · RAM {} · {}", device_summary(p), bytes(p.buffer_pool_bytes), bytes(p.ram_bytes),
                         if p.bypass_os_cache { "O_DIRECT" } else { "buffered I/O" }) }
-                    <br />{ format!("Source ({}): {}", confidence(p.confidence), p.source) }
+                    <br />{ format!("Source ({}): {}", p.confidence_summary(), p.source) }
+                    { for p.figures.iter().map(|f| html! {
+                        <><br />{ format!("{}: {} ({})", f.figure, f.confidence.label(), f.source) }</>
+                    }) }
                 </p>
                 if s.engines.list().contains(&Engine::Mysql) {
                     { server_settings(s.server, &dispatch) }

@@ -309,12 +309,9 @@ mod read {
             id: text(v, "id")?,
             label: text(v, "label")?,
             source: text(v, "source")?,
-            confidence: match text(v, "confidence")?.as_str() {
-                "measured" => Confidence::Measured,
-                "vendor" => Confidence::Vendor,
-                "derived" => Confidence::Derived,
-                _ => return None,
-            },
+            confidence: Confidence::parse(&text(v, "confidence")?)?,
+            // Calibration files are measured throughout: no per-figure sources.
+            figures: Vec::new(),
             device: Device {
                 seq_read_mbps: num(&d, "seq_read_mbps")?,
                 random_8k: random(&get(&d, "random_8k"))?,

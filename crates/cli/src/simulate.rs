@@ -63,10 +63,11 @@ fn check_shape(v: &Value, t: &Value, path: &str, warnings: &mut Vec<String>) -> 
     }
     if last == "confidence" {
         if let Value::String(c) = v {
-            if !["measured", "vendor", "derived"].contains(&c.as_str()) {
+            if Confidence::parse(c).is_none() {
+                let known: Vec<&str> = Confidence::ALL.iter().map(|c| c.id()).collect();
                 return Err(Error::invalid(
                     field,
-                    format!("`{c}` is not one of measured, vendor, derived"),
+                    format!("`{c}` is not one of {}", known.join(", ")),
                 ));
             }
         }
@@ -104,11 +105,7 @@ fn check_shape(v: &Value, t: &Value, path: &str, warnings: &mut Vec<String>) -> 
 }
 
 pub fn confidence_name(c: Confidence) -> &'static str {
-    match c {
-        Confidence::Measured => "measured",
-        Confidence::Vendor => "vendor",
-        Confidence::Derived => "derived",
-    }
+    c.id()
 }
 
 /// Who the profile is, without its numbers.
@@ -116,7 +113,10 @@ pub fn confidence_name(c: Confidence) -> &'static str {
 pub struct ProfileInfo {
     pub id: String,
     pub label: String,
+    /// The weakest figure's confidence.
     pub confidence: Confidence,
+    /// Figure by figure, strongest first ("measured: random read at QD1; assumed: ...").
+    pub confidence_by_figure: String,
     pub source: String,
 }
 
@@ -126,12 +126,14 @@ impl ProfileInfo {
             id: p.id.clone(),
             label: p.label.clone(),
             confidence: p.confidence,
+            confidence_by_figure: p.confidence_summary(),
             source: p.source.clone(),
         }
     }
 }
 
-/// `simulate --list-profiles` as text: id, confidence, label, and the source below.
+/// `simulate --list-profiles` as text: id, confidence (the weakest figure's), label, then
+/// the source and each figure's confidence and source below.
 pub fn profiles_text(profiles: &[MachineProfile]) -> String {
     let mut s = format!("{:<20} {:<10} label / source\n", "id", "confidence");
     for p in profiles {
@@ -143,6 +145,15 @@ pub fn profiles_text(profiles: &[MachineProfile]) -> String {
             "",
             p.source
         ));
+        for f in &p.figures {
+            s.push_str(&format!(
+                "{:<31} {}: {} ({})\n",
+                "",
+                f.figure,
+                f.confidence.label(),
+                f.source
+            ));
+        }
     }
     s
 }
@@ -173,7 +184,7 @@ impl Machine {
             self.version.label(),
             self.profile.id,
             self.profile.label,
-            confidence_name(self.profile.confidence),
+            self.profile.confidence_summary(),
             if self.profile.warm_cache {
                 "warm"
             } else {

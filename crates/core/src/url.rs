@@ -594,11 +594,7 @@ fn profile_pairs(p: &MachineProfile) -> Vec<(String, String)> {
 }
 
 fn confidence_key(c: Confidence) -> &'static str {
-    match c {
-        Confidence::Measured => "measured",
-        Confidence::Vendor => "vendor",
-        Confidence::Derived => "derived",
-    }
+    c.id()
 }
 
 fn profile_from_pairs(pairs: &[(String, String)]) -> crate::Result<MachineProfile> {
@@ -607,6 +603,8 @@ fn profile_from_pairs(pairs: &[(String, String)]) -> crate::Result<MachineProfil
     p.label = "Custom machine".into();
     p.source = "edited in the playground; shared by link".into();
     p.confidence = Confidence::Derived;
+    // Edited figures: the base profile's sources no longer hold.
+    p.figures.clear();
     let bad = |k: &str, v: &str| {
         crate::Error::invalid(
             format!("custom machine {k}"),
@@ -617,14 +615,7 @@ fn profile_from_pairs(pairs: &[(String, String)]) -> crate::Result<MachineProfil
         let n = || v.parse::<f64>().map_err(|_| bad(k, v));
         match k.as_str() {
             "p.name" => p.label = v.chars().take(80).collect(),
-            "p.conf" => {
-                p.confidence = match v.as_str() {
-                    "measured" => Confidence::Measured,
-                    "vendor" => Confidence::Vendor,
-                    "derived" => Confidence::Derived,
-                    _ => return Err(bad(k, v)),
-                }
-            }
+            "p.conf" => p.confidence = Confidence::parse(v).ok_or_else(|| bad(k, v))?,
             "p.seq" => p.device.seq_read_mbps = n()?,
             "p.r8" => p.device.random_8k.qd1_latency_us = n()?,
             "p.q8" => p.device.random_8k.iops_by_qd = parse_qd_curve(v).ok_or_else(|| bad(k, v))?,
