@@ -857,6 +857,19 @@ pub fn describe(s: &Scenario) -> String {
         }
     }
     parts.push(crate::analysis::machine_label(s));
+    if s.engines.list().contains(&Engine::Mysql)
+        && s.server != ServerSettings::preset_for_scenario_machine(&s.machine)
+    {
+        parts.push(format!(
+            "InnoDB cache report {}, batched key access {}",
+            s.server.innodb_cache_report.id(),
+            if s.server.batched_key_access {
+                "on"
+            } else {
+                "off"
+            }
+        ));
+    }
     if s.cache == CacheState::Cold {
         parts.push("cold cache".into());
     }
@@ -1110,6 +1123,14 @@ mod tests {
         let link = encode(&s, &EmbedOptions::default());
         assert!(!link.contains("bka") && !link.contains("icr"), "{link}");
         assert_eq!(decode(&link).scenario.server, ServerSettings::DEFAULT);
+        let mut s = Scenario::default();
+        s.server.batched_key_access = true;
+        assert!(
+            describe(&s).contains("batched key access on"),
+            "{}",
+            describe(&s)
+        );
+        assert!(!describe(&Scenario::default()).contains("batched"));
         let d = decode("v=1&icr=some&bka=2");
         assert_eq!(d.problems.len(), 2, "{:?}", d.problems);
         assert_eq!(d.scenario, Scenario::default());
