@@ -373,9 +373,17 @@ fn main() -> ExitCode {
                 let _ = e.print();
                 return ExitCode::SUCCESS;
             }
+            // `costlab dbt3 --version` with nothing after it: the old name of --release,
+            // typed by someone who likely wanted the tool's version.
+            let bare_version = std::env::args().last().as_deref() == Some("--version");
             let msg = if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
                 "a command is required: import, explain, sweep, simulate, fit, dbt3 or url"
                     .to_string()
+            } else if bare_version && e.kind() == ErrorKind::InvalidValue {
+                format!(
+                    "--version after a command is the old name of --release and needs a release (5.7, 8.0, 8.4, 15..18); this is costlab {}",
+                    env!("CARGO_PKG_VERSION")
+                )
             } else {
                 clap_one_line(&e.render().to_string())
             };

@@ -577,6 +577,14 @@ fn release_is_release_and_version_is_the_tools() {
         assert!(help.contains("--release <RELEASE>"), "{cmd}: {help}");
         assert!(!help.contains("--engine-version"), "{cmd}: {help}");
     }
+    // A bare `dbt3 --version` says what it is and which costlab this is.
+    let o = run(&["dbt3", "--engine", "mysql", "--version"]);
+    assert_fails(&o, 2, "old name of --release");
+    assert!(
+        stderr(&o).contains(&format!("costlab {}", env!("CARGO_PKG_VERSION"))),
+        "{}",
+        stderr(&o)
+    );
     // A release of the wrong engine is named by the option's name.
     let o = run(&["dbt3", "--engine", "mysql", "--release", "16"]);
     assert_fails(&o, 2, "--release");
