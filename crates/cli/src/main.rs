@@ -375,7 +375,7 @@ fn main() -> ExitCode {
             }
             // `costlab dbt3 --version` with nothing after it: the old name of --release,
             // typed by someone who likely wanted the tool's version.
-            let bare_version = std::env::args().last().as_deref() == Some("--version");
+            let bare_version = std::env::args().next_back().as_deref() == Some("--version");
             let msg = if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
                 "a command is required: import, explain, sweep, simulate, fit, dbt3 or url"
                     .to_string()
