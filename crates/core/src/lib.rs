@@ -8,6 +8,7 @@ pub mod analysis;
 pub mod calibration;
 pub mod catalog;
 pub mod error;
+pub mod guc;
 pub mod knobs;
 pub mod mysql;
 pub mod pg;
