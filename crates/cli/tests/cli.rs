@@ -586,6 +586,7 @@ fn simulate_and_dbt3_read_the_probes_calibration_file() {
     ]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(stderr(&o).contains("bad.json"), "{}", stderr(&o));
+}
 
 /// `costlab dbt3` without a machine plans and costs on the default profile and says which
 /// on stderr in one line; stdout is the same table as with that profile named.
