@@ -211,9 +211,10 @@ pub fn label_width(text: &str, font_px: f64) -> f64 {
     text.chars().count() as f64 * 0.6 * font_px
 }
 
-/// How many ticks an axis of `length_px` pixels over `range` can carry: the most (up to 10)
-/// whose labels, written by `format`, keep at least `gap_px` between each other. `extent`
-/// is the room a label takes along the axis (its width on the x axis, its height on y).
+/// How many ticks an axis of `length_px` pixels over `range` can carry: the most (up to 11,
+/// plotters' default, which a wide chart keeps) whose labels, written by `format`, keep at
+/// least `gap_px` between each other. `extent` is the room a label takes along the axis
+/// (its width on the x axis, its height on y).
 pub fn tick_count(
     range: (f64, f64),
     length_px: f64,
@@ -230,7 +231,7 @@ pub fn tick_count(
         return 2;
     }
     let coord = plotters::coord::types::RangedCoordf64::from(lo..hi);
-    for n in (2..=10usize).rev() {
+    for n in (2..=11usize).rev() {
         let ticks = coord.key_points(n);
         if ticks.len() < 2 {
             return n;
