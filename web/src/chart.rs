@@ -282,7 +282,13 @@ pub fn legend(data: &ChartData) -> Vec<LegendEntry> {
     match data {
         ChartData::Lines(c) => {
             let mut out = Vec::new();
-            if let Some(b) = &c.band {
+            if let Some(b) = c.band.as_ref().filter(|b| {
+                b.points
+                    .iter()
+                    .filter(|p| to_y(p.2, c.log_y).is_finite())
+                    .count()
+                    > 1
+            }) {
                 out.push(LegendEntry {
                     label: b.label.clone(),
                     swatch: Swatch::Fill {
@@ -301,7 +307,9 @@ pub fn legend(data: &ChartData) -> Vec<LegendEntry> {
                     },
                 });
             }
-            out.extend(c.series.iter().map(|s| LegendEntry {
+            // Only what is drawn: a path with no finite point in the sweep has no line.
+            let drawn = |s: &&Series| s.points.iter().any(|p| to_y(p.1, c.log_y).is_finite());
+            out.extend(c.series.iter().filter(drawn).map(|s| LegendEntry {
                 label: s.label.clone(),
                 swatch: Swatch::Line {
                     color: Some(s.color % PALETTE.len()),
