@@ -34,6 +34,14 @@ pub struct Band {
     pub points: Vec<(f64, f64, f64)>,
 }
 
+/// A vertical line at `x` with a label, and a shorter label for a plot too narrow for it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Marker {
+    pub x: f64,
+    pub label: String,
+    pub short: String,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct LineChart {
     pub x_label: String,
@@ -43,7 +51,7 @@ pub struct LineChart {
     pub envelope: Option<Series>,
     pub band: Option<Band>,
     /// Vertical markers (switch points) with their labels.
-    pub markers: Vec<(f64, String)>,
+    pub markers: Vec<Marker>,
     pub log_y: bool,
 }
 
@@ -496,7 +504,7 @@ fn draw_lines<DB: DrawingBackend>(
     let data_x = |p: f64| x0 + (p - left) / (right - left).max(1.0) * (x1 - x0);
     let data_y = |p: f64| y1 - (p - top) / (bottom - top).max(1.0) * (y1 - y0);
     let mut line_ends: Vec<f64> = Vec::new();
-    for (x, label) in &data.markers {
+    for Marker { x, label, short } in &data.markers {
         if *x >= x0 && *x <= x1 {
             chart
                 .draw_series(DashedLineSeries::new(
@@ -506,8 +514,12 @@ fn draw_lines<DB: DrawingBackend>(
                     theme.foreground.stroke_width(px(1.0)),
                 ))
                 .map_err(err)?;
-            let text = format!(" {label} ");
-            let width = label_width(&text, 13.0 * scale);
+            let mut text = format!(" {label} ");
+            let mut width = label_width(&text, 13.0 * scale);
+            if width > right - left {
+                text = format!(" {short} ");
+                width = label_width(&text, 13.0 * scale);
+            }
             let at = left + (x - x0) / (x1 - x0).max(f64::EPSILON) * (right - left);
             let start = if at + width > right {
                 (at - width).max(left)
