@@ -554,9 +554,10 @@ fn x_axis_labels_never_overlap_on_a_phone_or_a_wide_screen() {
             );
         }
         if size.0 >= 900 {
-            assert!(
-                ticks.len() >= 5,
-                "{size:?}: a wide chart keeps its labels: {ticks:?}"
+            assert_eq!(
+                ticks.len(),
+                11,
+                "{size:?}: a wide chart keeps plotters' 11 labels: {ticks:?}"
             );
         }
     }
