@@ -290,6 +290,15 @@ test('the DBT3 view fits a phone: the table scrolls inside its panel', async () 
     client: document.documentElement.clientWidth,
   }));
   assert.ok(scroll <= client, `page is ${scroll} px wide in a ${client} px window`);
+  // Scrolled to its last column, the table still names each row's query.
+  const { scrolled, q, panel } = await page.locator('#dbt3-mysql .table-scroll').evaluate((el) => {
+    el.scrollLeft = el.scrollWidth;
+    const q = el.querySelector('tbody th[scope="row"]').getBoundingClientRect();
+    return { scrolled: el.scrollLeft, q: { left: q.left, right: q.right }, panel: el.getBoundingClientRect().left };
+  });
+  assert.ok(scrolled > 0, 'the table scrolls inside its panel');
+  assert.ok(Math.abs(q.left - panel) <= 1, `the query column left the view: ${q.left} px, panel at ${panel} px`);
+  await page.screenshot({ path: join(SCREENSHOTS, 'dbt3-375.png') });
   assert.deepEqual(problems, []);
 });
 
