@@ -417,7 +417,7 @@ pub fn app() -> Html {
                     { for s.engines.list().into_iter().map(knob_panel) }
                     <SharePanel scenario={s.clone()} />
                 </aside>
-                <div class={classes!("views", (s.engines == Engines::Both).then_some("both"))}>
+                <div class={classes!("views", (s.engines == Engines::Both).then_some("both"), dbt3.then_some("dbt3-view"))}>
                     if dbt3 { <Dbt3View scenario={s.clone()} /> }
                     { for views.iter().enumerate().map(|(i, v)| match v {
                         Ok(v) => {
