@@ -452,7 +452,7 @@ fn validate(
     let table_pages = scenario.tables.first().map(|t| t.rows).unwrap_or(0.0);
     notes.push(format!(
         "t1: {rows} rows ({table_pages:.0} estimated), shared_buffers {}, {} RAM; warm: median \
-         of {} runs, each after a whole-table index scan of the random key (steady state); cold: {}",
+         of {} runs, each after an index scan of 5 % of the random key (steady state); cold: {}",
         settings.get("shared_buffers").cloned().unwrap_or_default(),
         format_args!("{:.0} GB", profile.ram_bytes / 1e9),
         opts.runs,
@@ -631,17 +631,20 @@ mod tests {
 }
 
 /// Leaves the caches as a workload over the whole table leaves them (the simulation's warm
-/// state, sim::time assumption 3): every page in the OS page cache and a random share of
-/// them in shared_buffers, by an index scan of the random key over the whole table (its
-/// heap fetches come in random page order, so an LRU-like buffer keeps a random subset).
-/// Repeating the measured query instead would leave exactly its own pages in
-/// shared_buffers, which no workload of different queries sees.
+/// state, sim::time assumption 3): every page in the OS page cache (the table is read
+/// whole before) and a random share of them in shared_buffers, by an index scan of the
+/// random key over a range no measured query reads (`i7` below 5 % of its domain; measured
+/// ranges start at 40 %): its heap fetches touch more random pages than shared_buffers
+/// holds, so the buffer ends up with a random subset of the table. Repeating the measured
+/// query instead would leave exactly its own pages in shared_buffers, which no workload of
+/// different queries sees.
 fn steady_state(c: &mut Client, session: &str, rows: u64) -> Result<(), String> {
     exec(
         c,
         &format!(
-            "{session} {} SELECT count(pad) FROM t1 WHERE i7 >= 0 AND i7 < {rows}",
-            set_switches(&["seqscan", "bitmapscan", "indexonlyscan"])
+            "{session} {} SELECT count(pad) FROM t1 WHERE i7 >= 0 AND i7 < {}",
+            set_switches(&["seqscan", "bitmapscan", "indexonlyscan"]),
+            rows / 20
         ),
     )
 }
