@@ -244,8 +244,19 @@ impl Parser {
                 {
                     i += 1;
                 }
-                // Qualified names (t.col) keep only the column.
+                // Qualified names (t.col) keep only the column. Every part must be a name:
+                // `t1.5`, `t.` and `a..b` are syntax errors in SQL, and keeping `5` as a
+                // column name would print as a query that reads back differently.
                 let word = &sql[s..i];
+                if !word
+                    .split('.')
+                    .all(|part| part.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
+                {
+                    return Err(Error::QueryParse {
+                        pos: s,
+                        msg: format!("`{word}` is not a name"),
+                    });
+                }
                 let word = word.rsplit('.').next().unwrap_or(word);
                 toks.push((s, Tok::Ident(word.to_string())));
             } else if c.is_ascii_digit()
@@ -675,6 +686,15 @@ mod tests {
                 "SELECT * FROM t WHERE d = date '1994-13-01'",
                 "date/time field value out of range: \"1994-13-01\"",
             ),
+            // Found by cargo xtask fuzz: the part after a dot was kept as a name even when
+            // it was a number, and the query printed as SQL that does not read back.
+            ("SELECT pk, i1.5e3 FROM t1", "`i1.5e3` is not a name"),
+            ("SELECT * FROM t.5 WHERE i7 > 5", "`t.5` is not a name"),
+            ("SELECT * FROM t1 WHERE t1. = 1", "`t1.` is not a name"),
+            (
+                "SELECT * FROM t1 WHERE t1..i7 = 1",
+                "`t1..i7` is not a name",
+            ),
             (
                 "SELECT * FROM t WHERE d = date '1995-02-30'",
                 "date/time field value out of range: \"1995-02-30\"",
@@ -683,6 +703,13 @@ mod tests {
             let err = Query::parse(sql).unwrap_err().to_string();
             assert!(err.contains(want), "{sql}: {err}");
         }
+    }
+
+    #[test]
+    fn qualified_names_keep_the_last_part() {
+        let q = Query::parse("SELECT * FROM public.t1 WHERE t1.i7 = 1 AND _x.i8 < 2").unwrap();
+        assert_eq!(q.table, "t1");
+        assert_eq!(q.sql(), "SELECT * FROM t1 WHERE i7 = 1 AND i8 < 2");
     }
 
     proptest::proptest! {
