@@ -27,12 +27,13 @@ use std::panic::AssertUnwindSafe;
 use std::time::{Duration, Instant};
 
 /// One parser under test: valid examples to mutate, tokens that mean something to it, and
-/// what to run on each input (panics are failures).
+/// what to run on each input (panics are failures; it returns whether the reader accepted
+/// the input, so a run shows how far past the parser its inputs get).
 pub struct Target {
     pub name: &'static str,
     pub examples: Vec<String>,
     pub tokens: Vec<String>,
-    pub run: fn(&str),
+    pub run: fn(&str) -> bool,
 }
 
 /// Inputs longer than this are cut: every reader refuses far shorter ones (links over 8,000
@@ -318,7 +319,7 @@ fn sql_tokens() -> Vec<String> {
     .collect()
 }
 
-fn run_link(s: &str) {
+fn run_link(s: &str) -> bool {
     let d = url::decode(s);
     if let Err(e) = d.scenario.validate() {
         panic!("decoded scenario does not validate: {e}");
@@ -334,26 +335,29 @@ fn run_link(s: &str) {
     assert!(d2.scenario == d.scenario, "re-encoded {again} differs");
     assert!(d2.embed == d.embed, "re-encoded {again}: embed differs");
     let _ = url::describe(&d.scenario);
+    d.problems.is_empty() && s.contains('=')
 }
 
-fn run_calibration(s: &str) {
-    if let Ok(p) = Calibration::from_json(s).and_then(|c| c.to_profile()) {
-        if let Err(e) = p.validate() {
-            panic!("profile from a valid calibration file does not validate: {e}");
-        }
+fn run_calibration(s: &str) -> bool {
+    let Ok(p) = Calibration::from_json(s).and_then(|c| c.to_profile()) else {
+        return false;
+    };
+    if let Err(e) = p.validate() {
+        panic!("profile from a valid calibration file does not validate: {e}");
     }
+    true
 }
 
-fn run_scenario_file(s: &str) {
+fn run_scenario_file(s: &str) -> bool {
     let Ok(f) = ScenarioFile::from_json(s) else {
-        return;
+        return false;
     };
     let Ok(knobs) = f.knobs() else {
         panic!("validated file has invalid knobs");
     };
     // A valid file's query is planned by both engines, as `costlab explain` would.
     let Some(Ok(q)) = f.query.as_deref().map(Query::parse) else {
-        return;
+        return true;
     };
     if let Ok(t) = f.table(&q.table) {
         let _ = costlab_core::pg::plan(
@@ -365,17 +369,20 @@ fn run_scenario_file(s: &str) {
         );
         let _ = costlab_core::mysql::plan(t, &q, &knobs, &costlab_core::mysql::MysqlEnv::default());
     }
+    true
 }
 
-fn run_sql(s: &str) {
-    if let Ok(q) = Query::parse(s) {
-        let text = q.sql();
-        match Query::parse(&text) {
-            Ok(back) => assert!(back == q, "`{text}` parses to another query"),
-            Err(e) => panic!("`{text}`, printed from a parsed query, does not parse: {e}"),
-        }
-        let _ = q.check(&costlab_core::workload::t1::t1_table());
+fn run_sql(s: &str) -> bool {
+    let Ok(q) = Query::parse(s) else {
+        return false;
+    };
+    let text = q.sql();
+    match Query::parse(&text) {
+        Ok(back) => assert!(back == q, "`{text}` parses to another query"),
+        Err(e) => panic!("`{text}`, printed from a parsed query, does not parse: {e}"),
     }
+    let _ = q.check(&costlab_core::workload::t1::t1_table());
+    true
 }
 
 /// The four parsers, with their examples.
@@ -551,6 +558,8 @@ impl Generator {
 pub struct Report {
     pub name: &'static str,
     pub inputs: u64,
+    /// Inputs the reader accepted (no panic, no error).
+    pub accepted: u64,
     pub wall: Duration,
     pub slowest: Duration,
     pub slowest_input: String,
@@ -591,8 +600,9 @@ fn install_hook() {
     });
 }
 
-/// Runs one input, catching a panic: Err(message) if it panicked.
-pub fn run_one(t: &Target, input: &str) -> Result<(), String> {
+/// Runs one input, catching a panic: whether the reader accepted it, or Err(message) if it
+/// panicked.
+pub fn run_one(t: &Target, input: &str) -> Result<bool, String> {
     install_hook();
     CAUGHT.with(|c| *c.borrow_mut() = Some(None));
     let result = std::panic::catch_unwind(AssertUnwindSafe(|| (t.run)(input)));
@@ -620,6 +630,7 @@ pub fn fuzz(t: &Target, inputs: u64, seed: u64) -> Report {
     let mut report = Report {
         name: t.name,
         inputs,
+        accepted: 0,
         wall: Duration::ZERO,
         slowest: Duration::ZERO,
         slowest_input: String::new(),
@@ -636,10 +647,13 @@ pub fn fuzz(t: &Target, inputs: u64, seed: u64) -> Report {
             report.slowest = took;
             report.slowest_input = input.clone();
         }
-        if let Err(message) = result {
-            report.panics += 1;
-            if report.first_panics.len() < 5 {
-                report.first_panics.push((input, message));
+        match result {
+            Ok(accepted) => report.accepted += u64::from(accepted),
+            Err(message) => {
+                report.panics += 1;
+                if report.first_panics.len() < 5 {
+                    report.first_panics.push((input, message));
+                }
             }
         }
     }

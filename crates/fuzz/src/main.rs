@@ -39,16 +39,17 @@ fn main() -> ExitCode {
     }
     println!("{inputs} inputs per parser, seed {seed}");
     println!(
-        "{:<14} {:>10} {:>9} {:>12} {:>9} {:>7}",
-        "parser", "inputs", "wall s", "slowest ms", "peak MB", "panics"
+        "{:<14} {:>10} {:>9} {:>9} {:>12} {:>9} {:>7}",
+        "parser", "inputs", "accepted", "wall s", "slowest ms", "peak MB", "panics"
     );
     let (mut passed, mut failed) = (0, 0);
     for t in &targets {
         let r = costlab_fuzz::fuzz(t, inputs, seed);
         println!(
-            "{:<14} {:>10} {:>9.1} {:>12.2} {:>9} {:>7}",
+            "{:<14} {:>10} {:>9} {:>9.1} {:>12.2} {:>9} {:>7}",
             r.name,
             r.inputs,
+            r.accepted,
             r.wall.as_secs_f64(),
             r.slowest.as_secs_f64() * 1e3,
             r.peak_kb
