@@ -23,6 +23,11 @@ pub const VERSION: u32 = 1;
 pub const MAX_FRAGMENT: usize = 8000;
 /// Most pairs read from one link.
 const MAX_PAIRS: usize = 200;
+/// Longest custom machine name a link carries, in characters; longer names are cut, by the
+/// encoder and the decoder alike. A measured machine's name ("Measured: <CPU model>, <file
+/// system> on <device> (<model>)") is often over 80 characters, the limit before; even
+/// fully percent-encoded (12 bytes a character) 200 keep a link far below [`MAX_FRAGMENT`].
+pub const MAX_NAME_CHARS: usize = 200;
 
 /// What went wrong with part of a link; the rest of it was used.
 #[derive(Clone, Debug, PartialEq)]
@@ -557,7 +562,7 @@ fn parse_qd_curve(v: &str) -> Option<Vec<QdPoint>> {
 /// the defaults of any built-in profile.
 fn profile_pairs(p: &MachineProfile) -> Vec<(String, String)> {
     let mut v: Vec<(&str, String)> = vec![
-        ("p.name", p.label.clone()),
+        ("p.name", p.label.chars().take(MAX_NAME_CHARS).collect()),
         ("p.conf", confidence_key(p.confidence).into()),
         ("p.seq", num(p.device.seq_read_mbps)),
         ("p.r8", num(p.device.random_8k.qd1_latency_us)),
@@ -610,7 +615,7 @@ fn profile_from_pairs(pairs: &[(String, String)]) -> crate::Result<MachineProfil
     for (k, v) in pairs.iter().filter(|(k, _)| k.starts_with("p.")) {
         let n = || v.parse::<f64>().map_err(|_| bad(k, v));
         match k.as_str() {
-            "p.name" => p.label = v.chars().take(80).collect(),
+            "p.name" => p.label = v.chars().take(MAX_NAME_CHARS).collect(),
             "p.conf" => {
                 p.confidence = match v.as_str() {
                     "measured" => Confidence::Measured,
@@ -1215,6 +1220,34 @@ mod tests {
         }
     }
 
+    /// A measured machine's name as `Calibration::to_profile` writes it is over the old
+    /// limit of 80 characters and travels whole; a name over [`MAX_NAME_CHARS`] comes back
+    /// as its start, in a link still far below the size limit.
+    #[test]
+    fn long_names_travel_up_to_the_limit() {
+        let measured =
+            "Measured: AMD EPYC 7763 64-Core Processor, ext4 on nvme0n1 (Samsung SSD 980 PRO 1TB)";
+        assert!(measured.chars().count() > 80);
+        let long: String = "🙂".repeat(MAX_NAME_CHARS + 50);
+        for (name, want) in [
+            (measured.to_string(), measured.to_string()),
+            (long.clone(), "🙂".repeat(MAX_NAME_CHARS)),
+        ] {
+            let mut p = custom_base();
+            p.label = name;
+            let s = Scenario {
+                machine: CUSTOM_MACHINE.into(),
+                custom_machine: Some(p),
+                ..Scenario::default()
+            };
+            let link = encode(&s, &EmbedOptions::default());
+            assert!(link.len() < MAX_FRAGMENT / 2, "{} characters", link.len());
+            let d = decode(&link);
+            assert_eq!(d.problems, vec![]);
+            assert_eq!(d.scenario.custom_machine.unwrap().label, want);
+        }
+    }
+
     /// What `profile_from_pairs` makes of a link before its `p.*` values: the fields a link
     /// does not carry.
     fn custom_base() -> MachineProfile {
@@ -1241,7 +1274,7 @@ mod tests {
     }
 
     /// Any scenario the page can hold: every string a link carries (the custom machine's
-    /// name is free text, any Unicode up to the 80 characters a link keeps; the others are
+    /// name is free text, any Unicode up to the characters a link keeps; the others are
     /// ids) and every number within its allowed range.
     fn arb_scenario() -> impl proptest::strategy::Strategy<Value = Scenario> {
         use proptest::prelude::*;
@@ -1269,7 +1302,7 @@ mod tests {
             )
             .prop_map(|id| (id, None)),
             (
-                prop::collection::vec(any::<char>(), 0..=80),
+                prop::collection::vec(any::<char>(), 0..=MAX_NAME_CHARS),
                 prop::sample::select(vec![
                     Confidence::Measured,
                     Confidence::Vendor,
