@@ -4,6 +4,7 @@
 //! them as text tables or JSON.
 
 use costlab_core::analysis;
+use costlab_core::calibration::Calibration;
 use costlab_core::catalog::Table;
 use costlab_core::knobs::{Engine, EngineVersion, Knob, KnobValues, Scale};
 use costlab_core::pg::{self, PgOptions};
@@ -27,6 +28,19 @@ const OPTIONAL: [&str; 3] = ["skip_read_us", "iops_cap", "mbps_cap"];
 pub fn profile_from_json(text: &str) -> Result<(MachineProfile, Vec<String>)> {
     let value: Value = serde_json::from_str(text)
         .map_err(|e| Error::invalid("profile file", format!("not JSON: {e}")))?;
+    // The probe's own file: a calibration (medians with intervals), not a profile. Read it
+    // the way the page does.
+    if value.get("costlab_calibration").is_some() {
+        let cal = Calibration::from_json(text)?;
+        let profile = cal.to_profile()?;
+        let mut warnings: Vec<String> = cal
+            .warnings
+            .iter()
+            .map(|w| format!("calibration: {w}"))
+            .collect();
+        warnings.extend(profile.warnings());
+        return Ok((profile, warnings));
+    }
     // serde_json's type errors do not say where; find the field against a full profile.
     let mut template = builtin::find("hdd-7200")?;
     template.device.iops_cap = Some(1.0);
@@ -161,7 +175,7 @@ impl Machine {
     }
 
     pub fn simulator(&self) -> Result<Simulator> {
-        Simulator::new(&self.profile, self.engine())
+        Simulator::for_release(&self.profile, self.version)
     }
 
     fn header(&self) -> String {

@@ -529,3 +529,61 @@ fn url_decode_and_encode_round_trip_and_report_bad_parts() {
         "format version 9",
     );
 }
+
+/// The probe's own calibration file is a machine profile for `simulate` and `dbt3`, as their
+/// help says (it used to be refused: "invalid buffer_hit_ns: expected a number, got an
+/// object").
+#[test]
+fn simulate_and_dbt3_read_the_probes_calibration_file() {
+    let file =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../static/calibration/this-ci-machine.json");
+    let file = file.to_str().expect("utf-8");
+    let o = run(&[
+        "simulate",
+        "--engine",
+        "mysql",
+        "--workload",
+        "t1",
+        "--fraction",
+        "0.09",
+        "--profile-file",
+        file,
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON report");
+    // The calibration's creation date names the profile it becomes.
+    assert_eq!(v["profile"]["id"], "measured-2026-11-30", "{v}");
+    assert_eq!(v["profile"]["confidence"], "measured");
+    let o = run(&[
+        "dbt3",
+        "--engine",
+        "mysql",
+        "--sf",
+        "1",
+        "--profile-file",
+        file,
+        "--query",
+        "6",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("measured-2026-11-30"), "{}", stdout(&o));
+    // A calibration file that is not valid is refused with the field named.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bad = dir.path().join("bad.json");
+    let text = std::fs::read_to_string(file).expect("read the sample");
+    std::fs::write(&bad, text.replacen("\"cpus\": 2", "\"cpus\": -2", 1)).expect("write");
+    let o = run(&[
+        "simulate",
+        "--engine",
+        "mysql",
+        "--workload",
+        "t1",
+        "--fraction",
+        "0.09",
+        "--profile-file",
+        bad.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("bad.json"), "{}", stderr(&o));
+}

@@ -188,7 +188,7 @@ fn t1_range(scenario: &Scenario) -> Result<(f64, f64)> {
 /// Costs of every path along the scenario's sweep, for one engine.
 pub fn engine_curves(scenario: &Scenario, engine: Engine) -> Result<EngineCurves> {
     let planner = Planner::new(scenario, engine)?;
-    let sim = Simulator::new(&machine(scenario)?, engine)?;
+    let sim = Simulator::for_release(&machine(scenario)?, scenario.version_of(engine))?;
     let (from, to) = t1_range(scenario)?;
     // Each sample is planned once: its costs go to the sweep, its candidates' times here.
     let mut sample_times: Vec<Vec<(crate::plan::Name, f64)>> = Vec::with_capacity(SWEEP_POINTS);
@@ -359,7 +359,7 @@ pub fn fit_flip_knob(
 ) -> Result<sim::regret::Fit1> {
     let knob = scenario.flip_knob;
     let planner = Planner::new(scenario, engine)?;
-    let sim = Simulator::new(&machine(scenario)?, engine)?;
+    let sim = Simulator::for_release(&machine(scenario)?, scenario.version_of(engine))?;
     let (from, to) = t1_range(scenario)?;
     let xs = crate::sweep::sample_points(from, to, points.max(2), Spacing::Linear)?;
     let range = flip_range(knob, scenario.knobs.get(knob));

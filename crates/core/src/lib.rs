@@ -19,6 +19,7 @@ pub mod scenario_file;
 pub mod sim;
 pub mod sweep;
 pub mod url;
+pub mod validation;
 pub mod workload;
 
 pub use error::{Error, Result};

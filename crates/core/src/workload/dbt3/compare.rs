@@ -82,7 +82,7 @@ impl Dbt3Planner {
         Ok(Dbt3Planner {
             engine,
             queries: all(sf)?,
-            sim: Simulator::new(machine, version.engine())?,
+            sim: Simulator::for_release(machine, version)?,
             sf,
         })
     }
