@@ -23,7 +23,7 @@ function core(mbrc) {
   if (!process.env.COSTLAB_CLI) return null;
   try {
     const out = execFileSync(process.env.COSTLAB_CLI, [
-      'dbt3', '--engine', 'mysql', '--version', '5.7', '--sf', '10', '--profile', 'wl8737-memory',
+      'dbt3', '--engine', 'mysql', '--release', '5.7', '--sf', '10', '--profile', 'wl8737-memory',
       '--baseline', 'mysql-5.7', '--set', `memory_block_read_cost=${mbrc}`, '--json',
     ], { stdio: ['ignore', 'pipe', 'pipe'] });
     return JSON.parse(out);

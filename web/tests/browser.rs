@@ -76,6 +76,28 @@ fn rejected_value_keeps_the_last_valid_one() {
     assert!(fixed.knob_errors.is_empty());
 }
 
+/// The entry fields read PostgreSQL's memory as SET does; a refused entry names the value
+/// and the units, and the knob keeps its value.
+#[wasm_bindgen_test]
+fn memory_entries_take_postgresql_units() {
+    let state = Rc::new(State::default());
+    let k = Knob::EffectiveCacheSize;
+    let s = state.reduce(Action::SetKnobText(k, "64".into()));
+    assert_eq!(s.scenario.knobs.get(k), 0.5);
+    assert_eq!(k.def().show_value(0.5).as_deref(), Some("512kB"));
+    let s = s.reduce(Action::SetKnobText(k, "4GB".into()));
+    assert_eq!(s.scenario.knobs.get(k), 4096.0);
+    let bad = s.reduce(Action::SetKnobText(k, "64mb".into()));
+    assert_eq!(bad.scenario.knobs.get(k), 4096.0);
+    let e = &bad.knob_errors[&k];
+    assert!(
+        e.contains("`64mb`") && e.contains("B, kB, MB, GB and TB"),
+        "{e}"
+    );
+    let ok = bad.reduce(Action::SetKnobText(Knob::WorkMem, "64MB".into()));
+    assert_eq!(ok.scenario.knobs.get(Knob::WorkMem), 65_536.0);
+}
+
 #[wasm_bindgen_test]
 fn presets_and_resets_move_only_their_engine() {
     let state = Rc::new(State::default());
@@ -91,6 +113,34 @@ fn presets_and_resets_move_only_their_engine() {
     let bad = s.clone().reduce(Action::SetSweep { from: 0.5, to: 0.1 });
     assert!(bad.error.as_deref().unwrap_or("").contains("sweep range"));
     assert_eq!(bad.scenario.workload, s.scenario.workload);
+}
+
+/// Picking the seed's profile presets the seed's server; a loaded profile whose id is the
+/// seed's presets nothing; the settings travel in the link.
+#[wasm_bindgen_test]
+fn server_settings_preset_by_picking_never_by_a_files_id() {
+    use costlab_core::scenario::{InnodbCacheReport, ServerSettings};
+    let state = Rc::new(State::default());
+    let nvme = state.reduce(Action::SetMachine("nvme-consumer-gen4".into()));
+    assert_eq!(nvme.scenario.server, ServerSettings::DEFAULT);
+    let disk = nvme
+        .clone()
+        .reduce(Action::SetMachine("wl8737-disk".into()));
+    assert_eq!(disk.scenario.server, ServerSettings::WL8737_DISK);
+    let file = costlab_core::sim::builtin::find("wl8737-disk").unwrap();
+    assert_eq!(file.id, "wl8737-disk");
+    let loaded = nvme.reduce(Action::SetCustomMachine(Box::new(file)));
+    assert_eq!(loaded.scenario.server, ServerSettings::DEFAULT);
+    let set = loaded.reduce(Action::SetServer(ServerSettings {
+        innodb_cache_report: InnodbCacheReport::Heuristic,
+        batched_key_access: true,
+    }));
+    let link = costlab_core::url::encode(&set.scenario, &set.embed);
+    assert!(
+        link.contains("icr=heuristic") && link.contains("bka=1"),
+        "{link}"
+    );
+    assert_eq!(State::from_link(&link).scenario.server, set.scenario.server);
 }
 
 #[wasm_bindgen_test]
@@ -180,6 +230,7 @@ fn dbt3_request(id: u64, fragment: &str) -> Request {
             .map(|e| s.version_of(e))
             .collect(),
         machine: analysis::machine(&s).unwrap(),
+        server: s.server,
         baseline: knob_list(&s.dbt3_baseline().unwrap().unwrap()),
         current: knob_list(&s.knobs),
     }

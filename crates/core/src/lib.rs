@@ -9,6 +9,7 @@ pub mod calibration;
 pub mod catalog;
 pub mod date;
 pub mod error;
+pub mod guc;
 pub mod knobs;
 pub mod mysql;
 pub mod pg;

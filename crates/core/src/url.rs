@@ -13,7 +13,10 @@
 //! oversized link gives the default scenario and a message.
 
 use crate::knobs::{Engine, EngineVersion, Knob, KNOBS};
-use crate::scenario::{CacheState, Engines, Scenario, View, Workload, CUSTOM_MACHINE};
+use crate::scenario::{
+    CacheState, Engines, InnodbCacheReport, Scenario, ServerSettings, View, Workload,
+    CUSTOM_MACHINE,
+};
 use crate::sim::profile::{Confidence, MachineProfile, QdPoint};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -118,6 +121,23 @@ pub fn encode(s: &Scenario, embed: &EmbedOptions) -> String {
     }
     if s.cache != d.cache {
         pairs.push(("c".into(), "cold".into()));
+    }
+    // Server settings only where they differ from what the machine presets (so a link
+    // written before they existed keeps its meaning).
+    let preset = ServerSettings::preset_for_scenario_machine(&s.machine);
+    if s.server.innodb_cache_report != preset.innodb_cache_report {
+        pairs.push(("icr".into(), s.server.innodb_cache_report.id().into()));
+    }
+    if s.server.batched_key_access != preset.batched_key_access {
+        pairs.push((
+            "bka".into(),
+            if s.server.batched_key_access {
+                "1"
+            } else {
+                "0"
+            }
+            .into(),
+        ));
     }
     match &s.workload {
         w if *w == d.workload => {}
@@ -336,6 +356,8 @@ fn decode_v1(
     s.knobs = crate::knobs::KnobValues::defaults(s.pg_version, s.mysql_version);
     // DBT3's keys are read after the loop: the baseline's default depends on the engines.
     let (mut dbt3, mut sf, mut base) = (false, None, None);
+    // Server settings apply over the machine's preset, once the machine is known.
+    let (mut icr, mut bka) = (None, None);
     for (k, v) in pairs {
         match k.as_str() {
             "v" | "pg" | "my" => {}
@@ -367,6 +389,24 @@ fn decode_v1(
                     k,
                     v,
                     "is not a cache state (warm, cold); using the default".into(),
+                ),
+            },
+            "icr" => match InnodbCacheReport::parse(v) {
+                Ok(r) => icr = Some(r),
+                Err(_) => bad(
+                    k,
+                    v,
+                    "is not an InnoDB cache report (release, all-cached, heuristic); using the machine's preset".into(),
+                ),
+            },
+            "bka" => match v.as_str() {
+                "1" => bka = Some(true),
+                "0" => bka = Some(false),
+                _ => bad(
+                    k,
+                    v,
+                    "is not batched key access on or off (1, 0); using the machine's preset"
+                        .into(),
                 ),
             },
             "w" if v == "dbt3" => dbt3 = true,
@@ -511,6 +551,13 @@ fn decode_v1(
             }
         }
     }
+    s.server = ServerSettings::preset_for_scenario_machine(&s.machine);
+    if let Some(r) = icr {
+        s.server.innodb_cache_report = r;
+    }
+    if let Some(b) = bka {
+        s.server.batched_key_access = b;
+    }
     problems
 }
 
@@ -574,11 +621,7 @@ fn profile_pairs(p: &MachineProfile) -> Vec<(String, String)> {
 }
 
 fn confidence_key(c: Confidence) -> &'static str {
-    match c {
-        Confidence::Measured => "measured",
-        Confidence::Vendor => "vendor",
-        Confidence::Derived => "derived",
-    }
+    c.id()
 }
 
 fn profile_from_pairs(pairs: &[(String, String)]) -> crate::Result<MachineProfile> {
@@ -587,6 +630,8 @@ fn profile_from_pairs(pairs: &[(String, String)]) -> crate::Result<MachineProfil
     p.label = "Custom machine".into();
     p.source = "edited in the playground; shared by link".into();
     p.confidence = Confidence::Derived;
+    // Edited figures: the base profile's sources no longer hold.
+    p.figures.clear();
     let bad = |k: &str, v: &str| {
         crate::Error::invalid(
             format!("custom machine {k}"),
@@ -597,14 +642,7 @@ fn profile_from_pairs(pairs: &[(String, String)]) -> crate::Result<MachineProfil
         let n = || v.parse::<f64>().map_err(|_| bad(k, v));
         match k.as_str() {
             "p.name" => p.label = v.chars().take(MAX_NAME_CHARS).collect(),
-            "p.conf" => {
-                p.confidence = match v.as_str() {
-                    "measured" => Confidence::Measured,
-                    "vendor" => Confidence::Vendor,
-                    "derived" => Confidence::Derived,
-                    _ => return Err(bad(k, v)),
-                }
-            }
+            "p.conf" => p.confidence = Confidence::parse(v).ok_or_else(|| bad(k, v))?,
             "p.seq" => p.device.seq_read_mbps = n()?,
             "p.r8" => p.device.random_8k.qd1_latency_us = n()?,
             "p.q8" => p.device.random_8k.iops_by_qd = parse_qd_curve(v).ok_or_else(|| bad(k, v))?,
@@ -660,6 +698,13 @@ pub struct LinkFile {
     pub custom_machine: Option<MachineProfile>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache: Option<String>,
+    /// What InnoDB reports as cached (release, all-cached, heuristic); absent: what the
+    /// machine presets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub innodb_cache_report: Option<String>,
+    /// optimizer_switch batched_key_access; absent: what the machine presets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batched_key_access: Option<bool>,
     /// t1 sweep range in percent of rows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sweep_percent: Option<(f64, f64)>,
@@ -724,6 +769,8 @@ impl LinkFile {
                 .then(|| s.custom_machine.clone())
                 .flatten(),
             cache: get("c"),
+            innodb_cache_report: get("icr"),
+            batched_key_access: get("bka").map(|v| v == "1"),
             sweep_percent: get("w").and(sweep),
             dbt3,
             view: get("view"),
@@ -765,6 +812,13 @@ impl LinkFile {
         put("my", &self.mysql);
         put("m", &self.machine);
         put("c", &self.cache);
+        put("icr", &self.innodb_cache_report);
+        put(
+            "bka",
+            &self
+                .batched_key_access
+                .map(|b| if b { "1" } else { "0" }.to_string()),
+        );
         put("view", &self.view);
         put("theme", &self.theme);
         for (name, value) in &self.settings {
@@ -830,6 +884,19 @@ pub fn describe(s: &Scenario) -> String {
         }
     }
     parts.push(crate::analysis::machine_label(s));
+    if s.engines.list().contains(&Engine::Mysql)
+        && s.server != ServerSettings::preset_for_scenario_machine(&s.machine)
+    {
+        parts.push(format!(
+            "InnoDB cache report {}, batched key access {}",
+            s.server.innodb_cache_report.id(),
+            if s.server.batched_key_access {
+                "on"
+            } else {
+                "off"
+            }
+        ));
+    }
     if s.cache == CacheState::Cold {
         parts.push("cold cache".into());
     }
@@ -875,6 +942,23 @@ mod tests {
     fn dbt3_seed() -> Scenario {
         Scenario {
             workload: Workload::dbt3_default(Engines::One(Engine::Mysql)),
+            ..Scenario::default()
+        }
+    }
+
+    fn dbt3_seed_disk() -> Scenario {
+        Scenario {
+            machine: "wl8737-disk".into(),
+            server: ServerSettings::WL8737_DISK,
+            ..dbt3_seed()
+        }
+    }
+
+    fn pg_seed_nvme() -> Scenario {
+        Scenario {
+            engines: Engines::One(Engine::Postgres),
+            machine: "seed-nvme".into(),
+            server: ServerSettings::DEFAULT,
             ..Scenario::default()
         }
     }
@@ -1002,6 +1086,81 @@ mod tests {
         let d = decode(&format!("#{link}"));
         assert_eq!(d.problems, vec![]);
         assert_eq!(d.scenario, s);
+    }
+
+    /// Server settings travel when they differ from what the machine presets, and only
+    /// then; a custom machine presets the defaults, whatever its profile's id.
+    #[test]
+    fn server_settings_round_trip_and_stay_out_when_preset() {
+        // The seed's disk profile presets the seed's server: nothing to write.
+        let seed_disk = Scenario {
+            machine: "wl8737-disk".into(),
+            server: ServerSettings::WL8737_DISK,
+            ..Scenario::default()
+        };
+        assert_eq!(
+            encode(&seed_disk, &EmbedOptions::default()),
+            "v=1&m=wl8737-disk"
+        );
+        // Changed from the preset: written, and read back exactly.
+        let mut cases = Vec::new();
+        let mut s = seed_disk.clone();
+        s.server.batched_key_access = false;
+        cases.push((s, "bka=0"));
+        let mut s = Scenario {
+            machine: "nvme-consumer-gen4".into(),
+            ..Scenario::default()
+        };
+        s.server = ServerSettings {
+            innodb_cache_report: InnodbCacheReport::Heuristic,
+            batched_key_access: true,
+        };
+        cases.push((s, "icr=heuristic&bka=1"));
+        let mut custom = crate::sim::builtin::find("wl8737-disk").unwrap();
+        custom.id = CUSTOM_MACHINE.into();
+        let s = Scenario {
+            machine: CUSTOM_MACHINE.into(),
+            custom_machine: Some(custom),
+            server: ServerSettings::WL8737_MEMORY,
+            ..Scenario::default()
+        };
+        cases.push((s, "icr=all-cached"));
+        for (s, want) in cases {
+            let link = encode(&s, &EmbedOptions::default());
+            assert!(link.contains(want), "{link}");
+            let d = decode(&link);
+            assert_eq!(d.problems, vec![], "{link}");
+            assert_eq!(d.scenario.server, s.server, "{link}");
+            if s.machine != CUSTOM_MACHINE {
+                // (A custom machine's source text stays out of links.)
+                assert_eq!(d.scenario, s, "{link}");
+            }
+            let file = LinkFile::from_link(&s, &EmbedOptions::default());
+            let json = serde_json::to_string(&file).unwrap();
+            let back: LinkFile = serde_json::from_str(&json).unwrap();
+            assert_eq!(back.to_fragment().unwrap(), link);
+        }
+        // A custom machine without server keys has the default server.
+        let mut s = seed_disk;
+        let mut custom = crate::sim::builtin::find("wl8737-disk").unwrap();
+        custom.id = CUSTOM_MACHINE.into();
+        s.machine = CUSTOM_MACHINE.into();
+        s.custom_machine = Some(custom);
+        s.server = ServerSettings::DEFAULT;
+        let link = encode(&s, &EmbedOptions::default());
+        assert!(!link.contains("bka") && !link.contains("icr"), "{link}");
+        assert_eq!(decode(&link).scenario.server, ServerSettings::DEFAULT);
+        let mut s = Scenario::default();
+        s.server.batched_key_access = true;
+        assert!(
+            describe(&s).contains("batched key access on"),
+            "{}",
+            describe(&s)
+        );
+        assert!(!describe(&Scenario::default()).contains("batched"));
+        let d = decode("v=1&icr=some&bka=2");
+        assert_eq!(d.problems.len(), 2, "{:?}", d.problems);
+        assert_eq!(d.scenario, Scenario::default());
     }
 
     #[test]
@@ -1138,6 +1297,10 @@ mod tests {
             ("v=1&w=dbt3", dbt3_seed),
             ("v=1&w=dbt3&sf=10&base=mysql-5.7", dbt3_seed),
             ("v=1&e=both&mbrc=0.45&w=dbt3&sf=1&base=pg-ssd", dbt3_both),
+            // Written before server settings were explicit: the seed's profiles meant the
+            // seed's servers, other machines the defaults.
+            ("v=1&m=wl8737-disk&w=dbt3", dbt3_seed_disk),
+            ("v=1&e=pg&m=seed-nvme", pg_seed_nvme),
         ];
         for (link, want) in golden {
             let d = decode(link);
@@ -1235,6 +1398,7 @@ mod tests {
         let mut p = crate::sim::builtin::find(CUSTOM_BASE).unwrap();
         p.id = CUSTOM_MACHINE.into();
         p.source = "edited in the playground; shared by link".into();
+        p.figures.clear();
         p
     }
 
@@ -1290,7 +1454,7 @@ mod tests {
                     Confidence::Derived
                 ]),
                 1.0..1e5f64,
-                0.0..1e3f64,
+                0.01..1e3f64,
                 any::<bool>(),
             )
                 .prop_map(|(name, confidence, seq, row, direct)| {
@@ -1340,10 +1504,26 @@ mod tests {
             prop::sample::select(View::ALL.to_vec()),
             prop::sample::select(Knob::all().collect::<Vec<_>>()),
             any::<bool>(),
+            (
+                prop::sample::select(crate::scenario::InnodbCacheReport::ALL.to_vec()),
+                any::<bool>(),
+            ),
         )
             .prop_filter_map(
                 "baseline of an engine not shown",
-                |(engines, pg, my, knobs, (machine, custom), cold, workload, view, flip, log_y)| {
+                |(
+                    engines,
+                    pg,
+                    my,
+                    knobs,
+                    (machine, custom),
+                    cold,
+                    workload,
+                    view,
+                    flip,
+                    log_y,
+                    (icr, bka),
+                )| {
                     if let Workload::Dbt3 { baseline, .. } = &workload {
                         let p = crate::knobs::Preset::find(baseline).ok()?;
                         if !engines.list().contains(&p.engine) {
@@ -1361,6 +1541,10 @@ mod tests {
                             CacheState::Cold
                         } else {
                             CacheState::Warm
+                        },
+                        server: crate::scenario::ServerSettings {
+                            innodb_cache_report: icr,
+                            batched_key_access: bka,
                         },
                         workload,
                         view,

@@ -554,6 +554,42 @@ fn builtin_profiles_are_valid_unique_and_round_trip_as_json() {
     assert!(builtin::find("nope").is_err());
 }
 
+/// Confidence is per figure: every built-in profile lists its device's figures, its own
+/// confidence is the weakest of them, and no profile with an assumed figure is marked
+/// measured. The consumer NVMe's deep queues are invented; the seed profiles are fitted.
+#[test]
+fn builtin_confidence_is_per_figure_and_never_overstated() {
+    use crate::sim::profile::Confidence;
+    for p in builtin::profiles() {
+        assert!(!p.figures.is_empty(), "{}", p.id);
+        let weakest = p.figures.iter().map(|f| f.confidence).max().unwrap();
+        assert_eq!(p.confidence, weakest, "{}", p.id);
+        if p.figures
+            .iter()
+            .any(|f| f.confidence == Confidence::Assumed)
+        {
+            assert_ne!(p.confidence, Confidence::Measured, "{}", p.id);
+            assert!(p.confidence_summary().contains("assumed"), "{}", p.id);
+        }
+        if p.id.starts_with("seed-") || p.id.starts_with("wl8737-") {
+            assert!(
+                p.confidence_summary().starts_with(
+                    "fitted to the seed's timings: sequential read, random read at QD1"
+                ),
+                "{}: {}",
+                p.id,
+                p.confidence_summary()
+            );
+        }
+    }
+    let nvme = builtin::find("nvme-consumer-gen4").unwrap();
+    assert_eq!(nvme.confidence, Confidence::Assumed);
+    assert_eq!(
+        nvme.confidence_summary(),
+        "measured: random read at QD1; vendor figure: sequential read; derived: queue depths 2-8; assumed: queue depths 16-32"
+    );
+}
+
 /// What a probe would write: its measurements map straight onto the profile fields.
 #[test]
 fn a_probe_calibration_file_becomes_a_profile() {
