@@ -1,4 +1,4 @@
-//! `cargo xtask serve | test | size`: the README's two commands and their helpers.
+//! `cargo xtask serve | test | fuzz | size`: the README's two commands and their helpers.
 //!
 //! Each command first makes sure the tools it needs are installed, installing only what is
 //! missing, so the same two commands work on a fresh machine and stay fast on a warm one.
@@ -14,6 +14,8 @@ const USAGE: &str = "usage:
   cargo xtask serve [--addr 127.0.0.1] [--port 8080]   build the release bundle and serve the playground
   cargo xtask test                                     run every test (fmt, clippy, native, wasm in Chromium, end-to-end)
   cargo xtask e2e                                      build the release bundle and run only the end-to-end tests
+  cargo xtask fuzz [--inputs N] [--seed S] [--only NAME]
+                                                       N generated inputs (default 1,000,000) through each parser of outside text
   cargo xtask size                                     print the release bundle's sizes, page and worker apart (build first)
   cargo xtask screenshot                               refresh docs/screenshot.png from the end-to-end run
   cargo xtask validation [--release 15|18]             hold the simulation against real PostgreSQL 15 and 18 on this
@@ -26,6 +28,7 @@ fn main() -> ExitCode {
         Some("serve") => serve(&args[1..]),
         Some("test") => test(),
         Some("e2e") => e2e_only(),
+        Some("fuzz") => fuzz(&args[1..]),
         Some("size") => size().map(|_| ()),
         Some("screenshot") => screenshot(),
         Some("validation") => validation(&args[1..]),
@@ -249,6 +252,40 @@ fn cargo() -> Command {
     Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
 }
 
+/// Inputs per parser in `cargo xtask test`: about 10 s in all on a free core.
+const TEST_FUZZ_INPUTS: &str = "100000";
+
+/// The fuzz runner (crates/fuzz) in the `fuzz` profile: optimised, with panics that unwind
+/// so each input's panic is caught and reported (the release profile aborts).
+fn fuzz_command(args: &[&str]) -> Command {
+    let mut c = cargo();
+    c.args([
+        "run",
+        "--quiet",
+        "--profile",
+        "fuzz",
+        "-p",
+        "costlab-fuzz",
+        "--",
+    ])
+    .args(args);
+    c
+}
+
+fn fuzz(args: &[String]) -> Result<(), String> {
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    step("fuzz the parsers of outside text (costlab-fuzz, fuzz profile)");
+    let status = fuzz_command(&args)
+        .current_dir(root())
+        .status()
+        .map_err(|e| format!("cannot run costlab-fuzz: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err("the fuzz run failed (a panic, printed above with its input, or a bad option)".into())
+    }
+}
+
 fn test() -> Result<(), String> {
     let started = Instant::now();
     tools::ensure(tools::Need::Test)?;
@@ -284,6 +321,10 @@ fn test() -> Result<(), String> {
     t.run(
         "native unit and integration tests",
         cargo().args(["test", "--workspace", "--exclude", "costlab-web"]),
+    )?;
+    t.run(
+        "fuzz the parsers (100,000 generated inputs each)",
+        &mut fuzz_command(&["--inputs", TEST_FUZZ_INPUTS]),
     )?;
     t.run(
         "wasm-bindgen tests in headless Chromium",

@@ -16,7 +16,6 @@ use costlab_core::catalog::{
     Column, ColumnStats, ColumnType, Index, PgIndex, PgTable, Table, Value,
 };
 use costlab_core::knobs::{EngineVersion, Knob};
-use costlab_core::query::parse_date;
 use costlab_core::scenario_file::ScenarioFile;
 use postgres::{Client, NoTls};
 use std::str::FromStr;
@@ -401,7 +400,9 @@ fn to_value(kind: Kind, s: &str) -> Option<Value> {
             .ok()
             .filter(|x| x.is_finite())
             .map(Value::Num),
-        Kind::Date => parse_date(s).map(Value::Num),
+        Kind::Date => costlab_core::date::parse(s)
+            .ok()
+            .map(|d| Value::Num(d as f64)),
         Kind::Text => Some(Value::Text(s.to_string())),
         Kind::Bool => match s {
             "t" | "true" => Some(Value::Num(1.0)),

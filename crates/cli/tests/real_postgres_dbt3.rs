@@ -512,20 +512,6 @@ struct PgQuery {
     changes: Vec<String>,
 }
 
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    // Howard Hinnant's days_from_civil inverse.
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (if m <= 2 { y + 1 } else { y }, m, d)
-}
-
 /// `DATE_ADD('d', INTERVAL n UNIT)` / `DATE_SUB(...)` evaluated to a date literal.
 fn eval_date_fn(add: bool, args: &str) -> Option<String> {
     let (date, interval) = args.split_once(',')?;
@@ -545,8 +531,8 @@ fn eval_date_fn(add: bool, args: &str) -> Option<String> {
     );
     let (y, m, d) = match unit.as_str() {
         "DAY" => {
-            let days = costlab_core::query::parse_date(date)? as i64 + n;
-            civil_from_days(days)
+            let days = costlab_core::date::parse(date).ok()? + n;
+            costlab_core::date::civil_from_days(days)
         }
         "MONTH" | "YEAR" => {
             let months = y * 12 + (m - 1) + if unit == "YEAR" { 12 * n } else { n };

@@ -7,6 +7,7 @@
 pub mod analysis;
 pub mod calibration;
 pub mod catalog;
+pub mod date;
 pub mod error;
 pub mod guc;
 pub mod knobs;

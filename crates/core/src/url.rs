@@ -26,6 +26,11 @@ pub const VERSION: u32 = 1;
 pub const MAX_FRAGMENT: usize = 8000;
 /// Most pairs read from one link.
 const MAX_PAIRS: usize = 200;
+/// Longest custom machine name a link carries, in characters; longer names are cut, by the
+/// encoder and the decoder alike. A measured machine's name ("Measured: <CPU model>, <file
+/// system> on <device> (<model>)") is often over 80 characters, the limit before; even
+/// fully percent-encoded (12 bytes a character) 200 keep a link far below [`MAX_FRAGMENT`].
+pub const MAX_NAME_CHARS: usize = 200;
 
 /// What went wrong with part of a link; the rest of it was used.
 #[derive(Clone, Debug, PartialEq)]
@@ -179,33 +184,55 @@ pub fn encode(s: &Scenario, embed: &EmbedOptions) -> String {
         .join("&")
 }
 
-/// Percent-encodes the few characters that would break the `key=value&` structure.
+/// Percent-encodes every byte outside a small readable set, so that any text a user can type
+/// (a machine named `NVMe+RAID`, `50% & more`, `ü`, a tab) reads back exactly. Non-ASCII text is
+/// written as its UTF-8 bytes in `%XX`, as the browser itself writes it into `location.hash`,
+/// so the fragment the page writes is the one it reads back.
 fn escape(v: &str) -> String {
     let mut out = String::with_capacity(v.len());
-    for c in v.chars() {
-        match c {
-            '&' | '=' | '#' | '%' | ' ' | '"' | '<' | '>' | '`' => {
-                out.push_str(&format!("%{:02X}", c as u32))
-            }
-            c if c.is_ascii_control() => out.push_str(&format!("%{:02X}", c as u32)),
-            c => out.push(c),
+    for &b in v.as_bytes() {
+        match b {
+            b'A'..=b'Z'
+            | b'a'..=b'z'
+            | b'0'..=b'9'
+            | b'-'
+            | b'.'
+            | b'_'
+            | b'~'
+            | b':'
+            | b','
+            | b'!'
+            | b'*'
+            | b'\''
+            | b'('
+            | b')'
+            | b'/'
+            | b'?'
+            | b'@'
+            | b';'
+            | b'$' => out.push(b as char),
+            _ => out.push_str(&format!("%{b:02X}")),
         }
     }
     out
 }
 
+/// Reverses [`escape`]. A `+` is a plus sign: costlab never wrote `+` for a space (it wrote
+/// `%20`), so reading it as a space, as HTML forms do, turned every `+` a link carried
+/// into a space (`NVMe+RAID` came back as `NVMe RAID`, `1e+5` as a non-number).
 fn unescape(v: &str) -> Option<String> {
     let bytes = v.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] == b'%' {
-            let hex = v.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
+            // Exactly two hex digits (`from_str_radix` alone would take `%+F`).
+            let hex = bytes.get(i + 1..i + 3)?;
+            if !hex.iter().all(u8::is_ascii_hexdigit) {
+                return None;
+            }
+            out.push(u8::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?);
             i += 3;
-        } else if bytes[i] == b'+' {
-            out.push(b' ');
-            i += 1;
         } else {
             out.push(bytes[i]);
             i += 1;
@@ -563,7 +590,7 @@ fn parse_qd_curve(v: &str) -> Option<Vec<QdPoint>> {
 /// the defaults of any built-in profile.
 fn profile_pairs(p: &MachineProfile) -> Vec<(String, String)> {
     let mut v: Vec<(&str, String)> = vec![
-        ("p.name", p.label.clone()),
+        ("p.name", p.label.chars().take(MAX_NAME_CHARS).collect()),
         ("p.conf", confidence_key(p.confidence).into()),
         ("p.seq", num(p.device.seq_read_mbps)),
         ("p.r8", num(p.device.random_8k.qd1_latency_us)),
@@ -614,7 +641,7 @@ fn profile_from_pairs(pairs: &[(String, String)]) -> crate::Result<MachineProfil
     for (k, v) in pairs.iter().filter(|(k, _)| k.starts_with("p.")) {
         let n = || v.parse::<f64>().map_err(|_| bad(k, v));
         match k.as_str() {
-            "p.name" => p.label = v.chars().take(80).collect(),
+            "p.name" => p.label = v.chars().take(MAX_NAME_CHARS).collect(),
             "p.conf" => p.confidence = Confidence::parse(v).ok_or_else(|| bad(k, v))?,
             "p.seq" => p.device.seq_read_mbps = n()?,
             "p.r8" => p.device.random_8k.qd1_latency_us = n()?,
@@ -1282,12 +1309,271 @@ mod tests {
         }
     }
 
+    /// Names as format 1's first encoder wrote them: it escaped only `&=#% "<>\``
+    /// and controls, and left everything else raw (`+`, non-ASCII). Each opens with the
+    /// name the user typed; a `+` is a plus (that encoder never wrote `+` for a space, so
+    /// the old reading as a space was the bug, not a meaning to keep).
+    #[test]
+    fn golden_custom_machine_names_of_format_1() {
+        for (link, name) in [
+            ("v=1&m=custom&p.name=My%20disk%20%26%20me", "My disk & me"),
+            ("v=1&m=custom&p.name=NVMe+RAID", "NVMe+RAID"),
+            ("v=1&m=custom&p.name=Stra%C3%9Fe", "Straße"),
+            ("v=1&m=custom&p.name=Straße 日本", "Straße 日本"),
+            ("v=1&m=custom&p.name=50%25%3D%23", "50%=#"),
+        ] {
+            let d = decode(link);
+            assert_eq!(d.problems, vec![], "{link}");
+            assert_eq!(d.scenario.custom_machine.unwrap().label, name, "{link}");
+        }
+        // Percent signs need two hex digits.
+        assert_eq!(unescape("%+F"), None);
+        assert_eq!(unescape("%4"), None);
+    }
+
     #[test]
     fn description_names_what_changed() {
         let text = describe(&changed());
         assert!(text.contains("memory_block_read_cost 0.5"), "{text}");
         assert!(text.contains("random_page_cost 20.4"), "{text}");
         assert!(text.contains("t1 from 1% to 25% of rows"), "{text}");
+    }
+
+    #[test]
+    fn every_character_a_name_can_hold_travels() {
+        for name in [
+            "NVMe+RAID",
+            "50% & more = less #1",
+            "a+b c",
+            "tab\there",
+            "ü, 日本, 🙂",
+            "%2B",
+            "\u{85}\u{a0}\u{2028}\u{feff}",
+        ] {
+            let mut p = custom_base();
+            p.label = name.into();
+            let s = Scenario {
+                machine: CUSTOM_MACHINE.into(),
+                custom_machine: Some(p),
+                ..Scenario::default()
+            };
+            let link = encode(&s, &EmbedOptions::default());
+            let d = decode(&link);
+            assert_eq!(d.problems, vec![], "{name}: {link}");
+            assert_eq!(d.scenario.custom_machine.unwrap().label, name, "{link}");
+        }
+    }
+
+    /// A measured machine's name as `Calibration::to_profile` writes it is over the old
+    /// limit of 80 characters and travels whole; a name over [`MAX_NAME_CHARS`] comes back
+    /// as its start, in a link still far below the size limit.
+    #[test]
+    fn long_names_travel_up_to_the_limit() {
+        let measured =
+            "Measured: AMD EPYC 7763 64-Core Processor, ext4 on nvme0n1 (Samsung SSD 980 PRO 1TB)";
+        assert!(measured.chars().count() > 80);
+        let long: String = "🙂".repeat(MAX_NAME_CHARS + 50);
+        for (name, want) in [
+            (measured.to_string(), measured.to_string()),
+            (long.clone(), "🙂".repeat(MAX_NAME_CHARS)),
+        ] {
+            let mut p = custom_base();
+            p.label = name;
+            let s = Scenario {
+                machine: CUSTOM_MACHINE.into(),
+                custom_machine: Some(p),
+                ..Scenario::default()
+            };
+            let link = encode(&s, &EmbedOptions::default());
+            assert!(link.len() < MAX_FRAGMENT / 2, "{} characters", link.len());
+            let d = decode(&link);
+            assert_eq!(d.problems, vec![]);
+            assert_eq!(d.scenario.custom_machine.unwrap().label, want);
+        }
+    }
+
+    /// What `profile_from_pairs` makes of a link before its `p.*` values: the fields a link
+    /// does not carry.
+    fn custom_base() -> MachineProfile {
+        let mut p = crate::sim::builtin::find(CUSTOM_BASE).unwrap();
+        p.id = CUSTOM_MACHINE.into();
+        p.source = "edited in the playground; shared by link".into();
+        p.figures.clear();
+        p
+    }
+
+    fn arb_embed() -> impl proptest::strategy::Strategy<Value = EmbedOptions> {
+        use proptest::prelude::*;
+        (
+            any::<bool>(),
+            any::<bool>(),
+            prop::sample::select(vec![None, Some("light"), Some("dark")]),
+            prop::sample::subsequence(Knob::all().collect::<Vec<_>>(), 0..4),
+        )
+            .prop_map(|(embed, read_only, theme, knobs)| EmbedOptions {
+                embed,
+                read_only,
+                theme: theme.map(String::from),
+                knobs,
+            })
+    }
+
+    /// Any scenario the page can hold: every string a link carries (the custom machine's
+    /// name is free text, any Unicode up to the characters a link keeps; the others are
+    /// ids) and every number within its allowed range.
+    fn arb_scenario() -> impl proptest::strategy::Strategy<Value = Scenario> {
+        use proptest::prelude::*;
+        let versions = |e: Engine| {
+            prop::sample::select(
+                EngineVersion::ALL
+                    .into_iter()
+                    .filter(|v| v.engine() == e)
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let knob_values = prop::collection::vec(
+            (
+                prop::sample::select(Knob::all().collect::<Vec<_>>()),
+                0.0..=1.0f64,
+            ),
+            0..6,
+        );
+        let machine = prop_oneof![
+            prop::sample::select(
+                crate::sim::builtin::profiles()
+                    .into_iter()
+                    .map(|p| p.id)
+                    .collect::<Vec<_>>()
+            )
+            .prop_map(|id| (id, None)),
+            (
+                prop::collection::vec(any::<char>(), 0..=MAX_NAME_CHARS),
+                prop::sample::select(vec![
+                    Confidence::Measured,
+                    Confidence::Vendor,
+                    Confidence::Derived
+                ]),
+                1.0..1e5f64,
+                0.01..1e3f64,
+                any::<bool>(),
+            )
+                .prop_map(|(name, confidence, seq, row, direct)| {
+                    let mut p = custom_base();
+                    p.label = name.into_iter().collect();
+                    p.confidence = confidence;
+                    p.device.seq_read_mbps = seq;
+                    p.cpu_ns_per_row = row;
+                    p.bypass_os_cache = direct;
+                    (CUSTOM_MACHINE.to_string(), Some(p))
+                }),
+        ];
+        let workload = prop_oneof![
+            // As the page makes them: the percent typed, divided by 100. The link carries the
+            // percent, so a fraction made otherwise may not survive: 0.4127123474892112
+            // reads back as 0.41271234748921126, and no percent text divides back to it.
+            (0.0..100.0f64, 0.0..=100.0f64).prop_filter_map("empty range", |(a, b)| {
+                let (from, to) = (a / 100.0, b / 100.0);
+                (from < to).then_some(Workload::T1Sweep { from, to })
+            }),
+            (
+                0.01..=1000.0f64,
+                prop::sample::select(
+                    crate::knobs::PRESETS
+                        .iter()
+                        .map(|p| p.id)
+                        .collect::<Vec<_>>()
+                )
+            )
+                .prop_map(|(sf, base)| Workload::Dbt3 {
+                    sf,
+                    baseline: base.into()
+                }),
+        ];
+        (
+            prop::sample::select(vec![
+                Engines::One(Engine::Mysql),
+                Engines::One(Engine::Postgres),
+                Engines::Both,
+            ]),
+            versions(Engine::Postgres),
+            versions(Engine::Mysql),
+            knob_values,
+            machine,
+            any::<bool>(),
+            workload,
+            prop::sample::select(View::ALL.to_vec()),
+            prop::sample::select(Knob::all().collect::<Vec<_>>()),
+            any::<bool>(),
+            (
+                prop::sample::select(crate::scenario::InnodbCacheReport::ALL.to_vec()),
+                any::<bool>(),
+            ),
+        )
+            .prop_filter_map(
+                "baseline of an engine not shown",
+                |(
+                    engines,
+                    pg,
+                    my,
+                    knobs,
+                    (machine, custom),
+                    cold,
+                    workload,
+                    view,
+                    flip,
+                    log_y,
+                    (icr, bka),
+                )| {
+                    if let Workload::Dbt3 { baseline, .. } = &workload {
+                        let p = crate::knobs::Preset::find(baseline).ok()?;
+                        if !engines.list().contains(&p.engine) {
+                            return None;
+                        }
+                    }
+                    let mut s = Scenario {
+                        engines,
+                        pg_version: pg,
+                        mysql_version: my,
+                        knobs: crate::knobs::KnobValues::defaults(pg, my),
+                        machine,
+                        custom_machine: custom,
+                        cache: if cold {
+                            CacheState::Cold
+                        } else {
+                            CacheState::Warm
+                        },
+                        server: crate::scenario::ServerSettings {
+                            innodb_cache_report: icr,
+                            batched_key_access: bka,
+                        },
+                        workload,
+                        view,
+                        flip_knob: flip,
+                        log_y,
+                    };
+                    for (k, t) in knobs {
+                        let d = k.def();
+                        // Knobs that only take some values in their range keep the default.
+                        let _ = s.knobs.set(k, d.min + t * (d.max - d.min));
+                    }
+                    Some(s)
+                },
+            )
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2_000))]
+
+        /// Encode then decode gives back the same scenario and embed options, whatever the
+        /// user typed or chose.
+        #[test]
+        fn any_scenario_round_trips(s in arb_scenario(), e in arb_embed()) {
+            let link = encode(&s, &e);
+            let d = decode(&link);
+            proptest::prop_assert_eq!(&d.problems, &vec![], "{}", link);
+            proptest::prop_assert_eq!(&d.scenario, &s, "{}", link);
+            proptest::prop_assert_eq!(&d.embed, &e, "{}", link);
+        }
     }
 
     /// Inputs per decoder property: a link is untrusted input, so these run in every test
