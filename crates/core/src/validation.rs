@@ -858,8 +858,8 @@ pub fn fit_executor(
         let mut p = base.clone();
         set(&mut p, k, UNIT);
         let sim = Simulator::for_release(&p, release)?;
-        for (i, (_, plan, _)) in samples.iter().enumerate() {
-            counts[i][k] = (sim.time_plan(plan)?.total_s - t_base[i]) / UNIT;
+        for ((row, (_, plan, _)), t0) in counts.iter_mut().zip(samples).zip(&t_base) {
+            row[k] = (sim.time_plan(plan)?.total_s - t0) / UNIT;
         }
     }
     let measured_os = counts.iter().any(|c| c[4] > 0.0);
@@ -868,13 +868,7 @@ pub fn fit_executor(
         .iter()
         .zip(&counts)
         .filter(|((_, _, real), _)| *real > 0.0)
-        .map(|((_, _, real), c)| {
-            let mut a = [0.0; FIGURES];
-            for k in 0..FIGURES {
-                a[k] = c[k] / real;
-            }
-            (a, 1.0)
-        })
+        .map(|((_, _, real), c)| (c.map(|v| v / real), 1.0))
         .collect();
     if rows.len() < FIGURES.min(3) {
         return Err(Error::invalid(

@@ -590,46 +590,6 @@ fn validate(
     Ok(report)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn scan_keys_from_explain_json() {
-        let bitmap: Json = serde_json::from_str(
-            r#"{"Node Type": "Bitmap Heap Scan", "Plans": [
-                 {"Node Type": "Bitmap Index Scan", "Index Name": "t1_i7"}]}"#,
-        )
-        .expect("json");
-        assert_eq!(
-            scan_of(&bitmap).map(|k| k.0).as_deref(),
-            Some("bitmap:t1_i7")
-        );
-        let agg: Json = serde_json::from_str(
-            r#"{"Node Type": "Aggregate", "Plans": [
-                 {"Node Type": "Index Only Scan", "Index Name": "t1_c7"}]}"#,
-        )
-        .expect("json");
-        assert_eq!(
-            scan_of(&agg).map(|k| k.0).as_deref(),
-            Some("indexonly:t1_c7")
-        );
-        assert_eq!(switches_for("gather-seq"), None);
-        assert_eq!(
-            switches_for("bitmap:t1_i7"),
-            Some(vec!["seqscan", "indexscan", "indexonlyscan"])
-        );
-    }
-
-    #[test]
-    fn default_table_is_twice_shared_buffers() {
-        let rows = default_rows(128);
-        assert!(rows as f64 * ROW_BYTES >= 2.0 * 128.0 * 1048576.0);
-        assert_eq!(default_rows(1024) % 100_000, 0);
-        assert!(default_rows(1024) as f64 * ROW_BYTES >= 2.0 * 1024.0 * 1048576.0);
-    }
-}
-
 /// Leaves the caches as a workload over the whole table leaves them (the simulation's warm
 /// state, sim::time assumption 3): every page in the OS page cache (the table is read
 /// whole before) and a random share of them in shared_buffers, by an index scan of the
@@ -869,4 +829,44 @@ fn calibrate_executor(
         &format!("{session} DROP TABLE cal, cal_ring"),
     )?;
     Ok(fit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scan_keys_from_explain_json() {
+        let bitmap: Json = serde_json::from_str(
+            r#"{"Node Type": "Bitmap Heap Scan", "Plans": [
+                 {"Node Type": "Bitmap Index Scan", "Index Name": "t1_i7"}]}"#,
+        )
+        .expect("json");
+        assert_eq!(
+            scan_of(&bitmap).map(|k| k.0).as_deref(),
+            Some("bitmap:t1_i7")
+        );
+        let agg: Json = serde_json::from_str(
+            r#"{"Node Type": "Aggregate", "Plans": [
+                 {"Node Type": "Index Only Scan", "Index Name": "t1_c7"}]}"#,
+        )
+        .expect("json");
+        assert_eq!(
+            scan_of(&agg).map(|k| k.0).as_deref(),
+            Some("indexonly:t1_c7")
+        );
+        assert_eq!(switches_for("gather-seq"), None);
+        assert_eq!(
+            switches_for("bitmap:t1_i7"),
+            Some(vec!["seqscan", "indexscan", "indexonlyscan"])
+        );
+    }
+
+    #[test]
+    fn default_table_is_twice_shared_buffers() {
+        let rows = default_rows(128);
+        assert!(rows as f64 * ROW_BYTES >= 2.0 * 128.0 * 1048576.0);
+        assert_eq!(default_rows(1024) % 100_000, 0);
+        assert!(default_rows(1024) as f64 * ROW_BYTES >= 2.0 * 1024.0 * 1048576.0);
+    }
 }

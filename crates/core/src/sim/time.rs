@@ -263,10 +263,10 @@ impl Simulator {
         Ok(Simulator {
             profile: profile.clone(),
             engine: release.engine(),
-            combines_sorted_reads: match release {
-                EngineVersion::Pg15 | EngineVersion::Pg16 | EngineVersion::Pg17 => false,
-                _ => true,
-            },
+            combines_sorted_reads: !matches!(
+                release,
+                EngineVersion::Pg15 | EngineVersion::Pg16 | EngineVersion::Pg17
+            ),
         })
     }
 
