@@ -111,6 +111,13 @@ pub struct ValidationReport {
     /// The executor's figures measured on calibration queries (in `profile` already).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub executor: Option<ExecutorFit>,
+    /// The calibration queries as they ran, so a changed model refits the executor's
+    /// figures from them ([`ValidationReport::refit`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub executor_calibration: Option<ExecutorCalibration>,
+    /// The machine before the executor's figures replaced the probe's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_profile: Option<MachineProfile>,
     pub notes: Vec<String>,
     pub queries: Vec<QueryRuns>,
 }
@@ -394,6 +401,20 @@ impl ValidationReport {
         Ok(out)
     }
 
+    /// Refits the executor's figures from the stored calibration runs on `base` (the
+    /// probe's figures with the server's memory settings) and simulates every plan again:
+    /// what a changed time model predicts from the same measurements.
+    pub fn refit(&mut self, base: &MachineProfile) -> Result<()> {
+        let Some(cal) = &self.executor_calibration else {
+            return self.simulate(&base.clone());
+        };
+        let fit = cal.fit(base, self.engine_version, &self.knobs()?)?;
+        let profile = fit.apply(base);
+        self.executor = Some(fit);
+        self.base_profile = Some(base.clone());
+        self.simulate(&profile)
+    }
+
     /// Summary over the queries `keep` accepts.
     pub fn summary(&self, keep: impl Fn(&QueryRuns) -> bool) -> Summary {
         let mut s = Summary {
@@ -656,6 +677,8 @@ mod tests {
             limit_s: 10.0,
             scenario: ScenarioFile::new(EngineVersion::Pg15, vec![]),
             executor: None,
+            executor_calibration: None,
+            base_profile: None,
             notes: vec![],
             queries: vec![query(vec![
                 run("a", Some(1.0), 4.0),
@@ -680,6 +703,64 @@ mod tests {
         r.queries[0].plans[1].sim_s = 0.9;
         let s = r.summary(|_| true);
         assert!(s.meets_targets(), "{}", s.line());
+    }
+}
+
+/// One calibration query as it ran.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CalibrationRun {
+    pub name: String,
+    pub sql: String,
+    /// The candidate plan it was forced to.
+    pub key: String,
+    pub cache: CacheState,
+    /// Median seconds.
+    pub real_s: f64,
+}
+
+/// The calibration tables' statistics and the calibration queries' times.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ExecutorCalibration {
+    pub scenario: ScenarioFile,
+    pub runs: Vec<CalibrationRun>,
+}
+
+impl ExecutorCalibration {
+    /// Plans each calibration query with the model and fits the executor's figures on top
+    /// of `base`: warm runs by [`fit_executor`], then the first cold sequential scan and
+    /// the first cold index scan by [`ExecutorFit::fit_cold`].
+    pub fn fit(
+        &self,
+        base: &MachineProfile,
+        release: EngineVersion,
+        knobs: &KnobValues,
+    ) -> Result<ExecutorFit> {
+        let mut warm = Vec::new();
+        let mut cold = Vec::new();
+        for r in &self.runs {
+            let query = Query::parse(&r.sql)?;
+            let table = self.scenario.table(&query.table)?;
+            let planned = pg::plan(table, &query, knobs, release, &PgOptions::default())?;
+            let c = planned
+                .candidates
+                .iter()
+                .find(|c| c.key.as_str() == r.key)
+                .ok_or_else(|| {
+                    Error::invalid(&r.name, format!("the model has no {} plan", r.key))
+                })?;
+            match r.cache {
+                CacheState::Warm => warm.push((r.name.clone(), c.plan.clone(), r.real_s)),
+                CacheState::Cold => cold.push((r.key.clone(), c.plan.clone(), r.real_s)),
+            }
+        }
+        let mut fit = fit_executor(base, release, &warm)?;
+        let seq = cold.iter().find(|c| c.0 == "seq").map(|c| (&c.1, c.2));
+        let random = cold
+            .iter()
+            .find(|c| c.0.starts_with("index:"))
+            .map(|c| (&c.1, c.2));
+        fit.fit_cold(base, release, seq, random)?;
+        Ok(fit)
     }
 }
 

@@ -825,16 +825,19 @@ fn run_rescore(a: RescoreArgs) -> Result<(), String> {
         std::fs::read_to_string(&a.report).map_err(|e| format!("{}: {e}", a.report.display()))?;
     let mut report = costlab_core::validation::ValidationReport::from_json(&text)
         .map_err(|e| format!("{}: {e}", a.report.display()))?;
-    let mut profile = match &a.calibration {
-        Some(p) => profile_from_calibration(p)?,
-        None => report.profile.clone(),
+    let mut profile = match (&a.calibration, &report.base_profile) {
+        (Some(p), _) => profile_from_calibration(p)?,
+        (None, Some(base)) => base.clone(),
+        (None, None) => report.profile.clone(),
     };
     // The server's memory settings stay the report's.
     profile.buffer_pool_bytes = report.profile.buffer_pool_bytes;
     profile.effective_io_concurrency = report.profile.effective_io_concurrency;
     profile.bypass_os_cache = report.profile.bypass_os_cache;
+    // The executor's figures are fitted again from the stored calibration runs under the
+    // current model, then every plan is simulated again.
     report
-        .simulate(&profile)
+        .refit(&profile)
         .map_err(|e| format!("simulation: {e}"))?;
     print!("{}", report.text());
     print_rpc_agreement(&report)?;

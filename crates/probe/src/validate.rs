@@ -474,15 +474,20 @@ fn validate(
         limit_s: opts.limit_s,
         scenario,
         executor: None,
+        executor_calibration: None,
+        base_profile: None,
         notes,
         queries: Vec::new(),
     };
     let knobs = report.knobs().map_err(|e| e.to_string())?;
     progress("measuring the executor on calibration tables");
-    let fit = calibrate_executor(g, server, &session, engine_version, &knobs, profile, opts)?;
+    let (fit, calibration) =
+        calibrate_executor(g, server, &session, engine_version, &knobs, profile, opts)?;
+    report.base_profile = Some(profile.clone());
     *profile = fit.apply(profile);
     report.profile = profile.clone();
     report.executor = Some(fit);
+    report.executor_calibration = Some(calibration);
     exec(&mut g.client, &session)?;
     let table = report.scenario.tables[0].clone();
     let mut plans_of = Vec::new();
@@ -647,7 +652,13 @@ fn calibrate_executor(
     knobs: &costlab_core::knobs::KnobValues,
     profile: &MachineProfile,
     opts: &Options,
-) -> Result<costlab_core::validation::ExecutorFit, String> {
+) -> Result<
+    (
+        costlab_core::validation::ExecutorFit,
+        costlab_core::validation::ExecutorCalibration,
+    ),
+    String,
+> {
     let n = CAL_ROWS;
     // Wide rows (about 34 to a page), so the pages' cost is told apart from the rows'.
     let ring_rows = ((profile.buffer_pool_bytes * 0.45 / 240.0) as u64).max(10_000);
@@ -670,12 +681,6 @@ fn calibrate_executor(
     exec(&mut g.client, "VACUUM ANALYZE cal_ring")?;
     exec(&mut g.client, "CHECKPOINT")?;
     let s = g.schema.clone();
-    let imported = import_with_client(
-        &mut g.client,
-        &[format!("{s}.cal"), format!("{s}.cal_ring")],
-        &ImportOptions::default(),
-    )
-    .map_err(|e| format!("import: {}", e.0))?;
     let fifth = n / 5;
     let mut queries: Vec<(&str, String, &str)> = vec![
         ("cal seq", "SELECT * FROM cal".into(), "seq"),
@@ -724,24 +729,9 @@ fn calibrate_executor(
         }
         g.reconnect()?;
     }
-    let mut samples = Vec::new();
+    use costlab_core::validation::{CalibrationRun, ExecutorCalibration};
+    let mut runs = Vec::new();
     for (name, sql, key) in queries {
-        let query = Query::parse(&sql).map_err(|e| format!("{name}: {e}"))?;
-        let table = imported
-            .scenario
-            .table(&query.table)
-            .map_err(|e| e.to_string())?;
-        let planned = pgmodel::plan(
-            table,
-            &query,
-            knobs,
-            version,
-            &pgmodel::PgOptions::default(),
-        )
-        .map_err(|e| format!("{name}: {e}"))?;
-        let Some(c) = planned.candidates.iter().find(|c| c.key.as_str() == key) else {
-            return Err(format!("{name}: the model has no {key} plan"));
-        };
         let off = switches_for(key).unwrap_or_default();
         exec(&mut g.client, &format!("{session} {}", set_switches(&off)))?;
         let mut times = Vec::new();
@@ -758,18 +748,34 @@ fn calibrate_executor(
         let Some(&median) = times.get(times.len() / 2) else {
             return Err(format!("{name}: ran past the limit"));
         };
-        samples.push((name.to_string(), c.plan.clone(), median));
+        runs.push(CalibrationRun {
+            name: name.to_string(),
+            sql,
+            key: key.to_string(),
+            cache: CacheState::Warm,
+            real_s: median,
+        });
     }
-    let mut fit = costlab_core::validation::fit_executor(profile, version, &samples)
-        .map_err(|e| e.to_string())?;
+    // The random index of the cold calibration (not there for the warm queries, whose
+    // plans it does not change: they are sequential scans of cal_ring).
+    exec(
+        &mut g.client,
+        &format!("{session} CREATE INDEX cal_ring_b ON cal_ring (b)"),
+    )?;
+    exec(&mut g.client, "VACUUM ANALYZE cal_ring")?;
+    exec(&mut g.client, "CHECKPOINT")?;
     if private && opts.cold {
         // Cold reads as the engine makes them, on cal_ring: a sequential scan, and an index
         // scan of a random key reading ~500 heap pages at random.
         let lo = ring_rows / 2;
-        let mut cold = Vec::new();
-        for (sql, key) in [
-            ("SELECT * FROM cal_ring".to_string(), "seq"),
+        for (name, sql, key) in [
             (
+                "cal_ring seq cold",
+                "SELECT * FROM cal_ring".to_string(),
+                "seq",
+            ),
+            (
+                "cal_ring index random cold",
                 format!(
                     "SELECT * FROM cal_ring WHERE b >= {lo} AND b < {}",
                     lo + 500
@@ -777,29 +783,6 @@ fn calibrate_executor(
                 "index:cal_ring_b",
             ),
         ] {
-            if key.starts_with("index") {
-                exec(&mut g.client, "CREATE INDEX cal_ring_b ON cal_ring (b)")?;
-                exec(&mut g.client, "VACUUM ANALYZE cal_ring")?;
-                exec(&mut g.client, "CHECKPOINT")?;
-            }
-            let imported = import_with_client(
-                &mut g.client,
-                &[format!("{s}.cal_ring")],
-                &ImportOptions::default(),
-            )
-            .map_err(|e| format!("import: {}", e.0))?;
-            let query = Query::parse(&sql).map_err(|e| e.to_string())?;
-            let planned = pgmodel::plan(
-                &imported.scenario.tables[0],
-                &query,
-                knobs,
-                version,
-                &pgmodel::PgOptions::default(),
-            )
-            .map_err(|e| e.to_string())?;
-            let Some(c) = planned.candidates.iter().find(|c| c.key.as_str() == key) else {
-                return Err(format!("{sql}: the model has no {key} plan"));
-            };
             let off = switches_for(key).unwrap_or_default();
             let mut times = Vec::new();
             for _ in 0..opts.cold_runs.max(1) {
@@ -814,21 +797,33 @@ fn calibrate_executor(
                 .get(times.len() / 2)
                 .copied()
                 .ok_or_else(|| format!("{sql}: ran past the limit"))?;
-            cold.push((c.plan.clone(), median));
+            runs.push(CalibrationRun {
+                name: name.to_string(),
+                sql,
+                key: key.to_string(),
+                cache: CacheState::Cold,
+                real_s: median,
+            });
         }
-        fit.fit_cold(
-            profile,
-            version,
-            cold.first().map(|(p, t)| (p, *t)),
-            cold.get(1).map(|(p, t)| (p, *t)),
-        )
-        .map_err(|e| e.to_string())?;
     }
+    let imported = import_with_client(
+        &mut g.client,
+        &[format!("{s}.cal"), format!("{s}.cal_ring")],
+        &ImportOptions::default(),
+    )
+    .map_err(|e| format!("import: {}", e.0))?;
     exec(
         &mut g.client,
         &format!("{session} DROP TABLE cal, cal_ring"),
     )?;
-    Ok(fit)
+    let calibration = ExecutorCalibration {
+        scenario: imported.scenario,
+        runs,
+    };
+    let fit = calibration
+        .fit(profile, version, knobs)
+        .map_err(|e| format!("executor calibration: {e}"))?;
+    Ok((fit, calibration))
 }
 
 #[cfg(test)]
