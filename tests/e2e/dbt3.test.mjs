@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { launch, open, SCREENSHOTS } from './browser.mjs';
+import { launch, open, SCREENSHOTS, cli, seconds } from './browser.mjs';
 
 let browser;
 before(async () => {
@@ -23,7 +23,7 @@ function core(mbrc) {
   if (!process.env.COSTLAB_CLI) return null;
   try {
     const out = execFileSync(process.env.COSTLAB_CLI, [
-      'dbt3', '--engine', 'mysql', '--version', '5.7', '--sf', '10', '--profile', 'wl8737-memory',
+      'dbt3', '--engine', 'mysql', '--release', '5.7', '--sf', '10', '--profile', 'wl8737-memory',
       '--baseline', 'mysql-5.7', '--set', `memory_block_read_cost=${mbrc}`, '--json',
     ], { stdio: ['ignore', 'pipe', 'pipe'] });
     return JSON.parse(out);
@@ -154,19 +154,103 @@ test('a bad scale factor is refused inline and the last valid one stays', async 
   assert.deepEqual(problems, []);
 });
 
-test('both engines side by side: PostgreSQL shows its table or its error inline, never a panic', async () => {
-  const { page, problems } = await open(browser, '#v=1&e=both&w=dbt3');
+/** A change as the table writes it: `{:+.1} %`. */
+const change = (pct) => `${pct < 0 || Object.is(pct, -0) ? '' : '+'}${pct.toFixed(1)} %`;
+/** `amount` of the detail view: costs and rows. */
+const amount = (x) => (x >= 100 ? x.toFixed(0) : x.toFixed(2));
+
+/** Every cell's text of one engine's table, with the exact times the row carries. */
+async function cells(page, id) {
+  return page.locator(`#dbt3-${id} tbody tr`).evaluateAll((trs) =>
+    trs.map((tr) => ({
+      q: tr.dataset.q,
+      base: Number(tr.dataset.baseS),
+      cur: Number(tr.dataset.curS),
+      text: [...tr.children].map((td) => td.textContent),
+    })),
+  );
+}
+
+/** The table of `costlab dbt3 --json` as the page writes it, row by row and the totals. */
+function expectedCells(report) {
+  const rows = report.rows.map((r) => [
+    `Q${r.query}`, r.title, r.plan_changed ? '⇄ changed' : 'same', r.baseline.summary, r.current.summary,
+    seconds(r.baseline.time_s), seconds(r.current.time_s), change(r.change_pct),
+  ]);
+  const base = report.rows.reduce((a, r) => a + r.baseline.time_s, 0);
+  const cur = report.rows.reduce((a, r) => a + r.current.time_s, 0);
+  const changed = report.rows.filter((r) => r.plan_changed).length;
+  const totals = ['all', `${report.rows.length} queries`, `${changed} changed`, '', '', seconds(base), seconds(cur),
+    change(base > 0 ? (100 * (cur - base)) / base : 0)];
+  return { rows, totals };
+}
+
+async function assertTableIsTheCores(page, id, report) {
+  const section = page.locator(`#dbt3-${id}`);
+  assert.equal(await section.locator('.error').count(), 0, `${id}: ${await section.locator('.error').allInnerTexts()}`);
+  const shown = await cells(page, id);
+  const want = expectedCells(report);
+  assert.equal(shown.length, want.rows.length);
+  for (const [i, r] of report.rows.entries()) {
+    const row = shown[i];
+    assert.equal(row.q, String(r.query));
+    assert.deepEqual(row.text, want.rows[i], `${id} Q${r.query}`);
+    assert.ok(Math.abs(row.cur - r.current.time_s) <= 1e-9 * r.current.time_s, `${id} Q${r.query} time ${row.cur} vs ${r.current.time_s}`);
+    assert.ok(Math.abs(row.base - r.baseline.time_s) <= 1e-9 * r.baseline.time_s, `${id} Q${r.query} baseline time`);
+  }
+  assert.deepEqual(await section.locator('tfoot tr').evaluate((tr) => [...tr.children].map((c) => c.textContent)), want.totals);
+}
+
+test('both engines: the PostgreSQL and MySQL tables are what costlab dbt3 computes', async () => {
+  // random_page_cost 1.1 (SSD advice) against PostgreSQL 18's defaults: some plans change.
+  const { page, problems } = await open(browser, '#v=1&e=both&w=dbt3&rpc=1.1');
   await page.locator('#dbt3-mysql tbody tr').first().waitFor();
   await replied(page);
-  const pg = page.locator('#dbt3-pg');
-  await pg.waitFor();
-  const rowsPg = await pg.locator('tbody tr').count();
-  if (rowsPg === 0) {
-    assert.match(await pg.locator('.error').innerText(), /PostgreSQL cannot plan DBT3 here: /);
-  } else {
-    assert.equal(rowsPg, 22);
+  await page.locator('#dbt3-pg tbody tr').first().waitFor();
+  const pg = cli(['dbt3', '--engine', 'postgres', '--version', '18', '--sf', '10', '--profile', 'wl8737-memory',
+    '--set', 'random_page_cost=1.1', '--json']);
+  assert.ok(pg.rows.some((r) => r.plan_changed), 'the scenario changes some PostgreSQL plan');
+  assert.match(await page.locator('#dbt3-pg h2').innerText(), /^PostgreSQL 18: DBT3 at scale factor 10 /);
+  await assertTableIsTheCores(page, 'pg', pg);
+  const mysql = cli(['dbt3', '--engine', 'mysql', '--version', '5.7', '--sf', '10', '--profile', 'wl8737-memory',
+    '--baseline', 'mysql-5.7', '--json']);
+  await assertTableIsTheCores(page, 'mysql', mysql);
+
+  // A changed query's detail: both plans' costs and rows as the core computes them.
+  const changed = pg.rows.find((r) => r.plan_changed);
+  const row = page.locator(`#dbt3-pg tr[data-q="${changed.query}"]`);
+  await row.click();
+  const detail = page.locator('#dbt3-pg-detail');
+  await detail.locator('.plan-tree.current').waitFor();
+  for (const which of ['baseline', 'current']) {
+    const o = changed[which];
+    assert.equal(await detail.locator(`.plan-tree.${which} h4`).innerText(),
+      `${which}: cost ${amount(o.cost)}, ${amount(o.rows)} rows, ${seconds(o.time_s)}`);
   }
+  assert.equal(await page.locator('.error').count(), 0);
   assert.equal(await page.locator('#panic').isHidden(), true);
+  assert.deepEqual(problems, []);
+});
+
+test('both engines at 1440 px: every column of both tables is in view', async () => {
+  const { page, problems } = await open(browser, '#v=1&e=both&w=dbt3&rpc=1.1', { width: 1440, height: 900 });
+  await page.locator('#dbt3-mysql tbody tr').first().waitFor();
+  await page.locator('#dbt3-pg tbody tr').first().waitFor();
+  await replied(page);
+  await frame(page);
+  await page.screenshot({ path: join(SCREENSHOTS, 'dbt3-both-1440.png'), fullPage: true });
+  for (const id of ['mysql', 'pg']) {
+    const box = await page.locator(`#dbt3-${id}`).evaluate((section) => {
+      const scroller = section.querySelector('.table-scroll');
+      const clip = Math.min(window.innerWidth, scroller.getBoundingClientRect().right);
+      // The right edge of every cell of the last column (the change), and of the header.
+      const lastCells = [...section.querySelectorAll('tr')].map((tr) => tr.lastElementChild.getBoundingClientRect().right);
+      return { clip, rightmost: Math.max(...lastCells), cells: lastCells.length, scroll: scroller.scrollWidth, client: scroller.clientWidth };
+    });
+    assert.equal(box.cells, 1 + 22 + 1, `${id}: header, 22 rows and the totals`);
+    assert.ok(box.rightmost <= box.clip + 0.5, `${id}: the change column ends at ${box.rightmost} px, the view at ${box.clip} px`);
+    assert.ok(box.scroll <= box.client, `${id}: the table is ${box.scroll} px wide in ${box.client} px`);
+  }
   assert.deepEqual(problems, []);
 });
 
@@ -206,6 +290,15 @@ test('the DBT3 view fits a phone: the table scrolls inside its panel', async () 
     client: document.documentElement.clientWidth,
   }));
   assert.ok(scroll <= client, `page is ${scroll} px wide in a ${client} px window`);
+  // Scrolled to its last column, the table still names each row's query.
+  const { scrolled, q, panel } = await page.locator('#dbt3-mysql .table-scroll').evaluate((el) => {
+    el.scrollLeft = el.scrollWidth;
+    const q = el.querySelector('tbody th[scope="row"]').getBoundingClientRect();
+    return { scrolled: el.scrollLeft, q: { left: q.left, right: q.right }, panel: el.getBoundingClientRect().left };
+  });
+  assert.ok(scrolled > 0, 'the table scrolls inside its panel');
+  assert.ok(Math.abs(q.left - panel) <= 1, `the query column left the view: ${q.left} px, panel at ${panel} px`);
+  await page.screenshot({ path: join(SCREENSHOTS, 'dbt3-375.png') });
   assert.deepEqual(problems, []);
 });
 

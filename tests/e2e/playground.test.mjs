@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { launch, open, SCREENSHOTS } from './browser.mjs';
+import { launch, open, SCREENSHOTS, cli, readShortNumber } from './browser.mjs';
 
 let browser;
 before(async () => {
@@ -181,5 +181,75 @@ test('a calibration file becomes the machine; a broken one changes nothing', asy
   assert.equal(await page.locator('#machine').inputValue(), 'custom');
   assert.match(await page.locator('.machine-source').innerText(), /measured/);
   await page.waitForFunction(() => location.hash.includes('m=custom'));
+  assert.deepEqual(problems, []);
+});
+
+test('a phone shows the chart first, then the knobs; the legend sits under the plot', async () => {
+  const { page, problems } = await open(browser, '#v=1&e=both', { width: 375, height: 800 });
+  await page.locator('canvas#cost-mysql').waitFor();
+  await frame(page);
+  await page.screenshot({ path: join(SCREENSHOTS, 'playground-375-top.png') });
+  const top = (sel) => page.locator(sel).first().evaluate((el) => el.getBoundingClientRect().top);
+  const chartTop = await top('canvas');
+  const sliderTop = await top('input[type="range"]');
+  assert.ok(chartTop < sliderTop, `the first chart starts at ${chartTop} px, the first slider at ${sliderTop} px`);
+  assert.ok(chartTop < 800, `the first chart starts below the first screen (${chartTop} px)`);
+  // The legend is text under the canvas, never drawn over the curves.
+  for (const id of ['cost-mysql', 'time-mysql', 'cost-pg', 'time-pg']) {
+    const { canvasBottom, legendTop, entries } = await page.locator(`#${id}-view`).evaluate((fig) => ({
+      canvasBottom: fig.querySelector('canvas').getBoundingClientRect().bottom,
+      legendTop: fig.querySelector('.legend').getBoundingClientRect().top,
+      entries: fig.querySelectorAll('.legend li').length,
+    }));
+    assert.ok(entries >= 2, `${id}: ${entries} legend entries`);
+    assert.ok(legendTop >= canvasBottom, `${id}: legend at ${legendTop} px over a canvas ending at ${canvasBottom} px`);
+  }
+  assert.deepEqual(problems, []);
+});
+
+/** The readout under the pointer at a fraction of the canvas width: x and each series. */
+async function readoutAt(page, id, fx) {
+  const canvas = page.locator(`canvas#${id}`);
+  const box = await canvas.boundingBox();
+  await page.mouse.move(box.x + box.width * fx, box.y + box.height * 0.5);
+  const out = page.locator(`#${id}-view .readout`);
+  await page.waitForFunction((el) => el.textContent.includes(':'), await out.elementHandle());
+  const text = await out.innerText();
+  const [head, body] = [text.slice(0, text.indexOf(': ')), text.slice(text.indexOf(': ') + 2)];
+  const series = Object.fromEntries(body.split(' · ').map((part) => {
+    const i = part.lastIndexOf(' ');
+    return [part.slice(0, i), readShortNumber(part.slice(i + 1))];
+  }));
+  return { x: Number(head.split(' = ')[1]), series };
+}
+
+test('the t1 charts show what costlab simulate computes: legend, costs and times', async () => {
+  const { page, problems } = await open(browser, '#v=1&e=both', { width: 1440, height: 900 });
+  await page.locator('canvas#time-pg').waitFor();
+  await frame(page);
+  for (const [id, engine] of [['mysql', 'mysql'], ['pg', 'postgres']]) {
+    for (const fx of [0.3, 0.55, 0.8]) {
+      for (const chart of ['cost', 'time']) {
+        const { x, series } = await readoutAt(page, `${chart}-${id}`, fx);
+        assert.ok(x > 0 && x <= 20, `${chart}-${id}: x ${x}`);
+        const report = cli(['simulate', '--workload', 't1', '--engine', engine, '--profile', 'wl8737-memory',
+          '--fraction', String(x / 100), '--json']);
+        const legend = await page.locator(`#${chart}-${id}-view .legend .label`).allInnerTexts();
+        for (const c of report.candidates) {
+          assert.ok(legend.includes(c.label), `${chart}-${id}: no legend entry for ${c.label} in ${legend}`);
+          const shown = series[c.label];
+          assert.ok(shown, `${chart}-${id} at ${x} %: the readout lacks ${c.label}`);
+          const want = chart === 'cost' ? c.cost : c.seconds;
+          assert.ok(Math.abs(shown.value - want) <= shown.half * 1.0001 + 1e-12,
+            `${chart}-${id} at ${x} %: ${c.label} shows ${shown.value}, the core computes ${want}`);
+        }
+        const chosen = report.candidates.find((c) => c.key === report.chosen).label;
+        assert.ok(legend.includes(chart === 'cost' ? 'chosen plan' : 'fastest plan'));
+        assert.ok(Object.keys(series).includes(chosen));
+      }
+    }
+  }
+  await page.mouse.move(0, 0);
+  assert.equal(await page.locator('.error').count(), 0);
   assert.deepEqual(problems, []);
 });

@@ -12,19 +12,11 @@ use crate::model::{self, switch_pct};
 use crate::state::{Action, HistoryWrite, State};
 use costlab_core::analysis::{self, path_label};
 use costlab_core::knobs::{Engine, EngineVersion, Knob, PRESETS};
-use costlab_core::scenario::{CacheState, View};
+use costlab_core::scenario::{CacheState, InnodbCacheReport, ServerSettings, View};
 use costlab_core::scenario::{Engines, Workload};
-use costlab_core::sim::profile::{Confidence, MachineProfile};
+use costlab_core::sim::profile::MachineProfile;
 use costlab_core::url::{self, EmbedOptions};
 use yew::prelude::*;
-
-fn confidence(c: Confidence) -> &'static str {
-    match c {
-        Confidence::Measured => "measured",
-        Confidence::Vendor => "vendor figure",
-        Confidence::Derived => "derived",
-    }
-}
 
 fn bytes(b: f64) -> String {
     if b >= 1024f64.powi(4) {
@@ -41,6 +33,49 @@ fn device_summary(p: &MachineProfile) -> String {
         "{:.0} MB/s sequential, {:.0} µs per random 8 kB read",
         p.device.seq_read_mbps, p.device.random_8k.qd1_latency_us
     )
+}
+
+/// The MySQL server's settings: how it was set up, which no machine profile says. Picking
+/// the seed's profiles presets the seed's servers; everything else starts from defaults.
+fn server_settings(server: ServerSettings, dispatch: &Callback<Action>) -> Html {
+    let report = {
+        let dispatch = dispatch.clone();
+        move |v: String| {
+            if let Ok(r) = InnodbCacheReport::parse(&v) {
+                dispatch.emit(Action::SetServer(ServerSettings {
+                    innodb_cache_report: r,
+                    ..server
+                }));
+            }
+        }
+    };
+    let bka = {
+        let dispatch = dispatch.clone();
+        move |e: Event| {
+            let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+            dispatch.emit(Action::SetServer(ServerSettings {
+                batched_key_access: input.checked(),
+                ..server
+            }));
+        }
+    };
+    html! {
+        <fieldset class="server-settings">
+            <legend>{ "MySQL server settings" }</legend>
+            <div class="panel-row">
+                <label for="innodb-cache-report">{ "InnoDB reports cached" }</label>
+                <Select id="innodb-cache-report" value={server.innodb_cache_report.id()}
+                    options={InnodbCacheReport::ALL.iter().map(|r| (AttrValue::from(r.id()), AttrValue::from(r.label()), None)).collect::<Vec<_>>()}
+                    onchange={report} />
+            </div>
+            <div class="panel-row">
+                <label class="radio">
+                    <input id="batched-key-access" type="checkbox" checked={server.batched_key_access} onchange={bka} />
+                    { "batched_key_access (DBT3 joins)" }
+                </label>
+            </div>
+        </fieldset>
+    }
 }
 
 #[function_component(App)]
@@ -146,7 +181,7 @@ pub fn app() -> Html {
                 <label for="machine">{ "Profile" }</label>
                 <Select id="machine" value={s.machine.clone()}
                     options={profiles.iter().map(|p| (AttrValue::from(p.id.clone()),
-                        AttrValue::from(format!("{} [{}]", p.label, confidence(p.confidence))),
+                        AttrValue::from(format!("{} [{}]", p.label, p.confidence_summary())),
                         Some(AttrValue::from(p.source.clone())))).collect::<Vec<_>>()}
                     onchange={let d = dispatch.clone(); move |v: String| d.emit(Action::SetMachine(v))} />
             </div>
@@ -160,8 +195,14 @@ pub fn app() -> Html {
                 <p class="note machine-source">
                     { format!("{} · buffer {} · RAM {} · {}", device_summary(p), bytes(p.buffer_pool_bytes), bytes(p.ram_bytes),
                         if p.bypass_os_cache { "O_DIRECT" } else { "buffered I/O" }) }
-                    <br />{ format!("Source ({}): {}", confidence(p.confidence), p.source) }
+                    <br />{ format!("Source ({}): {}", p.confidence_summary(), p.source) }
+                    { for p.figures.iter().map(|f| html! {
+                        <><br />{ format!("{}: {} ({})", f.figure, f.confidence.label(), f.source) }</>
+                    }) }
                 </p>
+                if s.engines.list().contains(&Engine::Mysql) {
+                    { server_settings(s.server, &dispatch) }
+                }
                 <MachineEditor profile={p.clone()} dispatch={dispatch.clone()} />
                 <CalibrationLoader dispatch={dispatch.clone()} />
             }
@@ -376,7 +417,7 @@ pub fn app() -> Html {
                     { for s.engines.list().into_iter().map(knob_panel) }
                     <SharePanel scenario={s.clone()} />
                 </aside>
-                <div class={classes!("views", (s.engines == Engines::Both).then_some("both"))}>
+                <div class={classes!("views", (s.engines == Engines::Both).then_some("both"), dbt3.then_some("dbt3-view"))}>
                     if dbt3 { <Dbt3View scenario={s.clone()} /> }
                     { for views.iter().enumerate().map(|(i, v)| match v {
                         Ok(v) => {

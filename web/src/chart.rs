@@ -34,6 +34,14 @@ pub struct Band {
     pub points: Vec<(f64, f64, f64)>,
 }
 
+/// A vertical line at `x` with a label, and a shorter label for a plot too narrow for it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Marker {
+    pub x: f64,
+    pub label: String,
+    pub short: String,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct LineChart {
     pub x_label: String,
@@ -43,7 +51,7 @@ pub struct LineChart {
     pub envelope: Option<Series>,
     pub band: Option<Band>,
     /// Vertical markers (switch points) with their labels.
-    pub markers: Vec<(f64, String)>,
+    pub markers: Vec<Marker>,
     pub log_y: bool,
 }
 
@@ -166,7 +174,7 @@ fn style(i: usize, width: u32) -> ShapeStyle {
 
 /// Axis label text: 1234567 → "1.23M", with powers of ten undone on log axes.
 pub fn axis_number(v: f64, log: bool) -> String {
-    short_number(if log { 10f64.powf(v) } else { v })
+    tick_number(if log { 10f64.powf(v) } else { v })
 }
 
 pub fn short_number(v: f64) -> String {
@@ -188,16 +196,181 @@ pub fn short_number(v: f64) -> String {
     }
 }
 
+/// Axis tick text: like [`short_number`] without trailing zeros ("2.00" reads "2"), so
+/// the labels a narrow chart can fit are as short as they can be.
+pub fn tick_number(v: f64) -> String {
+    let s = short_number(v);
+    // Exponent forms ("1.5e-4") and suffixed forms ("1.20k") keep their digits apart.
+    let (digits, suffix) = match s.find(|c: char| c.is_ascii_alphabetic()) {
+        Some(i) => s.split_at(i),
+        None => (s.as_str(), ""),
+    };
+    if !digits.contains('.') || suffix.starts_with('e') {
+        return s.clone();
+    }
+    let trimmed = digits.trim_end_matches('0').trim_end_matches('.');
+    format!("{trimmed}{suffix}")
+}
+
+/// Pixels a tick label of `text` takes in a sans-serif font of `font_px` pixels: digits and
+/// most letters are about 0.6 em wide; an estimate on the wide side, since a canvas cannot be
+/// asked before drawing.
+pub fn label_width(text: &str, font_px: f64) -> f64 {
+    text.chars().count() as f64 * 0.6 * font_px
+}
+
+/// How many ticks an axis of `length_px` pixels over `range` can carry: the most (up to 11,
+/// plotters' default, which a wide chart keeps) whose labels, written by `format`, keep at
+/// least `gap_px` between each other. `extent` is the room a label takes along the axis
+/// (its width on the x axis, its height on y).
+pub fn tick_count(
+    range: (f64, f64),
+    length_px: f64,
+    gap_px: f64,
+    format: &dyn Fn(f64) -> String,
+    extent: &dyn Fn(&str) -> f64,
+) -> usize {
+    use plotters::coord::ranged1d::Ranged;
+    let (lo, hi) = range;
+    // Also refuses NaN: a chart without data or without room gets the two ends.
+    let usable = hi.partial_cmp(&lo) == Some(std::cmp::Ordering::Greater)
+        && length_px.partial_cmp(&0.0) == Some(std::cmp::Ordering::Greater);
+    if !usable {
+        return 2;
+    }
+    let coord = plotters::coord::types::RangedCoordf64::from(lo..hi);
+    for n in (2..=11usize).rev() {
+        let ticks = coord.key_points(n);
+        if ticks.len() < 2 {
+            return n;
+        }
+        let per_unit = length_px / (hi - lo);
+        let fits = ticks.windows(2).all(|w| {
+            let room = (w[1] - w[0]) * per_unit;
+            let need = (extent(&format(w[0])) + extent(&format(w[1]))) / 2.0 + gap_px;
+            room >= need
+        });
+        if fits {
+            return n;
+        }
+    }
+    2
+}
+
+/// Where the legend goes: drawn inside the plot (exports, which must stand alone), or left
+/// to the page, which writes it as text under the chart where it never covers a curve.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Legend {
+    Inside,
+    Outside,
+}
+
+/// What one legend entry's sample looks like.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Swatch {
+    /// A line in a palette colour (`None`: the foreground, faint), `width` px, with a dash
+    /// pattern (dash, gap) or solid.
+    Line {
+        color: Option<usize>,
+        width: u32,
+        dash: Option<(u32, u32)>,
+    },
+    /// A filled patch in a palette colour at an opacity.
+    Fill { color: usize, opacity: f64 },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct LegendEntry {
+    pub label: String,
+    pub swatch: Swatch,
+}
+
+/// The legend of a chart, in the order the chart draws its series.
+pub fn legend(data: &ChartData) -> Vec<LegendEntry> {
+    match data {
+        ChartData::Lines(c) => {
+            let mut out = Vec::new();
+            if let Some(b) = c.band.as_ref().filter(|b| {
+                b.points
+                    .iter()
+                    .filter(|p| to_y(p.2, c.log_y).is_finite())
+                    .count()
+                    > 1
+            }) {
+                out.push(LegendEntry {
+                    label: b.label.clone(),
+                    swatch: Swatch::Fill {
+                        color: 1,
+                        opacity: 0.25,
+                    },
+                });
+            }
+            if let Some(e) = &c.envelope {
+                out.push(LegendEntry {
+                    label: e.label.clone(),
+                    swatch: Swatch::Line {
+                        color: None,
+                        width: 8,
+                        dash: None,
+                    },
+                });
+            }
+            // Only what is drawn: a path with no finite point in the sweep has no line.
+            let drawn = |s: &&Series| s.points.iter().any(|p| to_y(p.1, c.log_y).is_finite());
+            out.extend(c.series.iter().filter(drawn).map(|s| LegendEntry {
+                label: s.label.clone(),
+                swatch: Swatch::Line {
+                    color: Some(s.color % PALETTE.len()),
+                    width: 3,
+                    dash: DASHES[s.color % DASHES.len()],
+                },
+            }));
+            out
+        }
+        ChartData::Heat(h) => h
+            .plans
+            .iter()
+            .map(|(label, color)| LegendEntry {
+                label: label.clone(),
+                swatch: Swatch::Fill {
+                    color: color % PALETTE.len(),
+                    opacity: 0.75,
+                },
+            })
+            .collect(),
+    }
+}
+
+/// Label counts for a plot of `size` (backend pixels) over x and y ranges.
+fn tick_counts(
+    size: (u32, u32),
+    x: (f64, f64),
+    y: (f64, f64),
+    y_format: &dyn Fn(f64) -> String,
+    scale: f64,
+) -> (usize, usize) {
+    let font = 13.0 * scale;
+    let plot_w = size.0 as f64 - (72.0 + 10.0 + 28.0) * scale;
+    let plot_h = size.1 as f64 - (40.0 + 20.0) * scale;
+    let xs = tick_count(x, plot_w, 10.0 * scale, &tick_number, &|t| {
+        label_width(t, font)
+    });
+    let ys = tick_count(y, plot_h, 0.6 * font, y_format, &|_| font);
+    (xs, ys)
+}
+
 /// Draws a chart filling `root`; `scale` multiplies text and line sizes (the pixel ratio).
+/// The number of axis labels follows the plot's size in pixels, so labels never overlap.
 pub fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     data: &ChartData,
     theme: Theme,
     scale: f64,
+    legend: Legend,
 ) -> Result<Geometry, String> {
     match data {
-        ChartData::Lines(c) => draw_lines(root, c, theme, scale),
-        ChartData::Heat(h) => draw_heat(root, h, theme, scale),
+        ChartData::Lines(c) => draw_lines(root, c, theme, scale, legend),
+        ChartData::Heat(h) => draw_heat(root, h, theme, scale, legend),
     }
 }
 
@@ -206,6 +379,7 @@ fn draw_lines<DB: DrawingBackend>(
     data: &LineChart,
     theme: Theme,
     scale: f64,
+    legend: Legend,
 ) -> Result<Geometry, String> {
     let px = |v: f64| (v * scale).round().max(1.0) as u32;
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
@@ -227,6 +401,13 @@ fn draw_lines<DB: DrawingBackend>(
                 .flat_map(|b| b.points.iter().map(|p| to_y(p.2, log))),
         );
     let (y0, y1) = pad(finite_range(ys), !log);
+    let (x_ticks, y_ticks) = tick_counts(
+        root.dim_in_pixel(),
+        (x0, x1),
+        (y0, y1),
+        &|v| axis_number(v, log),
+        scale,
+    );
     let font = ("sans-serif", px(13.0))
         .into_font()
         .color(&theme.foreground);
@@ -246,7 +427,9 @@ fn draw_lines<DB: DrawingBackend>(
         .axis_desc_style(font.clone())
         .x_desc(&data.x_label)
         .y_desc(&data.y_label)
-        .x_label_formatter(&|v| short_number(*v))
+        .x_labels(x_ticks)
+        .y_labels(y_ticks)
+        .x_label_formatter(&|v| tick_number(*v))
         .y_label_formatter(&|v| axis_number(*v, log))
         .draw()
         .map_err(err)?;
@@ -313,7 +496,15 @@ fn draw_lines<DB: DrawingBackend>(
             }
         }
     }
-    for (x, label) in &data.markers {
+    // Switch-point labels: each on the first line down where it clears the labels before
+    // it, turned to the left of its marker where it would run past the plot's right edge.
+    let (area_x, area_y) = chart.plotting_area().get_pixel_range();
+    let (left, right) = (area_x.start as f64, area_x.end as f64);
+    let (top, bottom) = (area_y.start as f64, area_y.end as f64);
+    let data_x = |p: f64| x0 + (p - left) / (right - left).max(1.0) * (x1 - x0);
+    let data_y = |p: f64| y1 - (p - top) / (bottom - top).max(1.0) * (y1 - y0);
+    let mut line_ends: Vec<f64> = Vec::new();
+    for Marker { x, label, short } in &data.markers {
         if *x >= x0 && *x <= x1 {
             chart
                 .draw_series(DashedLineSeries::new(
@@ -323,17 +514,45 @@ fn draw_lines<DB: DrawingBackend>(
                     theme.foreground.stroke_width(px(1.0)),
                 ))
                 .map_err(err)?;
-            let y_text = y1 - (y1 - y0) * 0.04;
+            let mut text = format!(" {label} ");
+            let mut width = label_width(&text, 13.0 * scale);
+            if width > right - left {
+                text = format!(" {short} ");
+                width = label_width(&text, 13.0 * scale);
+            }
+            let at = left + (x - x0) / (x1 - x0).max(f64::EPSILON) * (right - left);
+            let start = if at + width > right {
+                (at - width).max(left)
+            } else {
+                at
+            };
+            let line = match line_ends.iter().position(|end| start >= *end) {
+                Some(i) => i,
+                None => {
+                    line_ends.push(f64::NEG_INFINITY);
+                    line_ends.len() - 1
+                }
+            };
+            line_ends[line] = start + width;
+            let y_px = top + (4.0 + 17.0 * line as f64) * scale;
             chart
                 .draw_series(std::iter::once(Text::new(
-                    format!(" {label}"),
-                    (*x, y_text),
+                    text,
+                    (data_x(start), data_y(y_px)),
                     font.clone(),
                 )))
                 .map_err(err)?;
         }
     }
-    finish(root, &mut chart, theme, font, ((x0, x1), (y0, y1)), log)
+    finish(
+        root,
+        &mut chart,
+        theme,
+        font,
+        ((x0, x1), (y0, y1)),
+        log,
+        legend,
+    )
 }
 
 fn draw_heat<DB: DrawingBackend>(
@@ -341,6 +560,7 @@ fn draw_heat<DB: DrawingBackend>(
     data: &HeatMap,
     theme: Theme,
     scale: f64,
+    legend: Legend,
 ) -> Result<Geometry, String> {
     let px = |v: f64| (v * scale).round().max(1.0) as u32;
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
@@ -349,6 +569,13 @@ fn draw_heat<DB: DrawingBackend>(
     let ys: Vec<f64> = data.ys.iter().map(|y| to_y(*y, log)).collect();
     let (x0, x1) = finite_range(data.xs.iter().copied()).unwrap_or((0.0, 1.0));
     let (y0, y1) = finite_range(ys.iter().copied()).unwrap_or((0.0, 1.0));
+    let (x_ticks, y_ticks) = tick_counts(
+        root.dim_in_pixel(),
+        (x0, x1),
+        (y0, y1),
+        &|v| axis_number(v, log),
+        scale,
+    );
     let half = |v: &[f64], i: usize| -> (f64, f64) {
         let lo = if i == 0 {
             v[0]
@@ -380,7 +607,9 @@ fn draw_heat<DB: DrawingBackend>(
         .axis_desc_style(font.clone())
         .x_desc(&data.x_label)
         .y_desc(&data.y_label)
-        .x_label_formatter(&|v| short_number(*v))
+        .x_labels(x_ticks)
+        .y_labels(y_ticks)
+        .x_label_formatter(&|v| tick_number(*v))
         .y_label_formatter(&|v| axis_number(*v, log))
         .draw()
         .map_err(err)?;
@@ -438,7 +667,15 @@ fn draw_heat<DB: DrawingBackend>(
                 .map_err(err)?;
         }
     }
-    finish(root, &mut chart, theme, font, ((x0, x1), (y0, y1)), log)
+    finish(
+        root,
+        &mut chart,
+        theme,
+        font,
+        ((x0, x1), (y0, y1)),
+        log,
+        legend,
+    )
 }
 
 type Chart<'a, DB> = ChartContext<
@@ -455,16 +692,19 @@ fn finish<'a, DB: DrawingBackend + 'a>(
     font: TextStyle<'_>,
     ((x0, x1), (y0, y1)): ((f64, f64), (f64, f64)),
     log_y: bool,
+    legend: Legend,
 ) -> Result<Geometry, String> {
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .background_style(theme.background.mix(0.85))
-        .border_style(theme.grid)
-        .label_font(font)
-        .draw()
-        .map_err(err)?;
+    if legend == Legend::Inside {
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::LowerRight)
+            .background_style(theme.background.mix(0.85))
+            .border_style(theme.grid)
+            .label_font(font)
+            .draw()
+            .map_err(err)?;
+    }
     let (px_x, px_y) = chart.plotting_area().get_pixel_range();
     root.present().map_err(err)?;
     Ok(Geometry {
@@ -481,7 +721,7 @@ pub fn to_svg(data: &ChartData, theme: Theme, size: (u32, u32)) -> Result<String
     let mut out = String::new();
     {
         let root = SVGBackend::with_string(&mut out, size).into_drawing_area();
-        draw(&root, data, theme, 1.0)?;
+        draw(&root, data, theme, 1.0, Legend::Inside)?;
     }
     Ok(out)
 }

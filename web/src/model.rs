@@ -1,6 +1,6 @@
 //! What the page computes from the core: chart data for the current scenario.
 
-use crate::chart::{Band, ChartData, HeatMap, LineChart, Series};
+use crate::chart::{Band, ChartData, HeatMap, LineChart, Marker, Series};
 use costlab_core::analysis::{self, engine_curves, path_label, EngineCurves};
 use costlab_core::knobs::Engine;
 use costlab_core::scenario::{Scenario, View};
@@ -75,14 +75,13 @@ pub fn engine_view(scenario: &Scenario, engine: Engine) -> Result<EngineView> {
             })
             .collect()
     };
-    let markers: Vec<(f64, String)> = curves
+    let markers: Vec<Marker> = curves
         .crossovers
         .iter()
-        .map(|c| {
-            (
-                pct(c.x),
-                format!("→ {} at {}%", path_label(&c.to), switch_pct(c.x)),
-            )
+        .map(|c| Marker {
+            x: pct(c.x),
+            label: format!("→ {} at {}%", path_label(&c.to), switch_pct(c.x)),
+            short: format!("→ {}%", switch_pct(c.x)),
         })
         .collect();
     let cost = ChartData::Lines(LineChart {

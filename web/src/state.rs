@@ -2,7 +2,7 @@
 //! Every control dispatches an [`Action`]; the reducer never touches the browser.
 
 use costlab_core::knobs::{Engine, EngineVersion, Knob, KnobValues, Preset};
-use costlab_core::scenario::{CacheState, Engines, Scenario, View, Workload};
+use costlab_core::scenario::{CacheState, Engines, Scenario, ServerSettings, View, Workload};
 use costlab_core::url::{self, EmbedOptions, LinkProblem};
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -56,6 +56,9 @@ pub enum Action {
     Load(String),
     DismissLinkProblems,
     SetKnob(Knob, f64),
+    /// A value typed into a knob's entry, read as the engine reads it (PostgreSQL memory
+    /// with units: `64MB`, or a bare number in the parameter's base unit).
+    SetKnobText(Knob, String),
     ResetKnob(Knob),
     ResetEngine(Engine),
     Preset(&'static str),
@@ -65,6 +68,8 @@ pub enum Action {
     /// Run on an edited or loaded profile.
     SetCustomMachine(Box<costlab_core::sim::profile::MachineProfile>),
     SetCache(CacheState),
+    /// MySQL's server settings (the machine panel's "Server settings" group).
+    SetServer(ServerSettings),
     SetSweep {
         from: f64,
         to: f64,
@@ -87,6 +92,7 @@ impl Reducible for State {
         next.history = match action {
             Action::Load(_) | Action::DismissLinkProblems => HistoryWrite::None,
             Action::SetKnob(..)
+            | Action::SetKnobText(..)
             | Action::SetSweep { .. }
             | Action::SetScaleFactor(_)
             | Action::SetLogY(_) => HistoryWrite::Replace,
@@ -103,6 +109,14 @@ impl Reducible for State {
             }
             Action::DismissLinkProblems => next.link_problems.clear(),
             Action::SetKnob(knob, value) => match s.knobs.set(knob, value) {
+                Ok(()) => {
+                    next.knob_errors.remove(&knob);
+                }
+                Err(e) => {
+                    next.knob_errors.insert(knob, e.to_string());
+                }
+            },
+            Action::SetKnobText(knob, text) => match s.knobs.set_text(knob, &text) {
                 Ok(()) => {
                     next.knob_errors.remove(&knob);
                 }
@@ -154,7 +168,12 @@ impl Reducible for State {
                 Engine::Postgres => s.pg_version = v,
                 Engine::Mysql => s.mysql_version = v,
             },
-            Action::SetMachine(id) => s.machine = id,
+            Action::SetMachine(id) => {
+                // Picking a built-in profile presets its server (the seed's servers for the
+                // seed's profiles); a loaded or edited profile presets nothing.
+                s.server = ServerSettings::preset_for_builtin(&id);
+                s.machine = id;
+            }
             Action::SetCustomMachine(p) => {
                 let mut p = *p;
                 // One custom machine at a time; its id is what the picker and the link use.
@@ -163,6 +182,7 @@ impl Reducible for State {
                 s.custom_machine = Some(p);
             }
             Action::SetCache(c) => s.cache = c,
+            Action::SetServer(server) => s.server = server,
             Action::SetSweep { from, to } => {
                 let w = Workload::T1Sweep { from, to };
                 match w.validate() {

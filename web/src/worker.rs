@@ -13,6 +13,7 @@ use crate::worker_protocol::{
 use costlab_core::calibration::{Calibration, Estimate};
 use costlab_core::knobs::{EngineVersion, Knob, KnobValues};
 use costlab_core::plan::PlanNode;
+use costlab_core::scenario::ServerSettings;
 use costlab_core::sim::profile::MachineProfile;
 use costlab_core::workload::dbt3::compare::{plan_summary, Dbt3Planner, QueryOutcome};
 
@@ -22,6 +23,7 @@ struct Key {
     version: EngineVersion,
     sf: f64,
     machine: MachineProfile,
+    server: ServerSettings,
     baseline: Vec<f64>,
 }
 
@@ -46,8 +48,8 @@ impl Prepared {
     fn new(key: Key, baseline: &Result<KnobValues, String>) -> Prepared {
         let planner = (|| {
             let baseline = baseline.as_ref().map_err(Clone::clone)?;
-            let planner =
-                Dbt3Planner::new(key.version, key.sf, &key.machine).map_err(|e| e.to_string())?;
+            let planner = Dbt3Planner::new(key.version, key.sf, &key.machine, &key.server)
+                .map_err(|e| e.to_string())?;
             let plans = planner
                 .queries()
                 .iter()
@@ -167,6 +169,7 @@ impl Worker {
                     version,
                     sf: req.sf,
                     machine: req.machine.clone(),
+                    server: req.server,
                     baseline: req.baseline.clone(),
                 };
                 let mut p = match kept.iter().position(|p| p.key == key) {

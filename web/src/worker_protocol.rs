@@ -11,6 +11,7 @@
 //! worker may arrive one ulp off: within the end-to-end tests' 1e-9 comparison.
 
 use costlab_core::knobs::{Engine, EngineVersion, KnobValues, KNOBS};
+use costlab_core::scenario::ServerSettings;
 use costlab_core::sim::profile::MachineProfile;
 use serde::{Deserialize, Serialize};
 
@@ -79,6 +80,8 @@ pub struct Request {
     /// One entry per engine on show, in the page's order.
     pub versions: Vec<EngineVersion>,
     pub machine: MachineProfile,
+    /// MySQL's server settings (the scenario's; never derived from the machine's id).
+    pub server: ServerSettings,
     /// Every knob's value in `KNOBS` order (see [`knob_list`]).
     pub baseline: Vec<f64>,
     pub current: Vec<f64>,
@@ -306,12 +309,9 @@ mod read {
             id: text(v, "id")?,
             label: text(v, "label")?,
             source: text(v, "source")?,
-            confidence: match text(v, "confidence")?.as_str() {
-                "measured" => Confidence::Measured,
-                "vendor" => Confidence::Vendor,
-                "derived" => Confidence::Derived,
-                _ => return None,
-            },
+            confidence: Confidence::parse(&text(v, "confidence")?)?,
+            // Calibration files are measured throughout: no per-figure sources.
+            figures: Vec::new(),
             device: Device {
                 seq_read_mbps: num(&d, "seq_read_mbps")?,
                 random_8k: random(&get(&d, "random_8k"))?,

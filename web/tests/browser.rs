@@ -76,6 +76,28 @@ fn rejected_value_keeps_the_last_valid_one() {
     assert!(fixed.knob_errors.is_empty());
 }
 
+/// The entry fields read PostgreSQL's memory as SET does; a refused entry names the value
+/// and the units, and the knob keeps its value.
+#[wasm_bindgen_test]
+fn memory_entries_take_postgresql_units() {
+    let state = Rc::new(State::default());
+    let k = Knob::EffectiveCacheSize;
+    let s = state.reduce(Action::SetKnobText(k, "64".into()));
+    assert_eq!(s.scenario.knobs.get(k), 0.5);
+    assert_eq!(k.def().show_value(0.5).as_deref(), Some("512kB"));
+    let s = s.reduce(Action::SetKnobText(k, "4GB".into()));
+    assert_eq!(s.scenario.knobs.get(k), 4096.0);
+    let bad = s.reduce(Action::SetKnobText(k, "64mb".into()));
+    assert_eq!(bad.scenario.knobs.get(k), 4096.0);
+    let e = &bad.knob_errors[&k];
+    assert!(
+        e.contains("`64mb`") && e.contains("B, kB, MB, GB and TB"),
+        "{e}"
+    );
+    let ok = bad.reduce(Action::SetKnobText(Knob::WorkMem, "64MB".into()));
+    assert_eq!(ok.scenario.knobs.get(Knob::WorkMem), 65_536.0);
+}
+
 #[wasm_bindgen_test]
 fn presets_and_resets_move_only_their_engine() {
     let state = Rc::new(State::default());
@@ -91,6 +113,34 @@ fn presets_and_resets_move_only_their_engine() {
     let bad = s.clone().reduce(Action::SetSweep { from: 0.5, to: 0.1 });
     assert!(bad.error.as_deref().unwrap_or("").contains("sweep range"));
     assert_eq!(bad.scenario.workload, s.scenario.workload);
+}
+
+/// Picking the seed's profile presets the seed's server; a loaded profile whose id is the
+/// seed's presets nothing; the settings travel in the link.
+#[wasm_bindgen_test]
+fn server_settings_preset_by_picking_never_by_a_files_id() {
+    use costlab_core::scenario::{InnodbCacheReport, ServerSettings};
+    let state = Rc::new(State::default());
+    let nvme = state.reduce(Action::SetMachine("nvme-consumer-gen4".into()));
+    assert_eq!(nvme.scenario.server, ServerSettings::DEFAULT);
+    let disk = nvme
+        .clone()
+        .reduce(Action::SetMachine("wl8737-disk".into()));
+    assert_eq!(disk.scenario.server, ServerSettings::WL8737_DISK);
+    let file = costlab_core::sim::builtin::find("wl8737-disk").unwrap();
+    assert_eq!(file.id, "wl8737-disk");
+    let loaded = nvme.reduce(Action::SetCustomMachine(Box::new(file)));
+    assert_eq!(loaded.scenario.server, ServerSettings::DEFAULT);
+    let set = loaded.reduce(Action::SetServer(ServerSettings {
+        innodb_cache_report: InnodbCacheReport::Heuristic,
+        batched_key_access: true,
+    }));
+    let link = costlab_core::url::encode(&set.scenario, &set.embed);
+    assert!(
+        link.contains("icr=heuristic") && link.contains("bka=1"),
+        "{link}"
+    );
+    assert_eq!(State::from_link(&link).scenario.server, set.scenario.server);
 }
 
 #[wasm_bindgen_test]
@@ -180,6 +230,7 @@ fn dbt3_request(id: u64, fragment: &str) -> Request {
             .map(|e| s.version_of(e))
             .collect(),
         machine: analysis::machine(&s).unwrap(),
+        server: s.server,
         baseline: knob_list(&s.dbt3_baseline().unwrap().unwrap()),
         current: knob_list(&s.knobs),
     }
@@ -484,4 +535,124 @@ async fn dbt3_view_shows_a_worker_that_cannot_load_inline() {
     assert!(text.starts_with("MySQL cannot plan DBT3 here: "), "{text}");
     assert!(root.query_selector("canvas#cost-mysql").unwrap().is_none());
     window.location().set_hash("").unwrap();
+}
+
+/// The text elements of an SVG drawn by plotters: (x, y, text-anchor, text).
+fn svg_texts(svg: &str) -> Vec<(f64, f64, String, String)> {
+    let attr = |tag: &str, name: &str| -> String {
+        let key = format!(" {name}=\"");
+        tag.find(&key)
+            .map(|i| {
+                let rest = &tag[i + key.len()..];
+                rest[..rest.find('"').unwrap_or(0)].to_string()
+            })
+            .unwrap_or_default()
+    };
+    svg.split("<text")
+        .skip(1)
+        .map(|t| {
+            let (tag, rest) = t.split_once('>').unwrap();
+            let text = rest.split("</text>").next().unwrap().trim().to_string();
+            (
+                attr(tag, "x").parse().unwrap(),
+                attr(tag, "y").parse().unwrap(),
+                attr(tag, "text-anchor"),
+                text,
+            )
+        })
+        .collect()
+}
+
+/// The x-axis tick labels of the page's t1 cost chart drawn at `size` pixels, in order.
+fn x_tick_labels(size: (u32, u32)) -> Vec<(f64, String)> {
+    use costlab_web::chart::{to_svg, Theme};
+    let s = costlab_core::scenario::Scenario::default();
+    let view = costlab_web::model::engine_view(&s, Engine::Mysql).unwrap();
+    let svg = to_svg(&view.cost, Theme::new(false), size).unwrap();
+    let texts = svg_texts(&svg);
+    // Tick labels under the plot: centred on their tick, numbers, below every curve.
+    let lowest = texts
+        .iter()
+        .filter(|t| t.2 == "middle" && t.3.parse::<f64>().is_ok())
+        .map(|t| t.1)
+        .fold(f64::MIN, f64::max);
+    let mut ticks: Vec<(f64, String)> = texts
+        .into_iter()
+        .filter(|t| t.2 == "middle" && t.3.parse::<f64>().is_ok() && t.1 == lowest)
+        .map(|t| (t.0, t.3))
+        .collect();
+    ticks.sort_by(|a, b| a.0.total_cmp(&b.0));
+    ticks
+}
+
+#[wasm_bindgen_test]
+fn x_axis_labels_never_overlap_on_a_phone_or_a_wide_screen() {
+    use costlab_web::chart::label_width;
+    // 343 px: the chart's width on a 375 px phone (page, panel and figure padding); 1200:
+    // the SVG export; 900: a desktop chart.
+    for size in [(343, 220), (600, 338), (900, 506), (1200, 675)] {
+        let ticks = x_tick_labels(size);
+        assert!(ticks.len() >= 3, "{size:?}: only {ticks:?}");
+        // plotters writes font-size 13 / 1.24 into the SVG but a canvas draws 13 px.
+        for w in ticks.windows(2) {
+            let room = w[1].0 - w[0].0;
+            let need = (label_width(&w[0].1, 13.0) + label_width(&w[1].1, 13.0)) / 2.0;
+            assert!(
+                room >= need,
+                "{size:?}: {:?} and {:?} overlap ({room} < {need})",
+                w[0],
+                w[1]
+            );
+        }
+        if size.0 >= 900 {
+            assert_eq!(
+                ticks.len(),
+                11,
+                "{size:?}: a wide chart keeps plotters' 11 labels: {ticks:?}"
+            );
+        }
+    }
+    // The sweep's 0 to 20 % as a phone shows it: whole numbers, no "2.00".
+    let phone: Vec<String> = x_tick_labels((343, 220)).into_iter().map(|t| t.1).collect();
+    assert_eq!(phone, ["0", "5", "10", "15", "20"]);
+}
+
+#[wasm_bindgen_test]
+fn tick_numbers_drop_trailing_zeros_only() {
+    use costlab_web::chart::tick_number;
+    assert_eq!(tick_number(2.0), "2");
+    assert_eq!(tick_number(2.5), "2.5");
+    assert_eq!(tick_number(0.0125), "0.0125");
+    assert_eq!(tick_number(0.0), "0");
+    assert_eq!(tick_number(120.0), "120");
+    assert_eq!(tick_number(1_200_000.0), "1.2M");
+    assert_eq!(tick_number(15_000.0), "15k");
+    assert_eq!(tick_number(0.00015), "1.5e-4");
+}
+
+#[wasm_bindgen_test]
+fn the_legend_is_drawn_inside_exports_only() {
+    use costlab_web::chart::{draw, legend, Legend, Theme};
+    use plotters::prelude::*;
+    let s = costlab_core::scenario::Scenario::default();
+    let view = costlab_web::model::engine_view(&s, Engine::Mysql).unwrap();
+    let labels: Vec<String> = legend(&view.time).into_iter().map(|e| e.label).collect();
+    let mut paths = labels[2..].to_vec();
+    paths.sort();
+    assert_eq!(labels[1], "fastest plan");
+    assert_eq!(paths, ["range scan on k7", "table scan"]);
+    assert!(labels[0].starts_with("time lost to the chosen plan (total "));
+    for (where_, shown) in [(Legend::Inside, true), (Legend::Outside, false)] {
+        let mut svg = String::new();
+        {
+            let root = SVGBackend::with_string(&mut svg, (343, 220)).into_drawing_area();
+            draw(&root, &view.time, Theme::new(false), 1.0, where_).unwrap();
+        }
+        let texts: Vec<String> = svg_texts(&svg).into_iter().map(|t| t.3).collect();
+        assert_eq!(
+            texts.iter().any(|t| t == "fastest plan"),
+            shown,
+            "{where_:?}"
+        );
+    }
 }

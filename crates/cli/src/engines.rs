@@ -71,7 +71,7 @@ pub fn version_for(
     if let Some(v) = named {
         if v.engine() != engine {
             return Err(Error::invalid(
-                "--engine-version",
+                "--release",
                 format!("{} is not a release of {}", v.label(), engine.name()),
             ));
         }
@@ -100,7 +100,7 @@ pub fn parse_version(s: &str) -> Result<EngineVersion> {
         "84" => EngineVersion::Mysql84,
         _ => {
             return Err(Error::invalid(
-                "--engine-version",
+                "--release",
                 format!("`{s}` is not a modelled release (PostgreSQL 15-18, MySQL 5.7, 8.0, 8.4)"),
             ))
         }

@@ -10,7 +10,7 @@ use costlab::simulate::{self, Machine, Planner};
 use costlab_core::knobs::{Engine, Knob, KnobValues};
 use costlab_core::plan::Detail;
 use costlab_core::query::Query;
-use costlab_core::scenario::Scenario;
+use costlab_core::scenario::{InnodbCacheReport, Scenario, ServerSettings};
 use costlab_core::scenario_file::{ScenarioFile, MAX_BYTES};
 use costlab_core::sim::{builtin, MachineProfile};
 use costlab_core::sweep::{self, Spacing};
@@ -110,7 +110,10 @@ struct Common {
     /// Scenario file (costlab import writes one).
     #[arg(long)]
     scenario: PathBuf,
-    /// Override a knob: name=value (engine parameter name or URL key); repeatable.
+    /// Override a knob: name=value (engine parameter name or URL key); PostgreSQL's values
+    /// as SET reads them (work_mem=64MB, effective_cache_size=4GB; a bare number is in the
+    /// parameter's base unit: kB for work_mem, 8kB pages for effective_cache_size);
+    /// repeatable.
     #[arg(long = "set", value_name = "NAME=VALUE")]
     sets: Vec<String>,
     /// PostgreSQL: turn off plan types (seqscan, indexscan, indexonlyscan, bitmapscan, sort).
@@ -121,8 +124,8 @@ struct Common {
     buffer_pool_mb: Option<f64>,
     /// Release to model (15..18 for PostgreSQL; 5.7, 8.0, 8.4 for MySQL); default: the
     /// scenario's release, else the newest.
-    #[arg(long)]
-    engine_version: Option<String>,
+    #[arg(long = "release", value_name = "RELEASE", alias = "engine-version")]
+    release: Option<String>,
 }
 
 #[derive(Args)]
@@ -162,6 +165,33 @@ struct SweepArgs {
     json: bool,
 }
 
+/// MySQL server settings beyond the constants and the machine. Default: what the built-in
+/// profile presets (the seed's servers for wl8737-memory and wl8737-disk, a server as
+/// installed for the others); a profile file presets nothing, whatever its id.
+#[derive(Args)]
+struct ServerArgs {
+    /// What InnoDB reports as cached: release (as the release does), all-cached (every
+    /// table, when warm: the seed's in-memory server), heuristic (nothing: the seed's
+    /// disk-bound server).
+    #[arg(long, value_name = "REPORT", value_parser = ["release", "all-cached", "heuristic"])]
+    innodb_cache_report: Option<String>,
+    /// optimizer_switch batched_key_access for DBT3's joins.
+    #[arg(long, value_name = "on|off", value_parser = ["on", "off"])]
+    batched_key_access: Option<String>,
+}
+
+impl ServerArgs {
+    fn apply(&self, server: &mut ServerSettings) -> Result<(), Fail> {
+        if let Some(r) = &self.innodb_cache_report {
+            server.innodb_cache_report = InnodbCacheReport::parse(r).map_err(usage)?;
+        }
+        if let Some(b) = &self.batched_key_access {
+            server.batched_key_access = b == "on";
+        }
+        Ok(())
+    }
+}
+
 /// The machine, engine and workload `simulate` and `fit` work with.
 #[derive(Args)]
 struct MachineArgs {
@@ -171,8 +201,8 @@ struct MachineArgs {
     /// Release to model (15..18 for PostgreSQL; 5.7, 8.0, 8.4 for MySQL); default: the
     /// scenario's release, else the newest; for --workload t1 the seed's (PostgreSQL 18,
     /// MySQL 5.7).
-    #[arg(long)]
-    engine_version: Option<String>,
+    #[arg(long = "release", value_name = "RELEASE", alias = "engine-version")]
+    release: Option<String>,
     /// Built-in machine profile (see `costlab simulate --list-profiles`).
     #[arg(long, conflicts_with = "profile_file")]
     profile: Option<String>,
@@ -189,12 +219,17 @@ struct MachineArgs {
     /// Scenario file (costlab import writes one).
     #[arg(long)]
     scenario: Option<PathBuf>,
-    /// Override a knob: name=value (engine parameter name or URL key); repeatable.
+    /// Override a knob: name=value (engine parameter name or URL key); PostgreSQL's values
+    /// as SET reads them (work_mem=64MB, effective_cache_size=4GB; a bare number is in the
+    /// parameter's base unit: kB for work_mem, 8kB pages for effective_cache_size);
+    /// repeatable.
     #[arg(long = "set", value_name = "NAME=VALUE")]
     sets: Vec<String>,
     /// PostgreSQL: turn off plan types (seqscan, indexscan, indexonlyscan, bitmapscan, sort).
     #[arg(long, value_delimiter = ',')]
     disable: Vec<String>,
+    #[command(flatten)]
+    server: ServerArgs,
 }
 
 #[derive(Args)]
@@ -263,7 +298,8 @@ struct Dbt3Args {
     /// Scale factor (0.01 to 1000).
     #[arg(long, default_value_t = 10.0)]
     sf: f64,
-    /// Built-in machine profile (see `costlab simulate --list-profiles`).
+    /// Built-in machine profile (see `costlab simulate --list-profiles`); default:
+    /// wl8737-memory (the seed's in-memory server), named on stderr.
     #[arg(long, conflicts_with = "profile_file")]
     profile: Option<String>,
     /// Machine profile JSON file (a probe's calibration file), validated.
@@ -272,7 +308,10 @@ struct Dbt3Args {
     /// Nothing cached when a query starts (default: the warm steady state).
     #[arg(long)]
     cold: bool,
-    /// Override a knob of the current constants: name=value; repeatable.
+    #[command(flatten)]
+    server: ServerArgs,
+    /// Override a knob of the current constants: name=value, PostgreSQL's as SET reads them
+    /// (work_mem=64MB; a bare number is in the parameter's base unit); repeatable.
     #[arg(long = "set", value_name = "NAME=VALUE")]
     sets: Vec<String>,
     /// Preset the baseline is (e.g. mysql-5.7, wl8737-alt1, pg-default); default: the
@@ -284,13 +323,16 @@ struct Dbt3Args {
     query: Option<i64>,
     /// Release to model (15..18 for PostgreSQL; 5.7, 8.0, 8.4 for MySQL); default: the
     /// seed's (MySQL 5.7, PostgreSQL 18).
+    // `--version` was this option's name; kept hidden so old command lines still run.
     #[arg(
-        long = "version",
-        visible_alias = "engine-version",
-        value_name = "RELEASE"
+        long = "release",
+        value_name = "RELEASE",
+        aliases = ["version", "engine-version"]
     )]
     release: Option<String>,
-    /// Print the report as JSON.
+    /// Print the report as JSON. Without --query: the table only (each plan's summary,
+    /// signature, cost, rows and time), no plan trees; with --query N: that query's two
+    /// plan trees and each node's simulated time as well.
     #[arg(long)]
     json: bool,
     /// Also measure planning time per query: the median of N runs (default 21), in µs.
@@ -331,9 +373,17 @@ fn main() -> ExitCode {
                 let _ = e.print();
                 return ExitCode::SUCCESS;
             }
+            // `costlab dbt3 --version` with nothing after it: the old name of --release,
+            // typed by someone who likely wanted the tool's version.
+            let bare_version = std::env::args().next_back().as_deref() == Some("--version");
             let msg = if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
                 "a command is required: import, explain, sweep, simulate, fit, dbt3 or url"
                     .to_string()
+            } else if bare_version && e.kind() == ErrorKind::InvalidValue {
+                format!(
+                    "--version after a command is the old name of --release and needs a release (5.7, 8.0, 8.4, 15..18); this is costlab {}",
+                    env!("CARGO_PKG_VERSION")
+                )
             } else {
                 clap_one_line(&e.render().to_string())
             };
@@ -524,7 +574,7 @@ fn load_scenario(path: &Path) -> Result<ScenarioFile, Fail> {
 fn prepare(c: &Common) -> Result<(ScenarioFile, KnobValues, Setup), Fail> {
     let engine = Engine::parse(&c.engine).map_err(usage)?;
     let named = c
-        .engine_version
+        .release
         .as_deref()
         .map(engines::parse_version)
         .transpose()
@@ -721,7 +771,7 @@ fn machine_setup(a: &MachineArgs) -> Result<(Source, Machine, KnobValues), Fail>
         .ok_or_else(|| usage("--engine is required (postgres or mysql)"))?;
     let engine = Engine::parse(engine).map_err(usage)?;
     let named = a
-        .engine_version
+        .release
         .as_deref()
         .map(engines::parse_version)
         .transpose()
@@ -747,7 +797,7 @@ fn machine_setup(a: &MachineArgs) -> Result<(Source, Machine, KnobValues), Fail>
             let version = match named {
                 Some(v) if v.engine() != engine => {
                     return Err(Fail::Usage(format!(
-                        "--engine-version: {} is not a release of {}",
+                        "--release: {} is not a release of {}",
                         v.label(),
                         engine.name()
                     )))
@@ -767,7 +817,9 @@ fn machine_setup(a: &MachineArgs) -> Result<(Source, Machine, KnobValues), Fail>
         }
     };
     apply_sets(&mut knobs, &a.sets, engine)?;
-    let profile = machine_profile(a.profile.as_deref(), a.profile_file.as_deref(), a.cold)?;
+    let (profile, mut server) =
+        machine_profile(a.profile.as_deref(), a.profile_file.as_deref(), a.cold)?;
+    a.server.apply(&mut server)?;
     let pg_options = match engine {
         Engine::Postgres => engines::pg_options(&a.disable).map_err(usage)?,
         Engine::Mysql if !a.disable.is_empty() => {
@@ -782,21 +834,27 @@ fn machine_setup(a: &MachineArgs) -> Result<(Source, Machine, KnobValues), Fail>
         Machine {
             version,
             profile,
+            server,
             pg_options,
         },
         knobs,
     ))
 }
 
-/// The machine of `simulate` and `dbt3`: a built-in profile or a file's, exactly one of them.
+/// The machine of `simulate` and `dbt3`: a built-in profile or a file's, exactly one of
+/// them, with the server settings it presets (a built-in profile picked by id may preset
+/// the seed's server; a file never does, whatever its id).
 fn machine_profile(
     id: Option<&str>,
     file: Option<&Path>,
     cold: bool,
-) -> Result<MachineProfile, Fail> {
-    let mut profile = match (id, file) {
-        (Some(id), None) => builtin::find(id).map_err(usage)?,
-        (None, Some(path)) => load_profile(path)?,
+) -> Result<(MachineProfile, ServerSettings), Fail> {
+    let (mut profile, server) = match (id, file) {
+        (Some(id), None) => (
+            builtin::find(id).map_err(usage)?,
+            ServerSettings::preset_for_builtin(id),
+        ),
+        (None, Some(path)) => (load_profile(path)?, ServerSettings::DEFAULT),
         _ => {
             return Err(usage(
                 "a machine is required: --profile ID (see costlab simulate --list-profiles) or --profile-file FILE",
@@ -806,7 +864,7 @@ fn machine_profile(
     if cold {
         profile.warm_cache = false;
     }
-    Ok(profile)
+    Ok((profile, server))
 }
 
 fn load_profile(path: &Path) -> Result<MachineProfile, Fail> {
@@ -1038,11 +1096,10 @@ fn dbt3_cmd(a: Dbt3Args) -> Result<(), Fail> {
     let version = match a.release.as_deref() {
         None => dbt3::default_version(engine),
         Some(r) => {
-            let v = engines::parse_version(r)
-                .map_err(|e| Fail::Usage(e.to_string().replace("--engine-version", "--version")))?;
+            let v = engines::parse_version(r).map_err(usage)?;
             if v.engine() != engine {
                 return Err(Fail::Usage(format!(
-                    "--version: {} is not a release of {}",
+                    "--release: {} is not a release of {}",
                     v.label(),
                     engine.name()
                 )));
@@ -1074,11 +1131,29 @@ fn dbt3_cmd(a: Dbt3Args) -> Result<(), Fail> {
                 },
             )
         })?;
-    let profile = machine_profile(a.profile.as_deref(), a.profile_file.as_deref(), a.cold)?;
+    // Plans and costs need no machine; the times do. Without one, the seed's in-memory
+    // server (the page's default) times them, and stderr says so.
+    let profile_id = match (&a.profile, &a.profile_file) {
+        (None, None) => {
+            let id = Scenario::default().machine;
+            let p = builtin::find(&id)?;
+            let _ = writeln!(
+                std::io::stderr(),
+                "costlab: no --profile given; timing on {id} ({}); see costlab simulate --list-profiles",
+                p.label
+            );
+            Some(id)
+        }
+        (p, _) => p.clone(),
+    };
+    let (profile, mut server) =
+        machine_profile(profile_id.as_deref(), a.profile_file.as_deref(), a.cold)?;
+    a.server.apply(&mut server)?;
     let setup = dbt3::Dbt3Setup {
         version,
         sf,
         profile,
+        server,
         baseline,
         baseline_label,
         current,

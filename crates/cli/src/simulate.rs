@@ -4,11 +4,13 @@
 //! them as text tables or JSON.
 
 use costlab_core::analysis;
+use costlab_core::calibration::Calibration;
 use costlab_core::catalog::Table;
 use costlab_core::knobs::{Engine, EngineVersion, Knob, KnobValues, Scale};
 use costlab_core::pg::{self, PgOptions};
 use costlab_core::plan::{Detail, Planned};
 use costlab_core::query::Query;
+use costlab_core::scenario::ServerSettings;
 use costlab_core::sim::regret::{self, Fit1, Fit2, GridValue, RegretStep};
 use costlab_core::sim::{builtin, CacheCounts, Confidence, IoSeconds, MachineProfile, Simulator};
 use costlab_core::{mysql, Error, Result};
@@ -27,6 +29,19 @@ const OPTIONAL: [&str; 3] = ["skip_read_us", "iops_cap", "mbps_cap"];
 pub fn profile_from_json(text: &str) -> Result<(MachineProfile, Vec<String>)> {
     let value: Value = serde_json::from_str(text)
         .map_err(|e| Error::invalid("profile file", format!("not JSON: {e}")))?;
+    // The probe's own file: a calibration (medians with intervals), not a profile. Read it
+    // the way the page does.
+    if value.get("costlab_calibration").is_some() {
+        let cal = Calibration::from_json(text)?;
+        let profile = cal.to_profile()?;
+        let mut warnings: Vec<String> = cal
+            .warnings
+            .iter()
+            .map(|w| format!("calibration: {w}"))
+            .collect();
+        warnings.extend(profile.warnings());
+        return Ok((profile, warnings));
+    }
     // serde_json's type errors do not say where; find the field against a full profile.
     let mut template = builtin::find("hdd-7200")?;
     template.device.iops_cap = Some(1.0);
@@ -62,10 +77,11 @@ fn check_shape(v: &Value, t: &Value, path: &str, warnings: &mut Vec<String>) -> 
     }
     if last == "confidence" {
         if let Value::String(c) = v {
-            if !["measured", "vendor", "derived"].contains(&c.as_str()) {
+            if Confidence::parse(c).is_none() {
+                let known: Vec<&str> = Confidence::ALL.iter().map(|c| c.id()).collect();
                 return Err(Error::invalid(
                     field,
-                    format!("`{c}` is not one of measured, vendor, derived"),
+                    format!("`{c}` is not one of {}", known.join(", ")),
                 ));
             }
         }
@@ -103,11 +119,7 @@ fn check_shape(v: &Value, t: &Value, path: &str, warnings: &mut Vec<String>) -> 
 }
 
 pub fn confidence_name(c: Confidence) -> &'static str {
-    match c {
-        Confidence::Measured => "measured",
-        Confidence::Vendor => "vendor",
-        Confidence::Derived => "derived",
-    }
+    c.id()
 }
 
 /// Who the profile is, without its numbers.
@@ -115,7 +127,10 @@ pub fn confidence_name(c: Confidence) -> &'static str {
 pub struct ProfileInfo {
     pub id: String,
     pub label: String,
+    /// The weakest figure's confidence.
     pub confidence: Confidence,
+    /// Figure by figure, strongest first ("measured: random read at QD1; assumed: ...").
+    pub confidence_by_figure: String,
     pub source: String,
 }
 
@@ -125,12 +140,14 @@ impl ProfileInfo {
             id: p.id.clone(),
             label: p.label.clone(),
             confidence: p.confidence,
+            confidence_by_figure: p.confidence_summary(),
             source: p.source.clone(),
         }
     }
 }
 
-/// `simulate --list-profiles` as text: id, confidence, label, and the source below.
+/// `simulate --list-profiles` as text: id, confidence (the weakest figure's), label, then
+/// the source and each figure's confidence and source below.
 pub fn profiles_text(profiles: &[MachineProfile]) -> String {
     let mut s = format!("{:<20} {:<10} label / source\n", "id", "confidence");
     for p in profiles {
@@ -142,6 +159,15 @@ pub fn profiles_text(profiles: &[MachineProfile]) -> String {
             "",
             p.source
         ));
+        for f in &p.figures {
+            s.push_str(&format!(
+                "{:<31} {}: {} ({})\n",
+                "",
+                f.figure,
+                f.confidence.label(),
+                f.source
+            ));
+        }
     }
     s
 }
@@ -151,6 +177,8 @@ pub fn profiles_text(profiles: &[MachineProfile]) -> String {
 pub struct Machine {
     pub version: EngineVersion,
     pub profile: MachineProfile,
+    /// MySQL's server settings (ignored for PostgreSQL).
+    pub server: ServerSettings,
     /// PostgreSQL's enable_* switches (ignored for MySQL).
     pub pg_options: PgOptions,
 }
@@ -161,7 +189,7 @@ impl Machine {
     }
 
     pub fn simulator(&self) -> Result<Simulator> {
-        Simulator::new(&self.profile, self.engine())
+        Simulator::for_release(&self.profile, self.version)
     }
 
     fn header(&self) -> String {
@@ -170,7 +198,7 @@ impl Machine {
             self.version.label(),
             self.profile.id,
             self.profile.label,
-            confidence_name(self.profile.confidence),
+            self.profile.confidence_summary(),
             if self.profile.warm_cache {
                 "warm"
             } else {
@@ -181,7 +209,7 @@ impl Machine {
 }
 
 /// One table prepared for an engine; MySQL's server state (buffer pool, cached fractions)
-/// follows the machine profile (`analysis::mysql_env_for`).
+/// follows the machine profile and the server settings (`analysis::mysql_env_for`).
 pub enum Planner {
     Postgres(pg::Prepared<'static>),
     Mysql(mysql::Prepared<'static>),
@@ -195,7 +223,7 @@ impl Planner {
                     .with_detail(detail),
             ),
             Engine::Mysql => {
-                let env = analysis::mysql_env_for(&m.profile, m.version, table);
+                let env = analysis::mysql_env_for(&m.profile, &m.server, m.version, table);
                 Planner::Mysql(mysql::Prepared::owned(table.clone(), env)?.with_detail(detail))
             }
         })

@@ -393,7 +393,7 @@ fn explain_prints_the_chosen_plan_or_all_candidates() {
         "explain",
         "--engine",
         "mysql",
-        "--engine-version",
+        "--release",
         "5.7",
         "--scenario",
         s,
@@ -528,4 +528,193 @@ fn url_decode_and_encode_round_trip_and_report_bad_parts() {
         1,
         "format version 9",
     );
+}
+
+/// The probe's own calibration file is a machine profile for `simulate` and `dbt3`, as their
+/// help says (it used to be refused: "invalid buffer_hit_ns: expected a number, got an
+/// object").
+#[test]
+fn simulate_and_dbt3_read_the_probes_calibration_file() {
+    let file =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../static/calibration/this-ci-machine.json");
+    let file = file.to_str().expect("utf-8");
+    let o = run(&[
+        "simulate",
+        "--engine",
+        "mysql",
+        "--workload",
+        "t1",
+        "--fraction",
+        "0.09",
+        "--profile-file",
+        file,
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON report");
+    // The calibration's creation date names the profile it becomes.
+    assert_eq!(v["profile"]["id"], "measured-2026-11-30", "{v}");
+    assert_eq!(v["profile"]["confidence"], "measured");
+    let o = run(&[
+        "dbt3",
+        "--engine",
+        "mysql",
+        "--sf",
+        "1",
+        "--profile-file",
+        file,
+        "--query",
+        "6",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("measured-2026-11-30"), "{}", stdout(&o));
+    // A calibration file that is not valid is refused with the field named.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bad = dir.path().join("bad.json");
+    let text = std::fs::read_to_string(file).expect("read the sample");
+    std::fs::write(&bad, text.replacen("\"cpus\": 2", "\"cpus\": -2", 1)).expect("write");
+    let o = run(&[
+        "simulate",
+        "--engine",
+        "mysql",
+        "--workload",
+        "t1",
+        "--fraction",
+        "0.09",
+        "--profile-file",
+        bad.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("bad.json"), "{}", stderr(&o));
+}
+
+/// `costlab dbt3` without a machine plans and costs on the default profile and says which
+/// on stderr in one line; stdout is the same table as with that profile named.
+#[test]
+fn dbt3_defaults_to_a_profile_and_names_it() {
+    let args = ["dbt3", "--engine", "postgres", "--sf", "0.1"];
+    let o = run(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert_eq!(err.trim_end().lines().count(), 1, "{err:?}");
+    assert!(
+        err.contains("no --profile given") && err.contains("wl8737-memory"),
+        "{err}"
+    );
+    let mut named = args.to_vec();
+    named.extend(["--profile", "wl8737-memory"]);
+    let o2 = run(&named);
+    assert!(o2.status.success(), "{}", stderr(&o2));
+    assert!(stderr(&o2).is_empty(), "{}", stderr(&o2));
+    assert_eq!(stdout(&o), stdout(&o2));
+}
+
+/// The engine release is `--release` on every subcommand; `costlab --version` is the tool's
+/// version; the old spellings still run (hidden); `--json`'s help says what it leaves out.
+#[test]
+fn release_is_release_and_version_is_the_tools() {
+    let o = run(&["--version"]);
+    assert!(o.status.success());
+    assert!(stdout(&o).starts_with("costlab "), "{}", stdout(&o));
+    let dbt3 = |flag: &str| {
+        let o = run(&["dbt3", "--engine", "mysql", "--sf", "0.1", flag, "8.0"]);
+        assert!(o.status.success(), "{flag}: {}", stderr(&o));
+        stdout(&o)
+    };
+    let text = dbt3("--release");
+    assert!(text.contains("on MySQL 8.0"), "{text}");
+    assert_eq!(dbt3("--version"), text);
+    assert_eq!(dbt3("--engine-version"), text);
+    let help = String::from_utf8_lossy(&run(&["dbt3", "--help"]).stdout).into_owned();
+    assert!(help.contains("--release <RELEASE>"), "{help}");
+    assert!(!help.contains("--version"), "{help}");
+    assert!(!help.contains("--engine-version"), "{help}");
+    assert!(help.contains("no plan trees"), "{help}");
+    for cmd in ["explain", "sweep", "simulate", "fit"] {
+        let help = String::from_utf8_lossy(&run(&[cmd, "--help"]).stdout).into_owned();
+        assert!(help.contains("--release <RELEASE>"), "{cmd}: {help}");
+        assert!(!help.contains("--engine-version"), "{cmd}: {help}");
+    }
+    // A bare `dbt3 --version` says what it is and which costlab this is.
+    let o = run(&["dbt3", "--engine", "mysql", "--version"]);
+    assert_fails(&o, 2, "old name of --release");
+    assert!(
+        stderr(&o).contains(&format!("costlab {}", env!("CARGO_PKG_VERSION"))),
+        "{}",
+        stderr(&o)
+    );
+    // A release of the wrong engine is named by the option's name.
+    let o = run(&["dbt3", "--engine", "mysql", "--release", "16"]);
+    assert_fails(&o, 2, "--release");
+}
+
+/// `--set` reads PostgreSQL's memory settings as `SET` does: units (case-sensitive) or a
+/// bare number in the parameter's base unit (effective_cache_size: 8 kB pages, so 64 is
+/// 512 kB, as `SET effective_cache_size = 64; SHOW effective_cache_size` prints in
+/// PostgreSQL 15). The index scan's cost (Mackert-Lohman over effective_cache_size) shows
+/// which value the model got.
+#[test]
+fn set_reads_postgresql_units_as_set_does() {
+    let index_cost = |set: Option<&str>| -> f64 {
+        let mut args = vec![
+            "simulate",
+            "--engine",
+            "postgres",
+            "--profile",
+            "nvme-consumer-gen4",
+            "--workload",
+            "t1",
+            "--fraction",
+            "0.01",
+            "--json",
+        ];
+        if let Some(s) = set {
+            args.extend(["--set", s]);
+        }
+        let o = run(&args);
+        assert!(o.status.success(), "{set:?}: {}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+        v["candidates"]
+            .as_array()
+            .expect("candidates")
+            .iter()
+            .find(|c| c["key"] == "index:k7")
+            .and_then(|c| c["cost"].as_f64())
+            .expect("index:k7 cost")
+    };
+    let pages64 = index_cost(Some("effective_cache_size=64"));
+    assert_eq!(pages64, index_cost(Some("effective_cache_size=512kB")));
+    assert_ne!(pages64, index_cost(Some("effective_cache_size=64MB")));
+    // The default is 4GB = 524288 pages.
+    let default = index_cost(None);
+    assert_eq!(default, index_cost(Some("effective_cache_size=4GB")));
+    assert_eq!(default, index_cost(Some("effective_cache_size=524288")));
+    assert_ne!(default, pages64);
+    assert_eq!(
+        index_cost(Some("random_page_cost=1.1")),
+        index_cost(Some("rpc=1.1"))
+    );
+    for (set, value) in [
+        ("work_mem=64mb", "`64mb`"),
+        ("effective_cache_size=4 GiB", "`4 GiB`"),
+        ("work_mem=64KB", "`64KB`"),
+    ] {
+        let o = run(&[
+            "simulate",
+            "--engine",
+            "postgres",
+            "--profile",
+            "nvme-consumer-gen4",
+            "--workload",
+            "t1",
+            "--set",
+            set,
+        ]);
+        assert_fails(&o, 2, value);
+        assert!(
+            stderr(&o).contains("B, kB, MB, GB and TB"),
+            "{}",
+            stderr(&o)
+        );
+    }
 }

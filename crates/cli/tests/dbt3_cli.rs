@@ -236,6 +236,72 @@ fn same_constants_change_nothing() {
     assert!(text.contains("0 yes"), "{text}");
 }
 
+/// Server settings come from a built-in profile picked by name, never from a profile file's
+/// id: the seed's disk-bound profile written to a file (id `wl8737-disk`) plans DBT3 on a
+/// default server (no batched key access), and with the seed's settings given it plans
+/// and times exactly as the built-in profile does.
+#[test]
+fn a_profile_file_never_presets_the_seed_server() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let all: serde_json::Value =
+        serde_json::from_str(&assert_ok(&run(&["simulate", "--list-profiles", "--json"])))
+            .expect("JSON");
+    let disk = all
+        .as_array()
+        .expect("array")
+        .iter()
+        .find(|p| p["id"] == "wl8737-disk")
+        .expect("wl8737-disk")
+        .clone();
+    let path = dir.path().join("disk.json");
+    std::fs::write(&path, disk.to_string()).expect("write");
+    let file = path.to_str().expect("utf-8");
+    // At the seed's scale factor, where batched key access matters (the seed's disk-bound
+    // runs: 133,278 s in all with it, 386,498 s without).
+    let base = ["dbt3", "--engine", "mysql", "--sf", "10", "--json"];
+    let report = |extra: &[&str]| -> serde_json::Value {
+        let mut a = base.to_vec();
+        a.extend_from_slice(extra);
+        serde_json::from_str(&assert_ok(&run(&a))).expect("JSON")
+    };
+    let builtin = report(&["--profile", "wl8737-disk"]);
+    assert_eq!(builtin["server"]["batched_key_access"], true);
+    assert_eq!(builtin["server"]["innodb_cache_report"], "heuristic");
+    let from_file = report(&["--profile-file", file]);
+    assert_eq!(from_file["profile"]["id"], "wl8737-disk");
+    assert_eq!(from_file["server"]["batched_key_access"], false);
+    assert_eq!(from_file["server"]["innodb_cache_report"], "release");
+    let total = |r: &serde_json::Value| r["totals"]["time_current_s"].as_f64().expect("total");
+    assert!(
+        total(&from_file) > 2.0 * total(&builtin),
+        "{} vs {}",
+        total(&from_file),
+        total(&builtin)
+    );
+    let with_seed_settings = report(&[
+        "--profile-file",
+        file,
+        "--batched-key-access",
+        "on",
+        "--innodb-cache-report",
+        "heuristic",
+    ]);
+    assert_eq!(builtin["rows"], with_seed_settings["rows"]);
+    let text = assert_ok(&run(&[
+        "dbt3",
+        "--engine",
+        "mysql",
+        "--sf",
+        "1",
+        "--profile-file",
+        file,
+    ]));
+    assert!(
+        text.contains("server:   InnoDB cache report release, batched key access off"),
+        "{text}"
+    );
+}
+
 #[test]
 fn timings_are_printed() {
     let mut args = SEED.to_vec();
@@ -293,16 +359,17 @@ fn bad_input_exits_2_with_one_line_naming_it() {
             vec!["--baseline", "pg-ssd", "PostgreSQL"],
         ),
         (
-            base(&["--version", "16"]),
-            vec!["--version", "PostgreSQL 16"],
+            base(&["--release", "16"]),
+            vec!["--release", "PostgreSQL 16"],
         ),
-        (base(&["--version", "9.9"]), vec!["--version", "9.9"]),
+        (base(&["--release", "9.9"]), vec!["--release", "9.9"]),
+        // The old name still runs, and errors use the new one.
+        (base(&["--version", "9.9"]), vec!["--release", "9.9"]),
         (base(&["--timings", "0"]), vec!["--timings"]),
         (
             vec!["dbt3", "--engine", "mysql", "--profile", "no-such-machine"],
             vec!["no-such-machine"],
         ),
-        (vec!["dbt3", "--engine", "mysql"], vec!["--profile"]),
         (
             vec!["dbt3", "--engine", "oracle", "--profile", "wl8737-memory"],
             vec!["oracle"],

@@ -4,7 +4,7 @@
 
 use costlab_core::knobs::EngineVersion;
 use costlab_core::scenario_file::ScenarioFile;
-use costlab_core::sim::builtin::SEED_RPC_TABLE;
+use costlab_core::sim::builtin::{fit_seed_random_page_cost, SEED_RPC_TABLE};
 use costlab_core::workload::t1::t1_table;
 use serde_json::Value;
 use std::path::Path;
@@ -84,9 +84,11 @@ const T1_MEM: [&str; 9] = [
 ];
 
 /// WL#8737, in memory: "from 1.5 seconds to almost 6 seconds" at the ~9 % switch (5.7
-/// constants); the engine keeps the range scan, which is the faster one.
+/// constants); the engine keeps the range scan, which is the faster one. The two times
+/// are what the wl8737-memory profile was derived from (builtin.rs): a consistency check
+/// of the command's output, not evidence for the model.
 #[test]
-fn simulate_t1_in_memory_matches_the_seed() {
+fn consistent_with_fitted_seed_t1_in_memory() {
     let text = ok(&T1_MEM);
     assert!(text.contains("MySQL 5.7 on wl8737-memory"), "{text}");
     assert!(
@@ -110,10 +112,16 @@ fn simulate_t1_in_memory_matches_the_seed() {
     let c = candidate(&r, "table_scan");
     assert_eq!(f(&c["io_s"], "sequential"), 0.0);
     near(f(c, "cpu_s") + f(c, "memory_s"), f(c, "seconds"), 1e-9);
-    assert_eq!(r["profile"]["confidence"], "derived");
+    // The weakest figure (the disk's deeper queues are assumed); the figures the seed
+    // gives are fitted to its timings.
+    assert_eq!(r["profile"]["confidence"], "assumed");
+    assert!(r["profile"]["confidence_by_figure"]
+        .as_str()
+        .is_some_and(|s| s.starts_with("fitted to the seed's timings")));
 }
 
-/// WL#8737, disk-bound: table scan ~45 s, range 9 % with default MRR ~2,400 s; the engine
+/// WL#8737, disk-bound: table scan ~45 s, range 9 % with default MRR ~2,400 s (the
+/// figures the wl8737-disk profile was derived from, so a consistency check); the engine
 /// picks the range scan and loses the difference.
 #[test]
 fn simulate_t1_disk_bound_shows_the_regret() {
@@ -162,12 +170,21 @@ fn list_profiles_text_and_json() {
     ] {
         assert!(text.contains(id), "{id} missing: {text}");
     }
-    assert!(text.contains("source: ") && text.contains("derived") && text.contains("vendor"));
+    assert!(text.contains("source: ") && text.contains("fitted") && text.contains("vendor"));
+    // Figure by figure: the consumer NVMe's QD1 is measured, its deep queues invented.
+    let nvme = text
+        .split("\nnvme-consumer-gen4")
+        .nth(1)
+        .and_then(|rest| rest.split("\nsata-ssd").next())
+        .expect("nvme-consumer-gen4 listed");
+    assert!(nvme.trim_start().starts_with("assumed"), "{nvme}");
+    assert!(nvme.contains("random read at QD1: measured"), "{nvme}");
+    assert!(nvme.contains("queue depths 16-32: assumed"), "{nvme}");
     let all = json(&["simulate", "--list-profiles"]);
     let all = all.as_array().expect("array");
     assert_eq!(all.len(), 14);
     for p in all {
-        for field in ["id", "label", "confidence", "source", "device"] {
+        for field in ["id", "label", "confidence", "figures", "source", "device"] {
             assert!(!p[field].is_null(), "{field} in {p}");
         }
     }
@@ -329,7 +346,10 @@ fn fit_a_pair_beats_the_defaults() {
 }
 
 /// The random_page_cost seed: one row per device, the measured ratio as the seed printed
-/// it, a fitted constant that loses no more time than the measured ratio would.
+/// it, and the core's fit (builtin::fit_seed_random_page_cost, whose relation to the
+/// seed's claims sim::tests asserts) carried to the output unchanged. The seed's claim
+/// for its three SSDs holds in the table: the measured ratio loses less than 4.0; on
+/// every device the fitted constant is above 4.0 and loses strictly less than 4.0.
 #[test]
 fn fit_seed_table() {
     let rows = json(&["fit", "--seed-table"]);
@@ -338,10 +358,31 @@ fn fit_seed_table() {
     for (row, (id, _, _, ratio)) in rows.iter().zip(SEED_RPC_TABLE) {
         assert_eq!(row["profile"], id);
         assert_eq!(f(row, "measured_ratio"), ratio);
-        let fitted = f(row, "fitted");
-        assert!((0.1..=200.0).contains(&fitted), "{id}: {fitted}");
-        assert!(f(row, "regret_at_fitted_s") <= f(row, "regret_at_measured_s"));
-        assert!(f(row, "regret_at_fitted_s") <= f(row, "regret_at_default_s"));
+        assert_eq!(f(row, "points"), 60.0);
+        let core = fit_seed_random_page_cost(id, 60).expect("core fit");
+        assert_eq!(f(row, "fitted"), core.best, "{id}");
+        assert_eq!(
+            f(row, "regret_at_fitted_s"),
+            core.best_total_regret_s,
+            "{id}"
+        );
+        assert_eq!(
+            f(row, "regret_at_measured_s"),
+            core.regret_at(ratio),
+            "{id}"
+        );
+        assert_eq!(f(row, "regret_at_default_s"), core.regret_at(4.0), "{id}");
+        assert!(f(row, "fitted") > 4.0, "{id}: {row}");
+        assert!(
+            f(row, "regret_at_fitted_s") < f(row, "regret_at_default_s"),
+            "{id}: {row}"
+        );
+        if !id.contains("azure") {
+            assert!(
+                f(row, "regret_at_measured_s") < f(row, "regret_at_default_s"),
+                "{id}: {row}"
+            );
+        }
     }
     let text = ok(&["fit", "--seed-table"]);
     assert!(text.contains("device ratio"), "{text}");

@@ -11,6 +11,7 @@
 //! - preparing the planner (catalog, tables and queries at SF 10).
 
 use costlab_core::knobs::{EngineVersion, Knob, KnobValues};
+use costlab_core::scenario::ServerSettings;
 use costlab_core::sim::builtin;
 use costlab_core::workload::dbt3::compare::Dbt3Planner;
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -24,13 +25,25 @@ fn mysql57() -> KnobValues {
 
 fn mysql_planner() -> Dbt3Planner {
     let m = builtin::find("wl8737-memory").unwrap();
-    Dbt3Planner::new(EngineVersion::Mysql57, SF, &m).unwrap()
+    Dbt3Planner::new(
+        EngineVersion::Mysql57,
+        SF,
+        &m,
+        &ServerSettings::preset_for_builtin(&m.id),
+    )
+    .unwrap()
 }
 
 /// The PostgreSQL planner, if it plans (None while it returns Unsupported).
 fn pg_planner() -> Option<Dbt3Planner> {
     let m = builtin::find("nvme-consumer-gen4").unwrap();
-    let p = Dbt3Planner::new(EngineVersion::Pg18, SF, &m).unwrap();
+    let p = Dbt3Planner::new(
+        EngineVersion::Pg18,
+        SF,
+        &m,
+        &ServerSettings::preset_for_builtin(&m.id),
+    )
+    .unwrap();
     let k = KnobValues::defaults(EngineVersion::Pg18, EngineVersion::Mysql57);
     match (1..=22).try_for_each(|n| p.plan(n, &k).map(|_| ())) {
         Ok(()) => Some(p),
@@ -117,7 +130,15 @@ fn prepare(c: &mut Criterion) {
     let mut g = c.benchmark_group("prepare the DBT3 planner at SF 10");
     g.sample_size(20);
     g.bench_function("mysql", |b| {
-        b.iter(|| Dbt3Planner::new(EngineVersion::Mysql57, black_box(SF), &m).unwrap())
+        b.iter(|| {
+            Dbt3Planner::new(
+                EngineVersion::Mysql57,
+                black_box(SF),
+                &m,
+                &ServerSettings::preset_for_builtin(&m.id),
+            )
+            .unwrap()
+        })
     });
     g.finish();
 }

@@ -6,7 +6,7 @@ use crate::knobs::{Engine, Knob, KnobValues};
 use crate::mysql::{self, MysqlEnv};
 use crate::pg::{self, PgOptions};
 use crate::plan::{Detail, Planned};
-use crate::scenario::{CacheState, Scenario, Workload};
+use crate::scenario::{CacheState, InnodbCacheReport, Scenario, ServerSettings, Workload};
 use crate::sim::{self, profile::MachineProfile, time::Simulator};
 use crate::sweep::{sweep_with, Crossover, Spacing};
 use crate::workload::t1;
@@ -67,34 +67,48 @@ pub fn machine(scenario: &Scenario) -> Result<MachineProfile> {
     Ok(p)
 }
 
-/// The MySQL server state a machine stands for: its buffer pool, and what InnoDB would
-/// report as cached (8.0+, WL#7170) or nothing (5.7, so the WL#7168 heuristic applies).
-/// The two WL#8737 servers are the seed's own set-ups.
+/// The MySQL server state a machine stands for: its buffer pool, and what InnoDB reports
+/// as cached as the scenario's server settings say.
 pub fn mysql_env(scenario: &Scenario, table: &crate::catalog::Table) -> Result<MysqlEnv> {
     Ok(mysql_env_for(
         &machine(scenario)?,
+        &scenario.server,
         scenario.mysql_version,
         table,
     ))
 }
 
-/// [`mysql_env`] for any machine profile (a built-in one or a file's): the profile's id
-/// `wl8737-memory` (warm) or `wl8737-disk` stands for the seed's own server set-up.
+/// [`mysql_env`] for any machine profile (a built-in one or a file's) and server settings.
+/// The profile gives the buffer pool; its id decides nothing.
 pub fn mysql_env_for(
     m: &MachineProfile,
+    server: &ServerSettings,
     mysql_version: crate::knobs::EngineVersion,
     table: &crate::catalog::Table,
 ) -> MysqlEnv {
-    match m.id.as_str() {
-        "wl8737-memory" if m.warm_cache => return t1::wl8737_in_memory_env(),
-        "wl8737-disk" => return t1::wl8737_disk_bound_env(),
-        _ => {}
-    }
+    let reports = match server.innodb_cache_report {
+        InnodbCacheReport::Heuristic => false,
+        InnodbCacheReport::AllCached if m.warm_cache => {
+            // The seed's in-memory server: every object reported fully cached.
+            let index_in_memory = table
+                .indexes
+                .iter()
+                .map(|i| (i.name.clone(), 1.0))
+                .collect();
+            return MysqlEnv {
+                innodb_buffer_pool_size: m.buffer_pool_bytes,
+                table_in_memory: Some(1.0),
+                index_in_memory,
+                ..MysqlEnv::default()
+            };
+        }
+        _ => mysql_version != crate::knobs::EngineVersion::Mysql57,
+    };
     let mut env = MysqlEnv {
         innodb_buffer_pool_size: m.buffer_pool_bytes,
         ..MysqlEnv::default()
     };
-    if mysql_version != crate::knobs::EngineVersion::Mysql57 {
+    if reports {
         let cached = |bytes: f64| {
             if m.warm_cache && bytes > 0.0 {
                 (m.buffer_pool_bytes / bytes).min(1.0)
@@ -188,7 +202,7 @@ fn t1_range(scenario: &Scenario) -> Result<(f64, f64)> {
 /// Costs of every path along the scenario's sweep, for one engine.
 pub fn engine_curves(scenario: &Scenario, engine: Engine) -> Result<EngineCurves> {
     let planner = Planner::new(scenario, engine)?;
-    let sim = Simulator::new(&machine(scenario)?, engine)?;
+    let sim = Simulator::for_release(&machine(scenario)?, scenario.version_of(engine))?;
     let (from, to) = t1_range(scenario)?;
     // Each sample is planned once: its costs go to the sweep, its candidates' times here.
     let mut sample_times: Vec<Vec<(crate::plan::Name, f64)>> = Vec::with_capacity(SWEEP_POINTS);
@@ -359,7 +373,7 @@ pub fn fit_flip_knob(
 ) -> Result<sim::regret::Fit1> {
     let knob = scenario.flip_knob;
     let planner = Planner::new(scenario, engine)?;
-    let sim = Simulator::new(&machine(scenario)?, engine)?;
+    let sim = Simulator::for_release(&machine(scenario)?, scenario.version_of(engine))?;
     let (from, to) = t1_range(scenario)?;
     let xs = crate::sweep::sample_points(from, to, points.max(2), Spacing::Linear)?;
     let range = flip_range(knob, scenario.knobs.get(knob));
@@ -400,6 +414,62 @@ mod tests {
     use super::*;
     use crate::knobs::Knob;
     use crate::scenario::Engines;
+
+    /// A profile file whose id is a seed profile's (here the seed's own disk-bound profile,
+    /// written out and read back as `--profile-file` and the page's loader do) plans on
+    /// the default server, not on the seed's: InnoDB 8.0 reports its buffer share and
+    /// DBT3 joins without batched key access. Picking the built-in profile presets the
+    /// seed's server.
+    #[test]
+    fn a_profile_file_named_like_a_seed_profile_gets_the_default_server() {
+        use crate::workload::dbt3::compare::mysql_join_env;
+        use crate::workload::dbt3::mysql_join::wl8737_disk_bound;
+        let builtin = sim::builtin::find("wl8737-disk").unwrap();
+        let json = serde_json::to_string(&builtin).unwrap();
+        let file: MachineProfile = serde_json::from_str(&json).unwrap();
+        assert_eq!(file.id, "wl8737-disk");
+        let s = Scenario {
+            mysql_version: crate::knobs::EngineVersion::Mysql80,
+            machine: crate::scenario::CUSTOM_MACHINE.into(),
+            custom_machine: Some(file.clone()),
+            server: ServerSettings::DEFAULT,
+            ..Scenario::default()
+        };
+        let table = t1::t1_table();
+        let env = mysql_env(&s, &table).unwrap();
+        // 8.0 reports the 1 GiB pool's share of the 2.9 GB table, not the seed's "nothing".
+        let share = env.table_in_memory.expect("the release reports");
+        assert!((0.3..0.4).contains(&share), "{share}");
+        assert_ne!(env, t1::wl8737_disk_bound_env());
+        let join = mysql_join_env(&file, &s.server);
+        assert!(!join.batched_key_access);
+        assert_ne!(join, wl8737_disk_bound());
+
+        // The built-in profile picked by name: the seed's server, exactly.
+        let seed = ServerSettings::preset_for_builtin("wl8737-disk");
+        assert_eq!(
+            mysql_env_for(&file, &seed, s.mysql_version, &table),
+            t1::wl8737_disk_bound_env()
+        );
+        assert_eq!(mysql_join_env(&builtin, &seed), wl8737_disk_bound());
+        let mem = sim::builtin::find("wl8737-memory").unwrap();
+        let seed = ServerSettings::preset_for_builtin("wl8737-memory");
+        assert_eq!(
+            mysql_env_for(&mem, &seed, crate::knobs::EngineVersion::Mysql57, &table),
+            t1::wl8737_in_memory_env()
+        );
+        assert_eq!(
+            mysql_join_env(&mem, &seed),
+            crate::workload::dbt3::mysql_join::wl8737_in_memory()
+        );
+        // And the file with the default server is planned as any other machine would be.
+        let mut other = file.clone();
+        other.id = "someone-elses-disk".into();
+        assert_eq!(
+            mysql_env_for(&other, &ServerSettings::DEFAULT, s.mysql_version, &table),
+            env
+        );
+    }
 
     #[test]
     fn default_scenario_switches_near_the_seeds_nine_percent() {

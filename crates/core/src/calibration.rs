@@ -594,6 +594,8 @@ impl Calibration {
                 self.method.io_mode
             ),
             confidence: Confidence::Measured,
+            // Every figure measured by the probe: one confidence for all.
+            figures: Vec::new(),
             device: Device {
                 seq_read_mbps: self.seq_read.large.mbps.median,
                 random_8k: series(8192)?,

@@ -4,6 +4,7 @@
 //! read [`KNOBS`]. Adding a knob is one entry here plus the place its engine reads it.
 
 use crate::error::{check_range, Error, Result};
+use crate::guc::{self, PgMemoryUnit};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -140,6 +141,16 @@ pub struct KnobDef {
     pub help: &'static str,
     /// Default per release of the knob's engine, oldest first.
     pub defaults: &'static [(EngineVersion, f64)],
+    /// A PostgreSQL memory parameter: read with units as `SET` reads it.
+    pub pg_memory: Option<PgMemory>,
+}
+
+/// How a PostgreSQL memory parameter's text maps to the knob's value: PostgreSQL's base
+/// unit (what a bare number counts) and the unit the knob stores (its `unit`), in bytes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PgMemory {
+    pub base: PgMemoryUnit,
+    pub stored_unit_bytes: f64,
 }
 
 use EngineVersion::*;
@@ -165,6 +176,7 @@ pub static KNOBS: [KnobDef; KNOB_COUNT] = [
         url_key: "spc",
         help: "Cost of reading one page as part of a sequential run; the unit all other costs are measured in.",
         defaults: same_pg!(1.0),
+        pg_memory: None,
     },
     KnobDef {
         knob: Knob::RandomPageCost,
@@ -177,6 +189,7 @@ pub static KNOBS: [KnobDef; KNOB_COUNT] = [
         url_key: "rpc",
         help: "Cost of reading one page out of order (index scans); 4.0 assumes most random reads hit a cache.",
         defaults: same_pg!(4.0),
+        pg_memory: None,
     },
     KnobDef {
         knob: Knob::CpuTupleCost,
@@ -189,6 +202,7 @@ pub static KNOBS: [KnobDef; KNOB_COUNT] = [
         url_key: "ctc",
         help: "CPU cost of processing one heap row.",
         defaults: same_pg!(0.01),
+        pg_memory: None,
     },
     KnobDef {
         knob: Knob::CpuIndexTupleCost,
@@ -201,6 +215,7 @@ pub static KNOBS: [KnobDef; KNOB_COUNT] = [
         url_key: "citc",
         help: "CPU cost of processing one index entry during an index scan.",
         defaults: same_pg!(0.005),
+        pg_memory: None,
     },
     KnobDef {
         knob: Knob::CpuOperatorCost,
@@ -213,6 +228,7 @@ pub static KNOBS: [KnobDef; KNOB_COUNT] = [
         url_key: "coc",
         help: "CPU cost of one operator or function call, such as a comparison in WHERE.",
         defaults: same_pg!(0.0025),
+        pg_memory: None,
     },
     KnobDef {
         knob: Knob::ParallelTupleCost,
@@ -225,6 +241,7 @@ pub static KNOBS: [KnobDef; KNOB_COUNT] = [
         url_key: "ptc",
         help: "Cost of passing one row from a parallel worker to the leader through Gather.",
         defaults: same_pg!(0.1),
+        pg_memory: None,
     },
     KnobDef {
         knob: Knob::ParallelSetupCost,
@@ -237,18 +254,25 @@ pub static KNOBS: [KnobDef; KNOB_COUNT] = [
         url_key: "psc",
         help: "Cost of starting parallel workers for one Gather.",
         defaults: same_pg!(1000.0),
+        pg_memory: None,
     },
     KnobDef {
         knob: Knob::EffectiveCacheSize,
         engine: Engine::Postgres,
         name: "effective_cache_size",
         unit: "MB",
-        min: 1.0,
+        // PostgreSQL's minimum: one 8 kB page.
+        min: 1.0 / 128.0,
         max: 4_194_304.0,
         scale: Scale::Log,
         url_key: "ecs",
         help: "Cache the planner assumes one index scan can use (shared_buffers plus OS cache); lowers repeated page fetches.",
         defaults: same_pg!(4096.0),
+        // guc_tables.c: GUC_UNIT_BLOCKS; the knob stores MB.
+        pg_memory: Some(PgMemory {
+            base: PgMemoryUnit::Blocks,
+            stored_unit_bytes: 1024.0 * 1024.0,
+        }),
     },
     KnobDef {
         knob: Knob::WorkMem,
@@ -261,6 +285,11 @@ pub static KNOBS: [KnobDef; KNOB_COUNT] = [
         url_key: "wm",
         help: "Memory per sort or bitmap before it spills to disk or goes lossy.",
         defaults: same_pg!(4096.0),
+        // guc_tables.c: GUC_UNIT_KB, as the knob stores it.
+        pg_memory: Some(PgMemory {
+            base: PgMemoryUnit::Kb,
+            stored_unit_bytes: 1024.0,
+        }),
     },
     KnobDef {
         knob: Knob::MaxParallelWorkersPerGather,
@@ -273,6 +302,7 @@ pub static KNOBS: [KnobDef; KNOB_COUNT] = [
         url_key: "mpw",
         help: "Most workers one Gather may use; 0 turns parallel plans off.",
         defaults: same_pg!(2.0),
+        pg_memory: None,
     },
     KnobDef {
         knob: Knob::RowEvaluateCost,
@@ -285,6 +315,7 @@ pub static KNOBS: [KnobDef; KNOB_COUNT] = [
         url_key: "rec",
         help: "Cost of evaluating the condition on one row (server_cost).",
         defaults: &[(Mysql57, 0.2), (Mysql80, 0.1), (Mysql84, 0.1)],
+        pg_memory: None,
     },
     KnobDef {
         knob: Knob::KeyCompareCost,
@@ -297,6 +328,7 @@ pub static KNOBS: [KnobDef; KNOB_COUNT] = [
         url_key: "kcc",
         help: "Cost of comparing two keys, in sorts and rowid merges (server_cost).",
         defaults: &[(Mysql57, 0.1), (Mysql80, 0.05), (Mysql84, 0.05)],
+        pg_memory: None,
     },
     KnobDef {
         knob: Knob::MemoryTemptableCreateCost,
@@ -309,6 +341,7 @@ pub static KNOBS: [KnobDef; KNOB_COUNT] = [
         url_key: "mtc",
         help: "Cost of creating an in-memory temporary table (server_cost).",
         defaults: &[(Mysql57, 2.0), (Mysql80, 1.0), (Mysql84, 1.0)],
+        pg_memory: None,
     },
     KnobDef {
         knob: Knob::MemoryTemptableRowCost,
@@ -321,6 +354,7 @@ pub static KNOBS: [KnobDef; KNOB_COUNT] = [
         url_key: "mtr",
         help: "Cost of writing or reading one row of an in-memory temporary table (server_cost).",
         defaults: &[(Mysql57, 0.2), (Mysql80, 0.1), (Mysql84, 0.1)],
+        pg_memory: None,
     },
     KnobDef {
         knob: Knob::DiskTemptableCreateCost,
@@ -333,6 +367,7 @@ pub static KNOBS: [KnobDef; KNOB_COUNT] = [
         url_key: "dtc",
         help: "Cost of creating an on-disk temporary table (server_cost).",
         defaults: &[(Mysql57, 40.0), (Mysql80, 20.0), (Mysql84, 20.0)],
+        pg_memory: None,
     },
     KnobDef {
         knob: Knob::DiskTemptableRowCost,
@@ -345,6 +380,7 @@ pub static KNOBS: [KnobDef; KNOB_COUNT] = [
         url_key: "dtr",
         help: "Cost of writing or reading one row of an on-disk temporary table (server_cost).",
         defaults: &[(Mysql57, 1.0), (Mysql80, 0.5), (Mysql84, 0.5)],
+        pg_memory: None,
     },
     KnobDef {
         knob: Knob::MemoryBlockReadCost,
@@ -357,6 +393,7 @@ pub static KNOBS: [KnobDef; KNOB_COUNT] = [
         url_key: "mbrc",
         help: "Cost of reading a page that is already in the InnoDB buffer pool (engine_cost).",
         defaults: &[(Mysql57, 1.0), (Mysql80, 0.25), (Mysql84, 0.25)],
+        pg_memory: None,
     },
     KnobDef {
         knob: Knob::IoBlockReadCost,
@@ -369,6 +406,7 @@ pub static KNOBS: [KnobDef; KNOB_COUNT] = [
         url_key: "iobrc",
         help: "Cost of reading a page from storage (engine_cost); the unit of MySQL costs.",
         defaults: &[(Mysql57, 1.0), (Mysql80, 1.0), (Mysql84, 1.0)],
+        pg_memory: None,
     },
     KnobDef {
         knob: Knob::MrrCostBased,
@@ -381,6 +419,7 @@ pub static KNOBS: [KnobDef; KNOB_COUNT] = [
         url_key: "mrrcb",
         help: "optimizer_switch mrr_cost_based: on lets cost decide DS-MRR; off uses DS-MRR whenever it is allowed.",
         defaults: &[(Mysql57, 1.0), (Mysql80, 1.0), (Mysql84, 1.0)],
+        pg_memory: None,
     },
 ];
 
@@ -418,6 +457,39 @@ impl KnobDef {
             .or_else(|| self.defaults.last())
             .map(|(_, x)| *x)
             .unwrap_or(self.min)
+    }
+
+    /// A value typed as text, as the engine reads it: for PostgreSQL as `SET` does (memory
+    /// with units B/kB/MB/GB/TB or a bare number in the base unit, integers rounded, reals
+    /// without units), for MySQL a plain number. Not validated against the range.
+    pub fn parse_value(&self, text: &str) -> Result<f64> {
+        let named = |e: guc::GucError| Error::invalid(self.name, e.to_string());
+        match (self.engine, self.pg_memory, self.scale) {
+            (Engine::Postgres, Some(m), _) => Ok(guc::parse_int(text, Some(m.base))
+                .map_err(named)?
+                * m.base.bytes()
+                / m.stored_unit_bytes),
+            (Engine::Postgres, None, Scale::Integer) => guc::parse_int(text, None).map_err(named),
+            _ => guc::parse_real(text).map_err(named),
+        }
+    }
+
+    /// The value as the entry field shows it: a memory parameter as PostgreSQL's `SHOW`
+    /// prints it (`4GB`, `512kB`); `None` for plain numbers.
+    pub fn show_value(&self, value: f64) -> Option<String> {
+        let m = self.pg_memory?;
+        Some(guc::format_memory(
+            value * m.stored_unit_bytes / m.base.bytes(),
+            m.base,
+        ))
+    }
+
+    /// What the entry field takes, in words (for memory: the units and the bare unit).
+    pub fn entry_hint(&self) -> String {
+        match self.pg_memory {
+            Some(m) => format!("B, kB, MB, GB, TB; a bare number is in {}", m.base.name()),
+            None => self.unit.to_string(),
+        }
     }
 
     pub fn validate(&self, value: f64) -> Result<f64> {
@@ -526,14 +598,15 @@ impl KnobValues {
             )
         })?;
         let knob = Knob::lookup(name.trim())?;
-        let value: f64 = value.trim().parse().map_err(|_| {
-            Error::invalid(
-                knob.def().name,
-                format!("`{}` is not a number", value.trim()),
-            )
-        })?;
-        self.set(knob, value)?;
+        self.set_text(knob, value)?;
         Ok(knob)
+    }
+
+    /// A value typed as text (the command line's `--set`, the page's entry fields), read
+    /// as the engine reads it ([`KnobDef::parse_value`]), then validated.
+    pub fn set_text(&mut self, knob: Knob, text: &str) -> Result<()> {
+        let value = knob.def().parse_value(text)?;
+        self.set(knob, value)
     }
 
     /// Multiplies every cost constant of one engine by `factor` (switches and sizes stay).
@@ -592,11 +665,11 @@ pub static PRESETS: &[Preset] = &[
     },
     Preset {
         id: "pg-seed-hdd",
-        label: "Measured on Azure standard HDD (random_page_cost 62.6)",
+        label: "Azure standard HDD as the seed prints it (random_page_cost 62.6; its own timings give 6.26)",
         engine: Engine::Postgres,
         base: Pg18,
         values: &[(Knob::RandomPageCost, 62.6)],
-        source: "pgsql-hackers random_page_cost thread: Azure standard HDD",
+        source: "pgsql-hackers random_page_cost thread: Azure standard HDD, seqscan 209.8 s, index scan 27,586 s over 10M rows (~3.7 GB, 476,190 pages at the 500M table's 21 rows per page); the seed's formula T(idx) × P / (T(seq) × N) gives 27,586 × 476,190 / (209.8 × 1e7) = 6.26, not the 62.6 printed, which would need a 20.98 s seqscan",
     },
     Preset {
         id: "mysql-5.7",
@@ -749,6 +822,91 @@ mod tests {
         ));
         assert_eq!(v.set_assignment("rpc = 1.1").unwrap(), Knob::RandomPageCost);
         assert_eq!(v.get(Knob::RandomPageCost), 1.1);
+    }
+
+    /// `--set` and the page's entries read PostgreSQL's settings as `SET` does (PostgreSQL
+    /// 15: `SET effective_cache_size = 64; SHOW effective_cache_size` prints 512kB;
+    /// `SET work_mem = '64MB'` stores 65536 kB; units are case-sensitive).
+    #[test]
+    fn postgresql_settings_read_with_units_as_set_does() {
+        let mut v = KnobValues::defaults(EngineVersion::Pg16, EngineVersion::Mysql80);
+        let ecs = Knob::EffectiveCacheSize;
+        v.set_assignment("effective_cache_size=64").unwrap();
+        assert_eq!(v.get(ecs), 0.5, "64 pages of 8 kB = 512 kB");
+        assert_eq!(ecs.def().show_value(v.get(ecs)).as_deref(), Some("512kB"));
+        let consts = crate::pg::inputs::Consts::from_knobs(&v).unwrap();
+        assert_eq!(consts.effective_cache_pages, 64.0);
+        v.set_assignment("effective_cache_size=4GB").unwrap();
+        assert_eq!(v.get(ecs), 4096.0);
+        assert_eq!(ecs.def().show_value(v.get(ecs)).as_deref(), Some("4GB"));
+        v.set_assignment("ecs=1").unwrap();
+        assert_eq!(v.get(ecs), 1.0 / 128.0);
+        v.set_assignment("work_mem=64MB").unwrap();
+        assert_eq!(v.get(Knob::WorkMem), 65_536.0);
+        v.set_assignment("work_mem=64").unwrap();
+        assert_eq!(v.get(Knob::WorkMem), 64.0);
+        assert_eq!(
+            Knob::WorkMem.def().show_value(4096.0).as_deref(),
+            Some("4MB")
+        );
+        v.set_assignment("random_page_cost=1.1").unwrap();
+        assert_eq!(v.get(Knob::RandomPageCost), 1.1);
+        v.set_assignment("max_parallel_workers_per_gather=2.6")
+            .unwrap();
+        assert_eq!(v.get(Knob::MaxParallelWorkersPerGather), 3.0);
+        for (bad, want) in [
+            ("work_mem=64mb", "`64mb`"),
+            ("effective_cache_size=4 GiB", "`4 GiB`"),
+            ("work_mem=64KB", "`64KB`"),
+        ] {
+            let e = v.set_assignment(bad).unwrap_err().to_string();
+            assert!(e.contains(want), "{e}");
+            assert!(e.contains("B, kB, MB, GB and TB"), "{e}");
+        }
+        let e = v
+            .set_assignment("random_page_cost=2MB")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("random_page_cost") && e.contains("`2MB`"), "{e}");
+        // Below PostgreSQL's minimum of 64 kB: refused by the range, naming it.
+        let e = v.set_assignment("work_mem=1536B").unwrap_err().to_string();
+        assert!(e.contains("work_mem"), "{e}");
+        // MySQL's constants stay plain numbers.
+        v.set_assignment("memory_block_read_cost=0.25").unwrap();
+        assert_eq!(v.get(Knob::MemoryBlockReadCost), 0.25);
+        assert!(v.set_assignment("memory_block_read_cost=1kB").is_err());
+    }
+
+    /// Each seed preset's label states what the seed's own timings give: the seed's
+    /// formula random_page_cost = T(idx) × P / (T(seq) × N) over its table. Where the
+    /// printed value is more than 10 % off (the Azure HDD row: 6.26, printed 62.6), the
+    /// label must say so.
+    #[test]
+    fn seed_preset_labels_agree_with_the_seeds_timings() {
+        use crate::sim::builtin::{seed_experiment_size, SEED_RPC_TABLE};
+        for (preset, device) in [
+            ("pg-seed-nvme", "seed-nvme"),
+            ("pg-seed-raid0", "seed-nvme-raid0"),
+            ("pg-seed-hdd", "seed-azure-hdd"),
+        ] {
+            let p = Preset::find(preset).unwrap();
+            let (_, seq, idx, printed) = SEED_RPC_TABLE
+                .iter()
+                .find(|r| r.0 == device)
+                .copied()
+                .unwrap();
+            let (rows, pages) = seed_experiment_size(device);
+            let from_timings = idx * pages / (seq * rows);
+            assert_eq!(p.values, &[(Knob::RandomPageCost, printed)], "{preset}");
+            if (from_timings - printed).abs() / printed > 0.1 {
+                let stated = format!("{}", round_significant(from_timings, 3));
+                assert!(
+                    p.label.contains(&stated) && !p.label.starts_with("Measured"),
+                    "{preset}: {} lacks {stated}",
+                    p.label
+                );
+            }
+        }
     }
 
     #[test]

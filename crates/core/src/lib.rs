@@ -7,7 +7,9 @@
 pub mod analysis;
 pub mod calibration;
 pub mod catalog;
+pub mod date;
 pub mod error;
+pub mod guc;
 pub mod knobs;
 pub mod mysql;
 pub mod pg;
@@ -18,6 +20,7 @@ pub mod scenario_file;
 pub mod sim;
 pub mod sweep;
 pub mod url;
+pub mod validation;
 pub mod workload;
 
 pub use error::{Error, Result};

@@ -6,6 +6,7 @@
 
 use crate::error::{check_range, Error, Result};
 use crate::knobs::{Engine, EngineVersion, Knob, KnobValues, Preset};
+use serde::{Deserialize, Serialize};
 
 /// Which engines the page compares.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -115,6 +116,117 @@ impl View {
     }
 }
 
+/// What InnoDB tells MySQL's optimizer about the pages its buffer pool holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum InnodbCacheReport {
+    /// As the release does: 5.7 reports nothing (the WL#7168 size heuristic, §3.2); 8.0+
+    /// reports the share of each table and index the buffer pool holds when warm, none
+    /// when cold (WL#7170). DBT3's join planner always uses the size heuristic.
+    Release,
+    /// Every table and index fully cached while the cache is warm, on any release: the
+    /// seed's in-memory server after its warm-up (WL#8737 §3.1).
+    AllCached,
+    /// Nothing reported on any release, so the size heuristic applies: the seed's
+    /// disk-bound server (WL#8737 spec §7.4).
+    Heuristic,
+}
+
+impl InnodbCacheReport {
+    pub const ALL: [InnodbCacheReport; 3] = [
+        InnodbCacheReport::Release,
+        InnodbCacheReport::AllCached,
+        InnodbCacheReport::Heuristic,
+    ];
+
+    /// The value in links and on the command line.
+    pub fn id(self) -> &'static str {
+        match self {
+            InnodbCacheReport::Release => "release",
+            InnodbCacheReport::AllCached => "all-cached",
+            InnodbCacheReport::Heuristic => "heuristic",
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            InnodbCacheReport::Release => "as the release reports",
+            InnodbCacheReport::AllCached => "everything cached (when warm)",
+            InnodbCacheReport::Heuristic => "no report: size heuristic",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<InnodbCacheReport> {
+        InnodbCacheReport::ALL
+            .into_iter()
+            .find(|r| r.id() == s)
+            .ok_or_else(|| {
+                Error::invalid(
+                    "innodb cache report",
+                    format!("`{s}` is not one of release, all-cached, heuristic"),
+                )
+            })
+    }
+}
+
+/// MySQL server settings beyond the cost constants and the machine: how the server was set
+/// up, which the machine profile does not say (its buffer pool size is the profile's).
+/// Explicit in the scenario so that no machine's id decides them: a calibration file whose
+/// id happens to be a seed profile's plans on these, never on the seed's servers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerSettings {
+    pub innodb_cache_report: InnodbCacheReport,
+    /// optimizer_switch batched_key_access (DBT3's joins): ref lookups run as sorted MRR
+    /// reads. Work only: the original optimizer decides it after the join order.
+    pub batched_key_access: bool,
+}
+
+impl Default for ServerSettings {
+    fn default() -> Self {
+        ServerSettings::DEFAULT
+    }
+}
+
+impl ServerSettings {
+    /// A server as installed: the release's own reporting, batched key access off.
+    pub const DEFAULT: ServerSettings = ServerSettings {
+        innodb_cache_report: InnodbCacheReport::Release,
+        batched_key_access: false,
+    };
+    /// WL#8737's in-memory server (36 GB pool, InnoDB reporting t1 and DBT3 cached).
+    pub const WL8737_MEMORY: ServerSettings = ServerSettings {
+        innodb_cache_report: InnodbCacheReport::AllCached,
+        batched_key_access: false,
+    };
+    /// WL#8737's disk-bound server (1 GB pool, no report, batched key access on).
+    pub const WL8737_DISK: ServerSettings = ServerSettings {
+        innodb_cache_report: InnodbCacheReport::Heuristic,
+        batched_key_access: true,
+    };
+
+    /// The settings picking a built-in profile by name presets: the seed's servers for the
+    /// seed's two profiles, the defaults otherwise. Only for a built-in profile chosen by
+    /// its id (the page's picker, `--profile`); a profile file or a custom machine never
+    /// presets anything.
+    pub fn preset_for_builtin(machine_id: &str) -> ServerSettings {
+        match machine_id {
+            "wl8737-memory" => ServerSettings::WL8737_MEMORY,
+            "wl8737-disk" => ServerSettings::WL8737_DISK,
+            _ => ServerSettings::DEFAULT,
+        }
+    }
+
+    /// The preset for a scenario's machine id ([`CUSTOM_MACHINE`] presets nothing).
+    pub fn preset_for_scenario_machine(machine: &str) -> ServerSettings {
+        if machine == CUSTOM_MACHINE {
+            ServerSettings::DEFAULT
+        } else {
+            ServerSettings::preset_for_builtin(machine)
+        }
+    }
+}
+
 /// The machine id that stands for `Scenario::custom_machine`.
 pub const CUSTOM_MACHINE: &str = "custom";
 
@@ -129,6 +241,9 @@ pub struct Scenario {
     /// A profile the user edited or loaded from a calibration file.
     pub custom_machine: Option<crate::sim::profile::MachineProfile>,
     pub cache: CacheState,
+    /// MySQL server settings; picking a built-in profile presets them
+    /// ([`ServerSettings::preset_for_builtin`]), links carry them when they differ.
+    pub server: ServerSettings,
     pub workload: Workload,
     pub view: View,
     /// The constant on the flip map's vertical axis.
@@ -149,6 +264,7 @@ impl Default for Scenario {
             machine: "wl8737-memory".into(),
             custom_machine: None,
             cache: CacheState::Warm,
+            server: ServerSettings::WL8737_MEMORY,
             workload: Workload::T1_DEFAULT,
             view: View::Cost,
             flip_knob: Knob::MemoryBlockReadCost,

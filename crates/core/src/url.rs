@@ -13,7 +13,10 @@
 //! oversized link gives the default scenario and a message.
 
 use crate::knobs::{Engine, EngineVersion, Knob, KNOBS};
-use crate::scenario::{CacheState, Engines, Scenario, View, Workload, CUSTOM_MACHINE};
+use crate::scenario::{
+    CacheState, Engines, InnodbCacheReport, Scenario, ServerSettings, View, Workload,
+    CUSTOM_MACHINE,
+};
 use crate::sim::profile::{Confidence, MachineProfile, QdPoint};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -23,6 +26,11 @@ pub const VERSION: u32 = 1;
 pub const MAX_FRAGMENT: usize = 8000;
 /// Most pairs read from one link.
 const MAX_PAIRS: usize = 200;
+/// Longest custom machine name a link carries, in characters; longer names are cut, by the
+/// encoder and the decoder alike. A measured machine's name ("Measured: <CPU model>, <file
+/// system> on <device> (<model>)") is often over 80 characters, the limit before; even
+/// fully percent-encoded (12 bytes a character) 200 keep a link far below [`MAX_FRAGMENT`].
+pub const MAX_NAME_CHARS: usize = 200;
 
 /// What went wrong with part of a link; the rest of it was used.
 #[derive(Clone, Debug, PartialEq)]
@@ -114,6 +122,23 @@ pub fn encode(s: &Scenario, embed: &EmbedOptions) -> String {
     if s.cache != d.cache {
         pairs.push(("c".into(), "cold".into()));
     }
+    // Server settings only where they differ from what the machine presets (so a link
+    // written before they existed keeps its meaning).
+    let preset = ServerSettings::preset_for_scenario_machine(&s.machine);
+    if s.server.innodb_cache_report != preset.innodb_cache_report {
+        pairs.push(("icr".into(), s.server.innodb_cache_report.id().into()));
+    }
+    if s.server.batched_key_access != preset.batched_key_access {
+        pairs.push((
+            "bka".into(),
+            if s.server.batched_key_access {
+                "1"
+            } else {
+                "0"
+            }
+            .into(),
+        ));
+    }
     match &s.workload {
         w if *w == d.workload => {}
         Workload::T1Sweep { from, to } => pairs.push((
@@ -159,33 +184,55 @@ pub fn encode(s: &Scenario, embed: &EmbedOptions) -> String {
         .join("&")
 }
 
-/// Percent-encodes the few characters that would break the `key=value&` structure.
+/// Percent-encodes every byte outside a small readable set, so that any text a user can type
+/// (a machine named `NVMe+RAID`, `50% & more`, `ü`, a tab) reads back exactly. Non-ASCII text is
+/// written as its UTF-8 bytes in `%XX`, as the browser itself writes it into `location.hash`,
+/// so the fragment the page writes is the one it reads back.
 fn escape(v: &str) -> String {
     let mut out = String::with_capacity(v.len());
-    for c in v.chars() {
-        match c {
-            '&' | '=' | '#' | '%' | ' ' | '"' | '<' | '>' | '`' => {
-                out.push_str(&format!("%{:02X}", c as u32))
-            }
-            c if c.is_ascii_control() => out.push_str(&format!("%{:02X}", c as u32)),
-            c => out.push(c),
+    for &b in v.as_bytes() {
+        match b {
+            b'A'..=b'Z'
+            | b'a'..=b'z'
+            | b'0'..=b'9'
+            | b'-'
+            | b'.'
+            | b'_'
+            | b'~'
+            | b':'
+            | b','
+            | b'!'
+            | b'*'
+            | b'\''
+            | b'('
+            | b')'
+            | b'/'
+            | b'?'
+            | b'@'
+            | b';'
+            | b'$' => out.push(b as char),
+            _ => out.push_str(&format!("%{b:02X}")),
         }
     }
     out
 }
 
+/// Reverses [`escape`]. A `+` is a plus sign: costlab never wrote `+` for a space (it wrote
+/// `%20`), so reading it as a space, as HTML forms do, turned every `+` a link carried
+/// into a space (`NVMe+RAID` came back as `NVMe RAID`, `1e+5` as a non-number).
 fn unescape(v: &str) -> Option<String> {
     let bytes = v.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] == b'%' {
-            let hex = v.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
+            // Exactly two hex digits (`from_str_radix` alone would take `%+F`).
+            let hex = bytes.get(i + 1..i + 3)?;
+            if !hex.iter().all(u8::is_ascii_hexdigit) {
+                return None;
+            }
+            out.push(u8::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?);
             i += 3;
-        } else if bytes[i] == b'+' {
-            out.push(b' ');
-            i += 1;
         } else {
             out.push(bytes[i]);
             i += 1;
@@ -309,6 +356,8 @@ fn decode_v1(
     s.knobs = crate::knobs::KnobValues::defaults(s.pg_version, s.mysql_version);
     // DBT3's keys are read after the loop: the baseline's default depends on the engines.
     let (mut dbt3, mut sf, mut base) = (false, None, None);
+    // Server settings apply over the machine's preset, once the machine is known.
+    let (mut icr, mut bka) = (None, None);
     for (k, v) in pairs {
         match k.as_str() {
             "v" | "pg" | "my" => {}
@@ -340,6 +389,24 @@ fn decode_v1(
                     k,
                     v,
                     "is not a cache state (warm, cold); using the default".into(),
+                ),
+            },
+            "icr" => match InnodbCacheReport::parse(v) {
+                Ok(r) => icr = Some(r),
+                Err(_) => bad(
+                    k,
+                    v,
+                    "is not an InnoDB cache report (release, all-cached, heuristic); using the machine's preset".into(),
+                ),
+            },
+            "bka" => match v.as_str() {
+                "1" => bka = Some(true),
+                "0" => bka = Some(false),
+                _ => bad(
+                    k,
+                    v,
+                    "is not batched key access on or off (1, 0); using the machine's preset"
+                        .into(),
                 ),
             },
             "w" if v == "dbt3" => dbt3 = true,
@@ -484,6 +551,13 @@ fn decode_v1(
             }
         }
     }
+    s.server = ServerSettings::preset_for_scenario_machine(&s.machine);
+    if let Some(r) = icr {
+        s.server.innodb_cache_report = r;
+    }
+    if let Some(b) = bka {
+        s.server.batched_key_access = b;
+    }
     problems
 }
 
@@ -516,7 +590,7 @@ fn parse_qd_curve(v: &str) -> Option<Vec<QdPoint>> {
 /// the defaults of any built-in profile.
 fn profile_pairs(p: &MachineProfile) -> Vec<(String, String)> {
     let mut v: Vec<(&str, String)> = vec![
-        ("p.name", p.label.clone()),
+        ("p.name", p.label.chars().take(MAX_NAME_CHARS).collect()),
         ("p.conf", confidence_key(p.confidence).into()),
         ("p.seq", num(p.device.seq_read_mbps)),
         ("p.r8", num(p.device.random_8k.qd1_latency_us)),
@@ -547,11 +621,7 @@ fn profile_pairs(p: &MachineProfile) -> Vec<(String, String)> {
 }
 
 fn confidence_key(c: Confidence) -> &'static str {
-    match c {
-        Confidence::Measured => "measured",
-        Confidence::Vendor => "vendor",
-        Confidence::Derived => "derived",
-    }
+    c.id()
 }
 
 fn profile_from_pairs(pairs: &[(String, String)]) -> crate::Result<MachineProfile> {
@@ -560,6 +630,8 @@ fn profile_from_pairs(pairs: &[(String, String)]) -> crate::Result<MachineProfil
     p.label = "Custom machine".into();
     p.source = "edited in the playground; shared by link".into();
     p.confidence = Confidence::Derived;
+    // Edited figures: the base profile's sources no longer hold.
+    p.figures.clear();
     let bad = |k: &str, v: &str| {
         crate::Error::invalid(
             format!("custom machine {k}"),
@@ -569,15 +641,8 @@ fn profile_from_pairs(pairs: &[(String, String)]) -> crate::Result<MachineProfil
     for (k, v) in pairs.iter().filter(|(k, _)| k.starts_with("p.")) {
         let n = || v.parse::<f64>().map_err(|_| bad(k, v));
         match k.as_str() {
-            "p.name" => p.label = v.chars().take(80).collect(),
-            "p.conf" => {
-                p.confidence = match v.as_str() {
-                    "measured" => Confidence::Measured,
-                    "vendor" => Confidence::Vendor,
-                    "derived" => Confidence::Derived,
-                    _ => return Err(bad(k, v)),
-                }
-            }
+            "p.name" => p.label = v.chars().take(MAX_NAME_CHARS).collect(),
+            "p.conf" => p.confidence = Confidence::parse(v).ok_or_else(|| bad(k, v))?,
             "p.seq" => p.device.seq_read_mbps = n()?,
             "p.r8" => p.device.random_8k.qd1_latency_us = n()?,
             "p.q8" => p.device.random_8k.iops_by_qd = parse_qd_curve(v).ok_or_else(|| bad(k, v))?,
@@ -633,6 +698,13 @@ pub struct LinkFile {
     pub custom_machine: Option<MachineProfile>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache: Option<String>,
+    /// What InnoDB reports as cached (release, all-cached, heuristic); absent: what the
+    /// machine presets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub innodb_cache_report: Option<String>,
+    /// optimizer_switch batched_key_access; absent: what the machine presets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batched_key_access: Option<bool>,
     /// t1 sweep range in percent of rows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sweep_percent: Option<(f64, f64)>,
@@ -697,6 +769,8 @@ impl LinkFile {
                 .then(|| s.custom_machine.clone())
                 .flatten(),
             cache: get("c"),
+            innodb_cache_report: get("icr"),
+            batched_key_access: get("bka").map(|v| v == "1"),
             sweep_percent: get("w").and(sweep),
             dbt3,
             view: get("view"),
@@ -738,6 +812,13 @@ impl LinkFile {
         put("my", &self.mysql);
         put("m", &self.machine);
         put("c", &self.cache);
+        put("icr", &self.innodb_cache_report);
+        put(
+            "bka",
+            &self
+                .batched_key_access
+                .map(|b| if b { "1" } else { "0" }.to_string()),
+        );
         put("view", &self.view);
         put("theme", &self.theme);
         for (name, value) in &self.settings {
@@ -803,6 +884,19 @@ pub fn describe(s: &Scenario) -> String {
         }
     }
     parts.push(crate::analysis::machine_label(s));
+    if s.engines.list().contains(&Engine::Mysql)
+        && s.server != ServerSettings::preset_for_scenario_machine(&s.machine)
+    {
+        parts.push(format!(
+            "InnoDB cache report {}, batched key access {}",
+            s.server.innodb_cache_report.id(),
+            if s.server.batched_key_access {
+                "on"
+            } else {
+                "off"
+            }
+        ));
+    }
     if s.cache == CacheState::Cold {
         parts.push("cold cache".into());
     }
@@ -848,6 +942,23 @@ mod tests {
     fn dbt3_seed() -> Scenario {
         Scenario {
             workload: Workload::dbt3_default(Engines::One(Engine::Mysql)),
+            ..Scenario::default()
+        }
+    }
+
+    fn dbt3_seed_disk() -> Scenario {
+        Scenario {
+            machine: "wl8737-disk".into(),
+            server: ServerSettings::WL8737_DISK,
+            ..dbt3_seed()
+        }
+    }
+
+    fn pg_seed_nvme() -> Scenario {
+        Scenario {
+            engines: Engines::One(Engine::Postgres),
+            machine: "seed-nvme".into(),
+            server: ServerSettings::DEFAULT,
             ..Scenario::default()
         }
     }
@@ -975,6 +1086,81 @@ mod tests {
         let d = decode(&format!("#{link}"));
         assert_eq!(d.problems, vec![]);
         assert_eq!(d.scenario, s);
+    }
+
+    /// Server settings travel when they differ from what the machine presets, and only
+    /// then; a custom machine presets the defaults, whatever its profile's id.
+    #[test]
+    fn server_settings_round_trip_and_stay_out_when_preset() {
+        // The seed's disk profile presets the seed's server: nothing to write.
+        let seed_disk = Scenario {
+            machine: "wl8737-disk".into(),
+            server: ServerSettings::WL8737_DISK,
+            ..Scenario::default()
+        };
+        assert_eq!(
+            encode(&seed_disk, &EmbedOptions::default()),
+            "v=1&m=wl8737-disk"
+        );
+        // Changed from the preset: written, and read back exactly.
+        let mut cases = Vec::new();
+        let mut s = seed_disk.clone();
+        s.server.batched_key_access = false;
+        cases.push((s, "bka=0"));
+        let mut s = Scenario {
+            machine: "nvme-consumer-gen4".into(),
+            ..Scenario::default()
+        };
+        s.server = ServerSettings {
+            innodb_cache_report: InnodbCacheReport::Heuristic,
+            batched_key_access: true,
+        };
+        cases.push((s, "icr=heuristic&bka=1"));
+        let mut custom = crate::sim::builtin::find("wl8737-disk").unwrap();
+        custom.id = CUSTOM_MACHINE.into();
+        let s = Scenario {
+            machine: CUSTOM_MACHINE.into(),
+            custom_machine: Some(custom),
+            server: ServerSettings::WL8737_MEMORY,
+            ..Scenario::default()
+        };
+        cases.push((s, "icr=all-cached"));
+        for (s, want) in cases {
+            let link = encode(&s, &EmbedOptions::default());
+            assert!(link.contains(want), "{link}");
+            let d = decode(&link);
+            assert_eq!(d.problems, vec![], "{link}");
+            assert_eq!(d.scenario.server, s.server, "{link}");
+            if s.machine != CUSTOM_MACHINE {
+                // (A custom machine's source text stays out of links.)
+                assert_eq!(d.scenario, s, "{link}");
+            }
+            let file = LinkFile::from_link(&s, &EmbedOptions::default());
+            let json = serde_json::to_string(&file).unwrap();
+            let back: LinkFile = serde_json::from_str(&json).unwrap();
+            assert_eq!(back.to_fragment().unwrap(), link);
+        }
+        // A custom machine without server keys has the default server.
+        let mut s = seed_disk;
+        let mut custom = crate::sim::builtin::find("wl8737-disk").unwrap();
+        custom.id = CUSTOM_MACHINE.into();
+        s.machine = CUSTOM_MACHINE.into();
+        s.custom_machine = Some(custom);
+        s.server = ServerSettings::DEFAULT;
+        let link = encode(&s, &EmbedOptions::default());
+        assert!(!link.contains("bka") && !link.contains("icr"), "{link}");
+        assert_eq!(decode(&link).scenario.server, ServerSettings::DEFAULT);
+        let mut s = Scenario::default();
+        s.server.batched_key_access = true;
+        assert!(
+            describe(&s).contains("batched key access on"),
+            "{}",
+            describe(&s)
+        );
+        assert!(!describe(&Scenario::default()).contains("batched"));
+        let d = decode("v=1&icr=some&bka=2");
+        assert_eq!(d.problems.len(), 2, "{:?}", d.problems);
+        assert_eq!(d.scenario, Scenario::default());
     }
 
     #[test]
@@ -1111,6 +1297,10 @@ mod tests {
             ("v=1&w=dbt3", dbt3_seed),
             ("v=1&w=dbt3&sf=10&base=mysql-5.7", dbt3_seed),
             ("v=1&e=both&mbrc=0.45&w=dbt3&sf=1&base=pg-ssd", dbt3_both),
+            // Written before server settings were explicit: the seed's profiles meant the
+            // seed's servers, other machines the defaults.
+            ("v=1&m=wl8737-disk&w=dbt3", dbt3_seed_disk),
+            ("v=1&e=pg&m=seed-nvme", pg_seed_nvme),
         ];
         for (link, want) in golden {
             let d = decode(link);
@@ -1119,12 +1309,271 @@ mod tests {
         }
     }
 
+    /// Names as format 1's first encoder wrote them: it escaped only `&=#% "<>\``
+    /// and controls, and left everything else raw (`+`, non-ASCII). Each opens with the
+    /// name the user typed; a `+` is a plus (that encoder never wrote `+` for a space, so
+    /// the old reading as a space was the bug, not a meaning to keep).
+    #[test]
+    fn golden_custom_machine_names_of_format_1() {
+        for (link, name) in [
+            ("v=1&m=custom&p.name=My%20disk%20%26%20me", "My disk & me"),
+            ("v=1&m=custom&p.name=NVMe+RAID", "NVMe+RAID"),
+            ("v=1&m=custom&p.name=Stra%C3%9Fe", "Straße"),
+            ("v=1&m=custom&p.name=Straße 日本", "Straße 日本"),
+            ("v=1&m=custom&p.name=50%25%3D%23", "50%=#"),
+        ] {
+            let d = decode(link);
+            assert_eq!(d.problems, vec![], "{link}");
+            assert_eq!(d.scenario.custom_machine.unwrap().label, name, "{link}");
+        }
+        // Percent signs need two hex digits.
+        assert_eq!(unescape("%+F"), None);
+        assert_eq!(unescape("%4"), None);
+    }
+
     #[test]
     fn description_names_what_changed() {
         let text = describe(&changed());
         assert!(text.contains("memory_block_read_cost 0.5"), "{text}");
         assert!(text.contains("random_page_cost 20.4"), "{text}");
         assert!(text.contains("t1 from 1% to 25% of rows"), "{text}");
+    }
+
+    #[test]
+    fn every_character_a_name_can_hold_travels() {
+        for name in [
+            "NVMe+RAID",
+            "50% & more = less #1",
+            "a+b c",
+            "tab\there",
+            "ü, 日本, 🙂",
+            "%2B",
+            "\u{85}\u{a0}\u{2028}\u{feff}",
+        ] {
+            let mut p = custom_base();
+            p.label = name.into();
+            let s = Scenario {
+                machine: CUSTOM_MACHINE.into(),
+                custom_machine: Some(p),
+                ..Scenario::default()
+            };
+            let link = encode(&s, &EmbedOptions::default());
+            let d = decode(&link);
+            assert_eq!(d.problems, vec![], "{name}: {link}");
+            assert_eq!(d.scenario.custom_machine.unwrap().label, name, "{link}");
+        }
+    }
+
+    /// A measured machine's name as `Calibration::to_profile` writes it is over the old
+    /// limit of 80 characters and travels whole; a name over [`MAX_NAME_CHARS`] comes back
+    /// as its start, in a link still far below the size limit.
+    #[test]
+    fn long_names_travel_up_to_the_limit() {
+        let measured =
+            "Measured: AMD EPYC 7763 64-Core Processor, ext4 on nvme0n1 (Samsung SSD 980 PRO 1TB)";
+        assert!(measured.chars().count() > 80);
+        let long: String = "🙂".repeat(MAX_NAME_CHARS + 50);
+        for (name, want) in [
+            (measured.to_string(), measured.to_string()),
+            (long.clone(), "🙂".repeat(MAX_NAME_CHARS)),
+        ] {
+            let mut p = custom_base();
+            p.label = name;
+            let s = Scenario {
+                machine: CUSTOM_MACHINE.into(),
+                custom_machine: Some(p),
+                ..Scenario::default()
+            };
+            let link = encode(&s, &EmbedOptions::default());
+            assert!(link.len() < MAX_FRAGMENT / 2, "{} characters", link.len());
+            let d = decode(&link);
+            assert_eq!(d.problems, vec![]);
+            assert_eq!(d.scenario.custom_machine.unwrap().label, want);
+        }
+    }
+
+    /// What `profile_from_pairs` makes of a link before its `p.*` values: the fields a link
+    /// does not carry.
+    fn custom_base() -> MachineProfile {
+        let mut p = crate::sim::builtin::find(CUSTOM_BASE).unwrap();
+        p.id = CUSTOM_MACHINE.into();
+        p.source = "edited in the playground; shared by link".into();
+        p.figures.clear();
+        p
+    }
+
+    fn arb_embed() -> impl proptest::strategy::Strategy<Value = EmbedOptions> {
+        use proptest::prelude::*;
+        (
+            any::<bool>(),
+            any::<bool>(),
+            prop::sample::select(vec![None, Some("light"), Some("dark")]),
+            prop::sample::subsequence(Knob::all().collect::<Vec<_>>(), 0..4),
+        )
+            .prop_map(|(embed, read_only, theme, knobs)| EmbedOptions {
+                embed,
+                read_only,
+                theme: theme.map(String::from),
+                knobs,
+            })
+    }
+
+    /// Any scenario the page can hold: every string a link carries (the custom machine's
+    /// name is free text, any Unicode up to the characters a link keeps; the others are
+    /// ids) and every number within its allowed range.
+    fn arb_scenario() -> impl proptest::strategy::Strategy<Value = Scenario> {
+        use proptest::prelude::*;
+        let versions = |e: Engine| {
+            prop::sample::select(
+                EngineVersion::ALL
+                    .into_iter()
+                    .filter(|v| v.engine() == e)
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let knob_values = prop::collection::vec(
+            (
+                prop::sample::select(Knob::all().collect::<Vec<_>>()),
+                0.0..=1.0f64,
+            ),
+            0..6,
+        );
+        let machine = prop_oneof![
+            prop::sample::select(
+                crate::sim::builtin::profiles()
+                    .into_iter()
+                    .map(|p| p.id)
+                    .collect::<Vec<_>>()
+            )
+            .prop_map(|id| (id, None)),
+            (
+                prop::collection::vec(any::<char>(), 0..=MAX_NAME_CHARS),
+                prop::sample::select(vec![
+                    Confidence::Measured,
+                    Confidence::Vendor,
+                    Confidence::Derived
+                ]),
+                1.0..1e5f64,
+                0.01..1e3f64,
+                any::<bool>(),
+            )
+                .prop_map(|(name, confidence, seq, row, direct)| {
+                    let mut p = custom_base();
+                    p.label = name.into_iter().collect();
+                    p.confidence = confidence;
+                    p.device.seq_read_mbps = seq;
+                    p.cpu_ns_per_row = row;
+                    p.bypass_os_cache = direct;
+                    (CUSTOM_MACHINE.to_string(), Some(p))
+                }),
+        ];
+        let workload = prop_oneof![
+            // As the page makes them: the percent typed, divided by 100. The link carries the
+            // percent, so a fraction made otherwise may not survive: 0.4127123474892112
+            // reads back as 0.41271234748921126, and no percent text divides back to it.
+            (0.0..100.0f64, 0.0..=100.0f64).prop_filter_map("empty range", |(a, b)| {
+                let (from, to) = (a / 100.0, b / 100.0);
+                (from < to).then_some(Workload::T1Sweep { from, to })
+            }),
+            (
+                0.01..=1000.0f64,
+                prop::sample::select(
+                    crate::knobs::PRESETS
+                        .iter()
+                        .map(|p| p.id)
+                        .collect::<Vec<_>>()
+                )
+            )
+                .prop_map(|(sf, base)| Workload::Dbt3 {
+                    sf,
+                    baseline: base.into()
+                }),
+        ];
+        (
+            prop::sample::select(vec![
+                Engines::One(Engine::Mysql),
+                Engines::One(Engine::Postgres),
+                Engines::Both,
+            ]),
+            versions(Engine::Postgres),
+            versions(Engine::Mysql),
+            knob_values,
+            machine,
+            any::<bool>(),
+            workload,
+            prop::sample::select(View::ALL.to_vec()),
+            prop::sample::select(Knob::all().collect::<Vec<_>>()),
+            any::<bool>(),
+            (
+                prop::sample::select(crate::scenario::InnodbCacheReport::ALL.to_vec()),
+                any::<bool>(),
+            ),
+        )
+            .prop_filter_map(
+                "baseline of an engine not shown",
+                |(
+                    engines,
+                    pg,
+                    my,
+                    knobs,
+                    (machine, custom),
+                    cold,
+                    workload,
+                    view,
+                    flip,
+                    log_y,
+                    (icr, bka),
+                )| {
+                    if let Workload::Dbt3 { baseline, .. } = &workload {
+                        let p = crate::knobs::Preset::find(baseline).ok()?;
+                        if !engines.list().contains(&p.engine) {
+                            return None;
+                        }
+                    }
+                    let mut s = Scenario {
+                        engines,
+                        pg_version: pg,
+                        mysql_version: my,
+                        knobs: crate::knobs::KnobValues::defaults(pg, my),
+                        machine,
+                        custom_machine: custom,
+                        cache: if cold {
+                            CacheState::Cold
+                        } else {
+                            CacheState::Warm
+                        },
+                        server: crate::scenario::ServerSettings {
+                            innodb_cache_report: icr,
+                            batched_key_access: bka,
+                        },
+                        workload,
+                        view,
+                        flip_knob: flip,
+                        log_y,
+                    };
+                    for (k, t) in knobs {
+                        let d = k.def();
+                        // Knobs that only take some values in their range keep the default.
+                        let _ = s.knobs.set(k, d.min + t * (d.max - d.min));
+                    }
+                    Some(s)
+                },
+            )
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2_000))]
+
+        /// Encode then decode gives back the same scenario and embed options, whatever the
+        /// user typed or chose.
+        #[test]
+        fn any_scenario_round_trips(s in arb_scenario(), e in arb_embed()) {
+            let link = encode(&s, &e);
+            let d = decode(&link);
+            proptest::prop_assert_eq!(&d.problems, &vec![], "{}", link);
+            proptest::prop_assert_eq!(&d.scenario, &s, "{}", link);
+            proptest::prop_assert_eq!(&d.embed, &e, "{}", link);
+        }
     }
 
     /// Inputs per decoder property: a link is untrusted input, so these run in every test

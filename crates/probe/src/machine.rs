@@ -301,8 +301,7 @@ pub fn details(path: &Path) -> Machine {
     }
 }
 
-/// UTC now as ISO 8601 (`2026-05-01T12:00:00Z`), from the civil-from-days algorithm
-/// (Howard Hinnant's, public domain).
+/// UTC now as ISO 8601 (`2026-05-01T12:00:00Z`).
 pub fn utc_now() -> String {
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -314,17 +313,9 @@ pub fn utc_now() -> String {
 pub fn iso8601(secs: i64) -> String {
     let days = secs.div_euclid(86_400);
     let rem = secs.rem_euclid(86_400);
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
     format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        "{}T{:02}:{:02}:{:02}Z",
+        costlab_core::date::format(days),
         rem / 3600,
         rem % 3600 / 60,
         rem % 60

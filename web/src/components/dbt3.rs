@@ -149,6 +149,7 @@ fn inputs(s: &Scenario) -> Result<Request, String> {
             .map(|e| s.version_of(e))
             .collect(),
         machine,
+        server: s.server,
         baseline: knob_list(&baseline),
         current: knob_list(&s.knobs),
     })

@@ -47,9 +47,8 @@ pub fn knob_row(props: &KnobRowProps) -> Html {
         let knob = props.knob;
         Callback::from(move |e: Event| {
             let input: web_sys::HtmlInputElement = e.target_unchecked_into();
-            let text = input.value();
-            let v = text.trim().parse::<f64>().unwrap_or(f64::NAN);
-            dispatch.emit(Action::SetKnob(knob, v));
+            // Read by the core as the engine reads it (units for PostgreSQL memory).
+            dispatch.emit(Action::SetKnobText(knob, input.value()));
         })
     };
     let on_switch = {
@@ -69,7 +68,9 @@ pub fn knob_row(props: &KnobRowProps) -> Html {
         Callback::from(move |_| dispatch.emit(Action::ResetKnob(knob)))
     };
     let changed = props.value != props.default;
-    let value_text = format_value(props.value);
+    // Memory as PostgreSQL's SHOW prints it (4GB), other values as numbers.
+    let shown = |v: f64| def.show_value(v).unwrap_or_else(|| format_value(v));
+    let value_text = shown(props.value);
     let control = if def.scale == Scale::Switch {
         html! {
             <input id={id.clone()} type="checkbox" checked={props.value != 0.0}
@@ -83,10 +84,18 @@ pub fn knob_row(props: &KnobRowProps) -> Html {
                 disabled={props.read_only}
                 value={((def.to_position(props.value) * 1000.0).round()).to_string()}
                 oninput={on_slider} />
-            <input class="exact" type="number" aria-label={format!("{} exact value", def.name)}
-                step="any" min={def.min.to_string()} max={def.max.to_string()}
-                disabled={props.read_only}
-                value={value_text.clone()} onchange={on_number} />
+            if def.pg_memory.is_some() {
+                <input class="exact" type="text" inputmode="text" spellcheck="false"
+                    aria-label={format!("{} exact value", def.name)}
+                    title={def.entry_hint()}
+                    disabled={props.read_only}
+                    value={value_text.clone()} onchange={on_number} />
+            } else {
+                <input class="exact" type="number" aria-label={format!("{} exact value", def.name)}
+                    step="any" min={def.min.to_string()} max={def.max.to_string()}
+                    disabled={props.read_only}
+                    value={value_text.clone()} onchange={on_number} />
+            }
             </>
         }
     };
@@ -94,14 +103,15 @@ pub fn knob_row(props: &KnobRowProps) -> Html {
         <div class={classes!("knob", changed.then_some("changed"))} data-knob={def.name}>
             <label for={id.clone()}>{ def.name }</label>
             { control }
-            <span class="unit">{ def.unit }</span>
+            <span class="unit" title={def.entry_hint()}>{ if def.pg_memory.is_some() { "" } else { def.unit } }</span>
             if !props.read_only {
                 <button type="button" class="reset" onclick={on_reset} disabled={!changed}
-                    title={format!("Reset to the default {}", format_value(props.default))}
-                    aria-label={format!("Reset {} to {}", def.name, format_value(props.default))}>{ "↺" }</button>
+                    title={format!("Reset to the default {}", shown(props.default))}
+                    aria-label={format!("Reset {} to {}", def.name, shown(props.default))}>{ "↺" }</button>
             }
             <div class="help" id={help_id}>{ def.help }
-                if changed { <span class="default">{ format!(" Default {}.", format_value(props.default)) }</span> }
+                if def.pg_memory.is_some() { { format!(" Units {}.", def.entry_hint()) } }
+                if changed { <span class="default">{ format!(" Default {}.", shown(props.default)) }</span> }
             </div>
             if let Some(err) = &props.error {
                 <div class="error" role="alert">{ err }</div>

@@ -3,7 +3,7 @@
 
 use crate::state::Action;
 use costlab_core::scenario::CUSTOM_MACHINE;
-use costlab_core::sim::profile::{MachineProfile, RandomRead};
+use costlab_core::sim::profile::{Confidence, MachineProfile, RandomRead};
 use yew::prelude::*;
 
 const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
@@ -103,6 +103,9 @@ pub fn machine_editor(props: &MachineEditorProps) -> Html {
                 p.label = format!("Custom, from {}", base.label);
                 p.id = CUSTOM_MACHINE.into();
                 p.source = format!("edited in the playground from: {}", base.source);
+                // Edited: the base's figure-by-figure sources no longer hold (as in links).
+                p.figures.clear();
+                p.confidence = Confidence::Derived;
             }
             field.set(&mut p, v);
             match p.validate() {
@@ -123,6 +126,8 @@ pub fn machine_editor(props: &MachineEditorProps) -> Html {
             if p.id != CUSTOM_MACHINE {
                 p.label = format!("Custom, from {}", base.label);
                 p.id = CUSTOM_MACHINE.into();
+                p.figures.clear();
+                p.confidence = Confidence::Derived;
             }
             p.bypass_os_cache = input.checked();
             dispatch.emit(Action::SetCustomMachine(Box::new(p)));

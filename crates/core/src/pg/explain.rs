@@ -19,25 +19,13 @@ fn type_name(ty: &ColumnType) -> &'static str {
     }
 }
 
-/// YYYY-MM-DD for days since 1970-01-01 (inverse of query::parse_date).
-fn civil_from_days(days: f64) -> String {
-    // Clamped so absurd inputs cannot overflow the day arithmetic.
-    let z = days.clamp(-1e9, 1e9).floor() as i64 + 719468;
-    let era = z.div_euclid(146097);
-    let doe = z - era * 146097;
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + if m <= 2 { 1 } else { 0 };
-    format!("{y:04}-{m:02}-{d:02}")
-}
-
 /// A constant as it appears inside an array literal or a quoted cast.
 fn raw_value(ty: &ColumnType, v: &Value) -> String {
     match (ty, v) {
-        (ColumnType::Date, Value::Num(x)) => civil_from_days(*x),
+        // Clamped so absurd statistics cannot overflow the day arithmetic.
+        (ColumnType::Date, Value::Num(x)) => {
+            crate::date::format(x.clamp(-1e12, 1e12).floor() as i64)
+        }
         (ColumnType::Bool, Value::Num(x)) => (if *x != 0.0 { "true" } else { "false" }).into(),
         (_, Value::Num(x)) => format!("{x}"),
         (_, Value::Text(s)) => s.replace('\'', "''"),

@@ -355,7 +355,16 @@ fn coerce_value(col: &Column, v: &Value) -> Result<Value> {
         (true, Value::Num(_)) | (false, Value::Text(_)) => Ok(v.clone()),
         (true, Value::Text(s)) => {
             let parsed = match col.ty {
-                ColumnType::Date => crate::query::parse_date(s),
+                // PostgreSQL's own words for a date that does not exist ('1995-02-30').
+                ColumnType::Date => match crate::date::parse(s) {
+                    Ok(d) => Some(d as f64),
+                    Err(e) => {
+                        return Err(Error::invalid(
+                            "predicate",
+                            format!("column {}: {e}", col.name),
+                        ))
+                    }
+                },
                 ColumnType::Bool => match s.trim().to_ascii_lowercase().as_str() {
                     "t" | "true" | "yes" | "on" | "1" => Some(1.0),
                     "f" | "false" | "no" | "off" | "0" => Some(0.0),

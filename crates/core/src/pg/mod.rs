@@ -47,6 +47,14 @@ use inputs::{Consts, Rel};
 
 use paths::{Ctx, IndexScan, Path};
 
+/// The heap's size as the planner estimates it (`estimate_rel_size`, spec 2.1): pages
+/// (10 for a never-vacuumed heap of fewer pages) and tuples (the stored density, or the
+/// column widths' when the table was never analysed).
+pub fn estimate_rel_size(table: &Table) -> Result<(f64, f64)> {
+    let info = inputs::TableInfo::build(table)?;
+    Ok((info.pages, info.tuples))
+}
+
 /// Planner settings that are not cost constants (PostgreSQL GUCs).
 #[derive(Clone, Debug, PartialEq)]
 pub struct PgOptions {

@@ -652,13 +652,29 @@ impl Ctx<'_, '_> {
             and.children = scans.iter().map(|s| self.bitmap_index_node(s)).collect();
             and
         };
+        // Heap pages the bitmap really visits. The cost counts them as if the matching rows
+        // were scattered (compute_bitmap_pages ignores correlation); rows stored in key
+        // order sit on ceil(sel x pages) pages. Interpolated with correlation squared, as
+        // the index scan's heap pages are (for a BitmapAnd, the least correlated index).
+        let corr = scans
+            .iter()
+            .map(|s| s.correlation.abs())
+            .fold(f64::INFINITY, f64::min)
+            .min(1.0);
+        let c2 = if corr.is_finite() { corr * corr } else { 0.0 };
+        let packed = (sel * rel.pages).ceil().clamp(1.0, rel.pages.max(1.0));
+        let heap_pages = if bp.pages_fetched > packed {
+            packed + (bp.pages_fetched - packed) * (1.0 - c2)
+        } else {
+            bp.pages_fetched
+        };
         let work = Work {
             page_reads: vec![reads(
                 &rel.name,
                 rel.pages,
                 AccessPattern::Sorted,
-                bp.pages_fetched,
-                bp.pages_fetched,
+                heap_pages,
+                heap_pages,
             )],
             rows_examined: bp.tuples_fetched,
             operator_evals: bp.tuples_fetched * rel.restrict_ops.per_tuple

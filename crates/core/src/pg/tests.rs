@@ -965,6 +965,32 @@ fn dates_and_text_print_as_casts() {
     );
 }
 
+/// A quoted date that does not exist is refused as PostgreSQL refuses it (`SELECT * FROM o
+/// WHERE d = '1995-02-30'` says `date/time field value out of range: "1995-02-30"`), not
+/// rolled over to 1995-03-02.
+#[test]
+fn a_quoted_date_that_does_not_exist_is_named() {
+    let t = Table {
+        name: "o".into(),
+        rows: 1000.0,
+        columns: vec![column("d", ColumnType::Date, ColumnStats::default())],
+        indexes: vec![],
+        pg: None,
+        mysql: None,
+    };
+    let q = Query::parse("SELECT * FROM o WHERE d = '1995-02-30'").unwrap();
+    let e = plan(&t, &q, &knobs(), Pg18, &PgOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("column d") && e.contains("date/time field value out of range: \"1995-02-30\""),
+        "{e}"
+    );
+    let q = Query::parse("SELECT * FROM o WHERE d = '1995-02-28'").unwrap();
+    let p = plan(&t, &q, &knobs(), Pg18, &PgOptions::default()).unwrap();
+    assert!(explain_text(&p).contains("'1995-02-28'::date"));
+}
+
 #[test]
 fn gather_merge_rows_follow_the_planner_function_that_builds_it() {
     // PG 15-17 planner.c create_ordered_paths: Sort over the cheapest partial path, then

@@ -5,7 +5,7 @@
 //! arithmetic is written next to each number. Reference devices and cloud volumes come
 //! from calibration-and-devices.md §5 with the confidence that section gives.
 
-use super::profile::{Confidence, Device, MachineProfile, QdPoint, RandomRead};
+use super::profile::{Confidence, Device, FigureSource, MachineProfile, QdPoint, RandomRead};
 use super::regret::{self, Fit1};
 use super::time::Simulator;
 use crate::catalog::{Column, ColumnStats, ColumnType, Index, PgIndex, PgTable, Table, Value};
@@ -64,16 +64,39 @@ struct Base {
     id: &'static str,
     label: &'static str,
     source: String,
-    confidence: Confidence,
+    /// The device's figures and where each comes from.
+    figures: Vec<FigureSource>,
     device: Device,
 }
+
+fn fig(figure: &str, confidence: Confidence, source: &str) -> FigureSource {
+    FigureSource {
+        figure: figure.into(),
+        confidence,
+        source: source.into(),
+    }
+}
+
+/// A profile is as trustworthy as its weakest figure.
+fn weakest(figures: &[FigureSource]) -> Confidence {
+    figures
+        .iter()
+        .map(|f| f.confidence)
+        .max()
+        .unwrap_or(Confidence::Assumed)
+}
+
+const SEQ: &str = "sequential read";
+const QD1: &str = "random read at QD1";
+const DEEP: &str = "deeper queues";
 
 fn generic(b: Base) -> MachineProfile {
     MachineProfile {
         id: b.id.into(),
         label: b.label.into(),
         source: b.source,
-        confidence: b.confidence,
+        confidence: weakest(&b.figures),
+        figures: b.figures,
         device: b.device,
         // calibration §4.2: a DRAM-bound buffer hit is tens to a few hundred ns, an OS
         // page-cache hit (syscall + 8 kB copy) ~1-3 µs [U].
@@ -247,6 +270,11 @@ fn seed_64gb(
         cpu_ns_per_index_entry: 10.0,
         cpu_ns_per_operator: 10.0,
         cpu_ns_per_comparison: 10.0,
+        // Every page a buffered scan reads is copied out of the page cache (sim::time
+        // assumption 12). The RAID0's seq scan read 23.8M pages in 24 s with ~10 s of row
+        // CPU, so the copy cannot exceed ~0.59 µs a page on these machines; 0.5 µs
+        // assumed [U] (the generic 2 µs would make that scan 58 s).
+        os_cache_hit_ns: 500.0,
         ram_bytes: 64.0 * GIB,
         buffer_pool_bytes: 128.0 * MIB,
         bypass_os_cache: false,
@@ -255,7 +283,19 @@ fn seed_64gb(
             id,
             label,
             source,
-            confidence: Confidence::Derived,
+            figures: vec![
+                fig(SEQ, Confidence::Fitted, "the seed's seqscan time over the table's pages"),
+                fig(
+                    QD1,
+                    Confidence::Fitted,
+                    "the seed's index scan time, less CPU and cache hits, per heap read",
+                ),
+                fig(
+                    DEEP,
+                    Confidence::Assumed,
+                    "the Intel P3700's QD16 / QD1 ratio (AnandTech 11209), depths between interpolated, QD32 assumed: nothing measured on this device",
+                ),
+            ],
             device,
         })
     }
@@ -297,7 +337,7 @@ fn seed_nvme() -> MachineProfile {
     seed_64gb(
         "seed-nvme",
         "Seed: single NVMe (64 GB RAM)",
-        format!("{SEED_SRC}: NVMe, seqscan 98 s, index scan 42,232 s over 500M rows / 23,809,524 pages; device figures derived from those timings"),
+        format!("{SEED_SRC}: NVMe, seqscan 98 s, index scan 42,232 s over 500M rows / 23,809,524 pages; device figures fitted to those timings"),
         device(1990.3, 122.53, &FLASH_QD),
     )
 }
@@ -308,7 +348,7 @@ fn seed_nvme_raid0() -> MachineProfile {
     seed_64gb(
         "seed-nvme-raid0",
         "Seed: 4× NVMe RAID0 (64 GB RAM)",
-        format!("{SEED_SRC}: NVMe/RAID0, seqscan 24 s, index scan 25,462 s over 500M rows; device figures derived from those timings"),
+        format!("{SEED_SRC}: NVMe/RAID0, seqscan 24 s, index scan 25,462 s over 500M rows; device figures fitted to those timings"),
         device(8127.0, 73.49, &FLASH_QD),
     )
 }
@@ -319,7 +359,7 @@ fn seed_sata_raid0() -> MachineProfile {
     seed_64gb(
         "seed-sata-raid0",
         "Seed: 4× SATA SSD RAID0 (64 GB RAM)",
-        format!("{SEED_SRC}: SATA/RAID0, seqscan 109 s, index scan 48,141 s over 500M rows; device figures derived from those timings"),
+        format!("{SEED_SRC}: SATA/RAID0, seqscan 109 s, index scan 48,141 s over 500M rows; device figures fitted to those timings"),
         device(1789.4, 139.81, &FLASH_QD),
     )
 }
@@ -331,7 +371,7 @@ fn seed_azure_scsi() -> MachineProfile {
     seed_azure(
         "seed-azure-scsi",
         "Seed: Azure VM local SCSI disk (direct I/O)",
-        format!("{SEED_SRC}: Azure \"SCSI\", 10M rows (~3.7 GB), direct I/O, seqscan 2.1 s, index scan 1,292 s; derived"),
+        format!("{SEED_SRC}: Azure \"SCSI\", 10M rows (~3.7 GB), direct I/O, seqscan 2.1 s, index scan 1,292 s; fitted"),
         device(1857.5, 133.80, &FLASH_QD),
     )
 }
@@ -344,12 +384,24 @@ fn seed_azure_hdd() -> MachineProfile {
     // Azure standard HDD: 500 IOPS per disk (vendor limit, calibration §5.2 lists the
     // premium tiers; the standard-HDD 500 IOPS is [U]).
     d.iops_cap = Some(500.0);
-    seed_azure(
+    let mut p = seed_azure(
         "seed-azure-hdd",
         "Seed: Azure standard HDD volume (direct I/O)",
-        format!("{SEED_SRC}: Azure \"standard HDD\", 10M rows, direct I/O, seqscan 209.8 s, index scan 27,586 s; derived"),
+        format!("{SEED_SRC}: Azure \"standard HDD\", 10M rows, direct I/O, seqscan 209.8 s, index scan 27,586 s; fitted"),
         d,
-    )
+    );
+    p.figures[2] = fig(
+        DEEP,
+        Confidence::Assumed,
+        "network volume: IOPS grow with depth up to the cap (assumption)",
+    );
+    p.figures.push(fig(
+        "IOPS cap",
+        Confidence::Assumed,
+        "Azure standard HDD 500 IOPS per disk (not in the references)",
+    ));
+    p.confidence = weakest(&p.figures);
+    p
 }
 
 // ---- WL#8737 (mysql-wl8737-io-aware-cost-defaults.txt) ---------------------------------
@@ -387,7 +439,28 @@ fn wl8737(
             id,
             label,
             source,
-            confidence: Confidence::Derived,
+            figures: vec![
+                fig(
+                    SEQ,
+                    Confidence::Fitted,
+                    "the seed's disk-bound table scan (~45 s)",
+                ),
+                fig(
+                    QD1,
+                    Confidence::Fitted,
+                    "the seed's disk-bound 9 % range scan with default MRR (~2,400 s)",
+                ),
+                fig(
+                    "sorted-read skip",
+                    Confidence::Fitted,
+                    "the seed's range scan with DS-MRR (~300 s)",
+                ),
+                fig(
+                    DEEP,
+                    Confidence::Assumed,
+                    "command queueing ~2× at QD32 (assumption, no measurement)",
+                ),
+            ],
             device,
         })
     }
@@ -459,7 +532,20 @@ fn hdd_7200() -> MachineProfile {
         id: "hdd-7200",
         label: "SATA 7,200 rpm disk",
         source: "calibration-and-devices.md §5.1/§5.3: HGST Ultrastar 7K4000 spec (8.2 ms seek + 4.17 ms rotation), ~200 MB/s; Vondra's measured random_page_cost ~125 on such disks".into(),
-        confidence: Confidence::Vendor,
+        figures: vec![
+            fig(SEQ, Confidence::Vendor, "~200 MB/s on outer tracks (§5.3)"),
+            fig(QD1, Confidence::Vendor, "spec sheet: 8.2 ms seek + 4.17 ms rotation"),
+            fig(
+                "sorted-read skip",
+                Confidence::Assumed,
+                "track-to-track seek and command overhead ~1 ms",
+            ),
+            fig(
+                DEEP,
+                Confidence::Assumed,
+                "command queueing ~2× at QD32 (assumption, no measurement)",
+            ),
+        ],
         device: d,
     })
 }
@@ -486,7 +572,15 @@ fn optane() -> MachineProfile {
         id: "optane-dc",
         label: "Intel Optane DC P4800X",
         source: "calibration-and-devices.md §5.1: AnandTech 11209, QD1 108.3k IOPS (8.9 µs), QD16 584.8k IOPS; §5.3 2,400 MB/s".into(),
-        confidence: Confidence::Measured,
+        figures: vec![
+            fig(SEQ, Confidence::Vendor, "2,400 MB/s rated (§5.3)"),
+            fig(QD1, Confidence::Measured, "AnandTech 11209: 108.3k 4 kB IOPS, 8.9 µs"),
+            fig(
+                DEEP,
+                Confidence::Derived,
+                "QD16 measured (AnandTech 11209: 584.8k IOPS); QD2-8 interpolated, QD32 held at QD16's",
+            ),
+        ],
         device: d,
     })
 }
@@ -514,8 +608,21 @@ fn nvme_gen4() -> MachineProfile {
     generic(Base {
         id: "nvme-consumer-gen4",
         label: "Consumer PCIe 4.0 NVMe (MP600 PRO XT class)",
-        source: "calibration-and-devices.md §5.1/§5.3: KitGuru, 20,176 QD1 IOPS, 7,000 MB/s; QD curve derived".into(),
-        confidence: Confidence::Measured,
+        source: "calibration-and-devices.md §5.1/§5.3: KitGuru, 20,176 QD1 IOPS, 7,000 MB/s; QD2-8 derived from \"matches Optane by QD8\", QD16-32 assumed".into(),
+        figures: vec![
+            fig(SEQ, Confidence::Vendor, "7,000 MB/s rated for the class (§5.3)"),
+            fig(QD1, Confidence::Measured, "KitGuru: 20,176 4 kB IOPS at QD1"),
+            fig(
+                "queue depths 2-8",
+                Confidence::Derived,
+                "KitGuru's \"matches Optane by QD8\" taken as the P4800X's interpolated QD8, depths between interpolated",
+            ),
+            fig(
+                "queue depths 16-32",
+                Confidence::Assumed,
+                "1.2× and 1.3× QD8: invented, no measurement",
+            ),
+        ],
         device: d,
     })
 }
@@ -534,7 +641,16 @@ fn sata_ssd() -> MachineProfile {
         label: "SATA SSD (870 EVO class)",
         source: "calibration-and-devices.md §5.1: Samsung spec 13,000 IOPS QD1, 98k QD32, 560 MB/s"
             .into(),
-        confidence: Confidence::Vendor,
+        figures: vec![
+            fig(SEQ, Confidence::Vendor, "Samsung spec: 560 MB/s"),
+            fig(QD1, Confidence::Vendor, "Samsung spec: 13,000 IOPS at QD1"),
+            fig(
+                "queue depths 2-16",
+                Confidence::Assumed,
+                "1.8× to 6.5× QD1: assumed between the spec's QD1 and QD32",
+            ),
+            fig("QD32", Confidence::Vendor, "Samsung spec: 98k IOPS"),
+        ],
         device: d,
     })
 }
@@ -549,7 +665,11 @@ fn gp3() -> MachineProfile {
         id: "aws-gp3",
         label: "AWS EBS gp3 (baseline 3,000 IOPS, 125 MiB/s)",
         source: "calibration-and-devices.md §5.2/§5.3: AWS gp3 limits [V]; QD1 latency 0.8 ms assumed [U]".into(),
-        confidence: Confidence::Vendor,
+        figures: vec![
+            fig("IOPS and throughput caps", Confidence::Vendor, "AWS gp3 baseline: 3,000 IOPS, 125 MiB/s"),
+            fig(QD1, Confidence::Assumed, "0.8 ms (§5.3 gives 0.6-1 ms, unverified)"),
+            fig(DEEP, Confidence::Assumed, "network volume: IOPS grow with depth up to the cap (assumption)"),
+        ],
         device: d,
     })
 }
@@ -565,7 +685,11 @@ fn io2() -> MachineProfile {
         id: "aws-io2-be",
         label: "AWS EBS io2 Block Express (64k IOPS provisioned)",
         source: "calibration-and-devices.md §5.2: <500 µs per 16 KiB [V]; 1,000 MB/s and 64k IOPS provisioned assumed".into(),
-        confidence: Confidence::Vendor,
+        figures: vec![
+            fig(QD1, Confidence::Vendor, "AWS: < 500 µs average per 16 KiB"),
+            fig("IOPS and throughput caps", Confidence::Assumed, "64,000 IOPS provisioned and 1,000 MB/s assumed"),
+            fig(DEEP, Confidence::Assumed, "network volume: IOPS grow with depth up to the cap (assumption)"),
+        ],
         device: d,
     })
 }
@@ -580,7 +704,19 @@ fn azure_p30() -> MachineProfile {
         label: "Azure Premium SSD P30 (5,000 IOPS, 200 MB/s)",
         source: "calibration-and-devices.md §5.2: P30 5,000 IOPS / 200 MB/s [V]; QD1 ~2 ms [U]"
             .into(),
-        confidence: Confidence::Vendor,
+        figures: vec![
+            fig(
+                "IOPS and throughput caps",
+                Confidence::Vendor,
+                "P30: 5,000 IOPS, 200 MB/s",
+            ),
+            fig(QD1, Confidence::Assumed, "~2 ms (§5.3, unverified)"),
+            fig(
+                DEEP,
+                Confidence::Assumed,
+                "network volume: IOPS grow with depth up to the cap (assumption)",
+            ),
+        ],
         device: d,
     })
 }

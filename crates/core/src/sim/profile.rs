@@ -9,16 +9,66 @@
 use crate::error::{check_range, Error, Result};
 use serde::{Deserialize, Serialize};
 
-/// How far a profile's numbers can be trusted.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// How far a figure (or a whole profile) can be trusted. Strongest first: a profile's
+/// own `confidence` is its weakest figure's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Confidence {
     /// Measured on the device (a probe run, a review's measurement).
     Measured,
     /// From a vendor's data sheet or service limits.
     Vendor,
-    /// Computed from other measurements (a seed's query timings and table geometry).
+    /// Fitted to a seed's query timings through the simulation's model.
+    Fitted,
+    /// Computed from other measurements.
     Derived,
+    /// Assumed or borrowed from another device: no measurement of this one behind it.
+    Assumed,
+}
+
+impl Confidence {
+    pub const ALL: [Confidence; 5] = [
+        Confidence::Measured,
+        Confidence::Vendor,
+        Confidence::Fitted,
+        Confidence::Derived,
+        Confidence::Assumed,
+    ];
+
+    /// The word in files and links.
+    pub fn id(self) -> &'static str {
+        match self {
+            Confidence::Measured => "measured",
+            Confidence::Vendor => "vendor",
+            Confidence::Fitted => "fitted",
+            Confidence::Derived => "derived",
+            Confidence::Assumed => "assumed",
+        }
+    }
+
+    /// As people read it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Confidence::Measured => "measured",
+            Confidence::Vendor => "vendor figure",
+            Confidence::Fitted => "fitted to the seed's timings",
+            Confidence::Derived => "derived",
+            Confidence::Assumed => "assumed",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Confidence> {
+        Confidence::ALL.into_iter().find(|c| c.id() == s)
+    }
+}
+
+/// Where one figure of a profile comes from, for profiles that mix sources.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FigureSource {
+    /// Which figure: "sequential read", "random read at QD1", "deeper queues", ...
+    pub figure: String,
+    pub confidence: Confidence,
+    pub source: String,
 }
 
 /// IOPS reached with `queue_depth` reads in flight.
@@ -69,7 +119,12 @@ pub struct MachineProfile {
     pub label: String,
     /// Where the numbers come from, with the arithmetic when derived.
     pub source: String,
+    /// The weakest of `figures` when they are given; a probe's file is measured throughout.
     pub confidence: Confidence,
+    /// Confidence figure by figure where the device's figures have different sources
+    /// (empty: `confidence` holds for all of them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub figures: Vec<FigureSource>,
     pub device: Device,
     /// Finding a page in the engine's own buffer (shared_buffers / InnoDB buffer pool), ns.
     pub buffer_hit_ns: f64,
@@ -261,6 +316,29 @@ impl Device {
 }
 
 impl MachineProfile {
+    /// The profile's confidence figure by figure, strongest first, grouped: "measured:
+    /// sequential read, random read at QD1; assumed: deeper queues". One word when every
+    /// figure has the same.
+    pub fn confidence_summary(&self) -> String {
+        if self.figures.is_empty() {
+            return self.confidence.label().to_string();
+        }
+        Confidence::ALL
+            .into_iter()
+            .filter_map(|c| {
+                let names: Vec<&str> = self
+                    .figures
+                    .iter()
+                    .filter(|f| f.confidence == c)
+                    .map(|f| f.figure.as_str())
+                    .collect();
+                (!names.is_empty()).then_some((c, names))
+            })
+            .map(|(c, names)| format!("{}: {}", c.label(), names.join(", ")))
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+
     /// Rejects values that cannot describe a machine: not finite, zero or negative where
     /// a time or size is divided by, outside physical bounds, a buffer pool larger than
     /// RAM, QD1 IOPS contradicting the QD1 latency. The error names the field.

@@ -31,11 +31,11 @@ fn seed_plans(rows: f64, pages: f64) -> (crate::plan::PlanNode, crate::plan::Pla
 }
 
 /// 5a. The seed's random_page_cost experiment on each of its five devices, with the two
-/// plans from pg::plan on a table of the experiment's geometry. The profiles are derived
-/// from these very timings (builtin.rs), so this checks the derivation and the model
-/// stay consistent: within 10 % of the seed.
+/// plans from pg::plan on a table of the experiment's geometry. A consistency check, not
+/// evidence: the profiles are derived from these very timings (builtin.rs), so this only
+/// checks that the derivation and the model stay consistent: within 10 % of the seed.
 #[test]
-fn seed_random_page_cost_experiment() {
+fn consistent_with_fitted_seed_random_page_cost_experiment() {
     // Seed table: device, seqscan (s), index scan (s), random_page_cost.
     let plans_500m = seed_plans(SEED_ROWS_500M, SEED_PAGES_500M);
     let plans_10m = seed_plans(SEED_ROWS_10M, SEED_PAGES_10M);
@@ -97,48 +97,70 @@ fn mysql57() -> KnobValues {
     KnobValues::defaults(EngineVersion::Pg18, EngineVersion::Mysql57)
 }
 
-/// 5b. WL#8737's t1 timings on its two servers, simulated from mysql::plan's work.
-/// Fitted (the profile was derived from them, builtin.rs): in memory, table scan 6 s and
-/// range 9 % 1.5 s; disk-bound, table scan 45 s, range 9 % default MRR 2,400 s, DS-MRR
-/// 300 s at the ~4 % switch point. Predicted: in-memory range 15 % 2.5 s.
-/// Tolerance: 5 % for fitted values (they reproduce to < 1 %; the margin absorbs small
-/// changes in the work mysql::plan counts), 10 % for the prediction.
+fn wl8737_time(id: &str, f: f64, key: &str) -> f64 {
+    let env = if id == "wl8737-memory" {
+        t1::wl8737_in_memory_env()
+    } else {
+        t1::wl8737_disk_bound_env()
+    };
+    let p = t1_planned(&env, &mysql57(), f).unwrap();
+    let c = p.find(key).unwrap_or_else(|| panic!("{id} {f}: no {key}"));
+    let sim = Simulator::new(&builtin::find(id).unwrap(), Engine::Mysql).unwrap();
+    sim.time_plan(&c.plan).unwrap().total_s
+}
+
+/// 5b. WL#8737's t1 timings on its two servers, simulated from mysql::plan's work. A
+/// consistency check, not evidence: the two profiles were derived from these very
+/// timings (builtin.rs): in memory, table scan 6 s and range 9 % 1.5 s; disk-bound, table
+/// scan 45 s, range 9 % default MRR 2,400 s, DS-MRR 300 s at the ~4 % switch point.
+/// Tolerance 5 % (they reproduce to < 1 %; the margin absorbs small changes in the work
+/// mysql::plan counts).
 #[test]
-fn wl8737_timings() {
-    // (profile, fraction of t1, candidate, seed seconds, tolerance, fitted?)
-    let cases: [(&str, f64, &str, f64, f64, bool); 6] = [
+fn consistent_with_fitted_seed_wl8737_timings() {
+    // (profile, fraction of t1, candidate, seed seconds)
+    let cases: [(&str, f64, &str, f64); 5] = [
         // "from 1.5 seconds to almost 6 seconds" (memory_block_read_cost 1.0, switch ~9 %)
-        ("wl8737-memory", 0.09, "table_scan", 6.0, 0.05, true),
-        ("wl8737-memory", 0.09, "range:k7", 1.5, 0.05, true),
-        // "from 2.5 seconds to almost 6 seconds" (0.5, switch ~15 %)
-        ("wl8737-memory", 0.15, "range:k7", 2.5, 0.10, false),
+        ("wl8737-memory", 0.09, "table_scan", 6.0),
+        ("wl8737-memory", 0.09, "range:k7", 1.5),
         // "from 2400 seconds to almost 45 seconds" (io_block_read_cost 1.0, ~9 %)
-        ("wl8737-disk", 0.09, "table_scan", 45.0, 0.05, true),
-        ("wl8737-disk", 0.09, "range:k7", 2400.0, 0.05, true),
+        ("wl8737-disk", 0.09, "table_scan", 45.0),
+        ("wl8737-disk", 0.09, "range:k7", 2400.0),
         // "from 300 seconds seconds to 45 seconds" (2.0 and 3.0, switch ~4 %, DS-MRR)
-        ("wl8737-disk", 0.04, "dsmrr:k7", 300.0, 0.05, true),
+        ("wl8737-disk", 0.04, "dsmrr:k7", 300.0),
     ];
-    let k = mysql57();
-    for (id, f, key, seed, tol, fitted) in cases {
-        let env = if id == "wl8737-memory" {
-            t1::wl8737_in_memory_env()
-        } else {
-            t1::wl8737_disk_bound_env()
-        };
-        let p = t1_planned(&env, &k, f).unwrap();
-        let c = p.find(key).unwrap_or_else(|| panic!("{id} {f}: no {key}"));
-        let sim = Simulator::new(&builtin::find(id).unwrap(), Engine::Mysql).unwrap();
-        let t = sim.time_plan(&c.plan).unwrap().total_s;
+    for (id, f, key, seed) in cases {
+        let t = wl8737_time(id, f, key);
         eprintln!(
-            "{id:14} {:>4.0}% {key:10} sim {t:8.2} s  seed {seed:6.1} s  ({})",
-            f * 100.0,
-            if fitted { "fitted" } else { "prediction" }
+            "{id:14} {:>4.0}% {key:10} sim {t:8.2} s  seed {seed:6.1} s",
+            f * 100.0
         );
         assert!(
-            (t / seed - 1.0).abs() <= tol,
+            (t / seed - 1.0).abs() <= 0.05,
             "{id} {f} {key}: {t} vs {seed}"
         );
     }
+}
+
+/// The seed's in-memory range at the ~15 % switch (memory_block_read_cost 0.5): "from 2.5
+/// seconds to almost 6 seconds". Not a prediction and no evidence for the model: 2.5 s is
+/// the fitted 1.5 s at 9 % times 15/9, which any range-scan time linear in the rows it
+/// reads reproduces. What is checked is that linearity (5 %), and the seed's figure
+/// (10 %) as a consequence.
+#[test]
+fn in_memory_range_at_15_percent_is_the_fitted_9_percent_scaled_linearly() {
+    let (t9, t15) = (
+        wl8737_time("wl8737-memory", 0.09, "range:k7"),
+        wl8737_time("wl8737-memory", 0.15, "range:k7"),
+    );
+    eprintln!(
+        "range 9 %: {t9:.3} s, 15 %: {t15:.3} s, ratio {:.3}",
+        t15 / t9
+    );
+    assert!(
+        ((t15 / t9) / (15.0 / 9.0) - 1.0).abs() <= 0.05,
+        "{t9} {t15}"
+    );
+    assert!((t15 / 2.5 - 1.0).abs() <= 0.10, "{t15}");
 }
 
 /// The seed's engine observations that the timings above rely on: with 5.7 constants the
@@ -293,21 +315,145 @@ fn fitted_memory_block_read_cost_in_memory() {
     );
 }
 
-/// 5d. Fitted random_page_cost on each seed device, over the experiment's table and a
-/// range query from one row to the whole table (log-spaced selectivities,
-/// builtin::fit_seed_random_page_cost). Reported next to the seed's ratio.
+const SEED_INDEX_KEY: &str = "index:test_table_id_idx";
+
+/// `SELECT * FROM test_table WHERE id <= f·rows` on seed device `id`'s table, PostgreSQL 18,
+/// one process, random_page_cost `rpc`.
+fn seed_range_plan(id: &str, f: f64, rpc: f64) -> crate::Result<Planned> {
+    let (rows, pages) = builtin::seed_experiment_size(id);
+    let mut k = pg_knobs();
+    k.set(Knob::RandomPageCost, rpc)?;
+    let q = builtin::seed_experiment_query(Some((f * rows).max(1.0)), false);
+    pg::plan(
+        &builtin::seed_experiment_table(rows, pages),
+        &q,
+        &k,
+        EngineVersion::Pg18,
+        &PgOptions::default(),
+    )
+}
+
+/// The selectivity at which the index scan's simulated time crosses the seq scan's on
+/// device `id` (bisection in log space, one row to all rows): the seed's "actual crossing
+/// point" between the two plans it timed. Times do not depend on random_page_cost.
+fn seed_index_seq_time_crossing(id: &str) -> f64 {
+    let sim = Simulator::new(&builtin::find(id).unwrap(), Engine::Postgres).unwrap();
+    let rows = builtin::seed_experiment_size(id).0;
+    let index_faster = |f: f64| {
+        let p = seed_range_plan(id, f, 4.0).unwrap();
+        let t = |key: &str| sim.time_plan(&p.find(key).unwrap().plan).unwrap().total_s;
+        t(SEED_INDEX_KEY) < t("seq")
+    };
+    let (mut lo, mut hi) = ((1.0 / rows).ln(), 0.0_f64);
+    assert!(index_faster(lo.exp()) && !index_faster(1.0), "{id}");
+    for _ in 0..60 {
+        let m = (lo + hi) / 2.0;
+        if index_faster(m.exp()) {
+            lo = m;
+        } else {
+            hi = m;
+        }
+    }
+    hi.exp()
+}
+
+/// The selectivity at which PostgreSQL with random_page_cost `rpc` leaves the index scan
+/// for good on device `id`'s table (its last plan change away from the index scan).
+fn seed_pg_leaves_index(id: &str, rpc: f64) -> f64 {
+    let rows = builtin::seed_experiment_size(id).0;
+    crate::sweep::crossovers(
+        |f| seed_range_plan(id, f, rpc),
+        1.0 / rows,
+        1.0,
+        60,
+        crate::sweep::Spacing::Log,
+    )
+    .unwrap()
+    .iter()
+    .rev()
+    .find(|c| c.from == SEED_INDEX_KEY)
+    .map(|c| c.x)
+    .unwrap_or_else(|| panic!("{id} at {rpc}: never leaves the index scan"))
+}
+
+/// How far apart two selectivities are, as a factor (≥ 1).
+fn factor_apart(a: f64, b: f64) -> f64 {
+    (a / b).max(b / a)
+}
+
+/// 5d. The seed's claim about its three SSDs (the 500M-row runs): "These calculated
+/// values also align with the 'optimal' plan choice, i.e. the plans flip much closer to
+/// the actual crossing point (compared to where it'd flip with 4.0)." Over
+/// `WHERE id <= X`, X from one row to all rows (builtin::fit_seed_random_page_cost), with
+/// the seed's measured ratio instead of 4.0
+/// - PostgreSQL leaves the index scan (the plan the seed timed against the seq scan) closer
+///   to where the index scan's simulated time crosses the seq scan's, and
+/// - the sweep loses less simulated time.
+///
+/// The seed claims nothing of the kind for the Azure runs (10M rows, direct I/O): there
+/// PostgreSQL leaves the index scan for a bitmap scan near 1e-5 whatever the constant
+/// between 4 and 63, and the model finds 4.0 losing less than 28.5 and 62.6 (the HDD
+/// ratio is the seed's misprint of 6.26, builtin.rs); printed, not asserted.
+#[test]
+fn seed_ratio_flips_closer_to_the_crossing_than_4_on_the_seed_ssds() {
+    for (id, _, _, seed_rpc) in builtin::SEED_RPC_TABLE {
+        let fit = builtin::fit_seed_random_page_cost(id, 60).unwrap();
+        let (at4, at_seed) = (fit.regret_at(4.0), fit.regret_at(seed_rpc));
+        let crossing = seed_index_seq_time_crossing(id);
+        let (leave4, leave_seed) = (
+            seed_pg_leaves_index(id, 4.0),
+            seed_pg_leaves_index(id, seed_rpc),
+        );
+        eprintln!(
+            "{id:17} index/seq times cross at {crossing:.2e}; PostgreSQL leaves the index scan at {leave4:.2e} with 4.0, {leave_seed:.2e} with {seed_rpc}; total regret {at4:.1} s with 4.0, {at_seed:.1} s with {seed_rpc}"
+        );
+        if id.contains("azure") {
+            continue;
+        }
+        assert!(
+            factor_apart(leave_seed, crossing) < factor_apart(leave4, crossing),
+            "{id}: with {seed_rpc} PostgreSQL leaves the index scan at {leave_seed:.3e}, with 4.0 at {leave4:.3e}; the times cross at {crossing:.3e}"
+        );
+        assert!(
+            at_seed < at4,
+            "{id}: regret {at_seed} s with {seed_rpc} vs {at4} s with 4.0"
+        );
+    }
+}
+
+/// 5d. What the fitted random_page_cost must find on each seed device, over the same
+/// sweep: a value above 4.0 that loses strictly less than 4.0 (the seed: "to improve the
+/// plans, I had to *increase* the value, even on really new/fast SSDs"); and on the three
+/// SSDs, where the index scan is what PostgreSQL wrongly keeps, a value that makes it leave
+/// the index scan closer to the index/seq time crossing than 4.0 does and within a factor
+/// of 2 of it (the fit also weighs the bitmap-to-seq switch, so it need not land on the
+/// crossing; 4.0 leaves 3.8× to 9.5× too late).
 #[test]
 fn fitted_random_page_cost_per_seed_device() {
     for (id, _, _, seed_rpc) in builtin::SEED_RPC_TABLE {
         let fit = builtin::fit_seed_random_page_cost(id, 60).unwrap();
         let at4 = fit.regret_at(4.0);
-        let at_seed = fit.regret_at(seed_rpc);
         eprintln!(
             "{id:17} fitted random_page_cost {:.2} (interval {:.2}-{:.2}), seed ratio {seed_rpc}; total regret {:.1} s (at 4.0: {:.1} s, at {seed_rpc}: {:.1} s), grid points {}",
-            fit.best, fit.best_interval.0, fit.best_interval.1, fit.best_total_regret_s, at4, at_seed, fit.grid_points
+            fit.best, fit.best_interval.0, fit.best_interval.1, fit.best_total_regret_s, at4, fit.regret_at(seed_rpc), fit.grid_points
         );
-        assert!(fit.best.is_finite() && (0.1..=200.0).contains(&fit.best));
-        assert!(fit.best_total_regret_s <= at4 && fit.best_total_regret_s <= at_seed);
+        assert!(fit.best_interval.0 > 4.0, "{id}: {:?}", fit.best_interval);
+        assert!(fit.best_total_regret_s < at4, "{id}: {fit:?}");
+        if id.contains("azure") {
+            continue;
+        }
+        let crossing = seed_index_seq_time_crossing(id);
+        let (leave4, leave_fit) = (
+            seed_pg_leaves_index(id, 4.0),
+            seed_pg_leaves_index(id, fit.best),
+        );
+        eprintln!("{id:17} leaves the index scan at {leave_fit:.2e} with the fit, {leave4:.2e} with 4.0; times cross at {crossing:.2e}");
+        assert!(
+            factor_apart(leave_fit, crossing) < factor_apart(leave4, crossing)
+                && factor_apart(leave_fit, crossing) <= 2.0,
+            "{id}: fitted {} leaves the index scan at {leave_fit:.3e}, 4.0 at {leave4:.3e}; the times cross at {crossing:.3e}",
+            fit.best
+        );
     }
 }
 
@@ -406,6 +552,42 @@ fn builtin_profiles_are_valid_unique_and_round_trip_as_json() {
         assert_eq!(&back, p);
     }
     assert!(builtin::find("nope").is_err());
+}
+
+/// Confidence is per figure: every built-in profile lists its device's figures, its own
+/// confidence is the weakest of them, and no profile with an assumed figure is marked
+/// measured. The consumer NVMe's deep queues are invented; the seed profiles are fitted.
+#[test]
+fn builtin_confidence_is_per_figure_and_never_overstated() {
+    use crate::sim::profile::Confidence;
+    for p in builtin::profiles() {
+        assert!(!p.figures.is_empty(), "{}", p.id);
+        let weakest = p.figures.iter().map(|f| f.confidence).max().unwrap();
+        assert_eq!(p.confidence, weakest, "{}", p.id);
+        if p.figures
+            .iter()
+            .any(|f| f.confidence == Confidence::Assumed)
+        {
+            assert_ne!(p.confidence, Confidence::Measured, "{}", p.id);
+            assert!(p.confidence_summary().contains("assumed"), "{}", p.id);
+        }
+        if p.id.starts_with("seed-") || p.id.starts_with("wl8737-") {
+            assert!(
+                p.confidence_summary().starts_with(
+                    "fitted to the seed's timings: sequential read, random read at QD1"
+                ),
+                "{}: {}",
+                p.id,
+                p.confidence_summary()
+            );
+        }
+    }
+    let nvme = builtin::find("nvme-consumer-gen4").unwrap();
+    assert_eq!(nvme.confidence, Confidence::Assumed);
+    assert_eq!(
+        nvme.confidence_summary(),
+        "measured: random read at QD1; vendor figure: sequential read; derived: queue depths 2-8; assumed: queue depths 16-32"
+    );
 }
 
 /// What a probe would write: its measurements map straight onto the profile fields.

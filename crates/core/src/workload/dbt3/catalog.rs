@@ -25,7 +25,6 @@ use crate::catalog::{
     Column, ColumnStats, ColumnType, Index, MysqlIndex, MysqlTable, PgIndex, PgTable, Table, Value,
 };
 use crate::error::{check_range, Error, Result};
-use crate::query::parse_date;
 use crate::workload::t1::{pg_tuple_bytes, pg_tuples_per_page, PG_LINE_POINTER, PG_PAGE};
 
 /// Allowed scale factors.
@@ -125,7 +124,7 @@ pub fn row_counts(sf: f64) -> Result<[(&'static str, f64); 8]> {
 
 /// Days since 1970-01-01 of 1992-01-01 (dbgen STARTDATE), day index 0 of every pmf here.
 pub fn start_day() -> f64 {
-    parse_date("1992-01-01").unwrap_or(8035.0)
+    crate::date::days_from_civil(1992, 1, 1) as f64
 }
 
 /// Probability of each day (index 0 = 1992-01-01) for a DBT3 date column.
@@ -432,7 +431,7 @@ fn logical(sf: f64) -> Result<Vec<Logical>> {
         n("orders"),
         n("lineitem"),
     );
-    let cur = parse_date(CURRENT_DATE).unwrap_or(9298.0);
+    let cur = crate::date::parse(CURRENT_DATE).unwrap_or(9298) as f64;
     let ship_after_current = 1.0 - date_fraction("l_shipdate", f64::MIN, cur + 1.0);
     let receipt_before = date_fraction("l_receiptdate", f64::MIN, cur + 1.0);
     let nation_freq = 1.0 / 25.0;
@@ -1074,7 +1073,7 @@ mod tests {
     use crate::query::{CmpOp, Predicate};
 
     fn day(s: &str) -> f64 {
-        parse_date(s).unwrap()
+        crate::date::parse(s).unwrap() as f64
     }
 
     fn frac(t: &Table, preds: &[Predicate]) -> f64 {

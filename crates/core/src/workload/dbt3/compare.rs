@@ -5,10 +5,11 @@
 use crate::error::{Error, Result};
 use crate::knobs::{Engine, EngineVersion, Knob, KnobValues};
 use crate::plan::PlanNode;
+use crate::scenario::{InnodbCacheReport, ServerSettings};
 use crate::sim::profile::MachineProfile;
 use crate::sim::Simulator;
 use crate::workload::dbt3::catalog::{check_sf, dbt3};
-use crate::workload::dbt3::mysql_join::{wl8737_disk_bound, wl8737_in_memory, JoinEnv, MysqlDbt3};
+use crate::workload::dbt3::mysql_join::{JoinEnv, MysqlDbt3};
 use crate::workload::dbt3::pg_join::{PgDbt3, PgJoinEnv};
 use crate::workload::dbt3::queries::{all, Dbt3Query};
 
@@ -64,12 +65,17 @@ pub struct Dbt3Planner {
 impl Dbt3Planner {
     /// `version` is the engine release whose planner rules apply (PostgreSQL) or whose
     /// server the machine stands for (MySQL).
-    pub fn new(version: EngineVersion, sf: f64, machine: &MachineProfile) -> Result<Dbt3Planner> {
+    pub fn new(
+        version: EngineVersion,
+        sf: f64,
+        machine: &MachineProfile,
+        server: &ServerSettings,
+    ) -> Result<Dbt3Planner> {
         let sf = check_sf(sf)?;
         let catalog = dbt3(sf)?;
         let engine = match version.engine() {
             Engine::Mysql => {
-                EnginePlanner::Mysql(MysqlDbt3::new(&catalog, mysql_join_env(machine))?)
+                EnginePlanner::Mysql(MysqlDbt3::new(&catalog, mysql_join_env(machine, server))?)
             }
             Engine::Postgres => EnginePlanner::Postgres(PgDbt3::new(
                 &catalog.pg,
@@ -82,7 +88,7 @@ impl Dbt3Planner {
         Ok(Dbt3Planner {
             engine,
             queries: all(sf)?,
-            sim: Simulator::new(machine, version.engine())?,
+            sim: Simulator::for_release(machine, version)?,
             sf,
         })
     }
@@ -334,19 +340,18 @@ pub fn tree_text(tree: &PlanNode, times: Option<&[f64]>) -> String {
     out
 }
 
-/// The MySQL server a machine stands for in DBT3: the seed's two servers for their
-/// profiles, otherwise a server with the machine's buffer pool whose InnoDB reports
-/// nothing about caching (so the §3.2 heuristic applies, as in 5.7).
-pub fn mysql_join_env(machine: &MachineProfile) -> JoinEnv {
-    match machine.id.as_str() {
-        "wl8737-memory" if machine.warm_cache => wl8737_in_memory(),
-        "wl8737-disk" => wl8737_disk_bound(),
-        _ => {
-            let mut e = JoinEnv::default();
-            e.server.innodb_buffer_pool_size = machine.buffer_pool_bytes;
-            e
-        }
+/// The MySQL server a machine stands for in DBT3 under the scenario's server settings: the
+/// machine's buffer pool; InnoDB reports everything cached only when the settings say so
+/// (the seed's in-memory server) and the cache is warm, otherwise nothing (the §3.2
+/// heuristic, as in 5.7); batched key access as set. The profile's id decides nothing.
+pub fn mysql_join_env(machine: &MachineProfile, server: &ServerSettings) -> JoinEnv {
+    let mut e = JoinEnv::default();
+    e.server.innodb_buffer_pool_size = machine.buffer_pool_bytes;
+    if server.innodb_cache_report == InnodbCacheReport::AllCached && machine.warm_cache {
+        e.server.table_in_memory = Some(1.0);
     }
+    e.batched_key_access = server.batched_key_access;
+    e
 }
 
 #[cfg(test)]
@@ -366,7 +371,13 @@ mod tests {
     #[test]
     fn seed_in_memory_table_flags_the_seed_queries() {
         let m = builtin::find("wl8737-memory").unwrap();
-        let p = Dbt3Planner::new(EngineVersion::Mysql57, 10.0, &m).unwrap();
+        let p = Dbt3Planner::new(
+            EngineVersion::Mysql57,
+            10.0,
+            &m,
+            &ServerSettings::preset_for_builtin(&m.id),
+        )
+        .unwrap();
         let rows = p.table(&mysql57(1.0), &mysql57(0.2), None).unwrap();
         assert_eq!(rows.len(), 22);
         let changed: Vec<u8> = rows
@@ -406,7 +417,13 @@ mod tests {
     #[test]
     fn a_single_query_and_bad_numbers() {
         let m = builtin::find("wl8737-memory").unwrap();
-        let p = Dbt3Planner::new(EngineVersion::Mysql57, 1.0, &m).unwrap();
+        let p = Dbt3Planner::new(
+            EngineVersion::Mysql57,
+            1.0,
+            &m,
+            &ServerSettings::preset_for_builtin(&m.id),
+        )
+        .unwrap();
         let k = mysql57(1.0);
         assert_eq!(p.table(&k, &k, Some(6)).unwrap().len(), 1);
         for n in [0, 23] {
@@ -415,7 +432,13 @@ mod tests {
         }
         for sf in [0.0, 0.001, 1001.0, f64::NAN, -1.0] {
             assert!(
-                Dbt3Planner::new(EngineVersion::Mysql57, sf, &m).is_err(),
+                Dbt3Planner::new(
+                    EngineVersion::Mysql57,
+                    sf,
+                    &m,
+                    &ServerSettings::preset_for_builtin(&m.id)
+                )
+                .is_err(),
                 "{sf}"
             );
         }
@@ -424,7 +447,13 @@ mod tests {
     #[test]
     fn flip_sweep_numbers_plans_in_order_of_appearance() {
         let m = builtin::find("wl8737-memory").unwrap();
-        let p = Dbt3Planner::new(EngineVersion::Mysql57, 10.0, &m).unwrap();
+        let p = Dbt3Planner::new(
+            EngineVersion::Mysql57,
+            10.0,
+            &m,
+            &ServerSettings::preset_for_builtin(&m.id),
+        )
+        .unwrap();
         let values: Vec<f64> = (0..50).map(|i| 1.0 - i as f64 * 0.0196).collect();
         let map = p
             .flip_sweep(Knob::MemoryBlockReadCost, &values, &mysql57(1.0))
@@ -445,7 +474,13 @@ mod tests {
     #[test]
     fn summaries_trees_and_node_times() {
         let m = builtin::find("wl8737-memory").unwrap();
-        let p = Dbt3Planner::new(EngineVersion::Mysql57, 10.0, &m).unwrap();
+        let p = Dbt3Planner::new(
+            EngineVersion::Mysql57,
+            10.0,
+            &m,
+            &ServerSettings::preset_for_builtin(&m.id),
+        )
+        .unwrap();
         let o = p.outcome(6, &mysql57(0.2)).unwrap();
         assert_eq!(plan_summary(&o.tree), "lineitem range(i_l_shipdate)");
         let times = p.node_times(&o.tree).unwrap();
@@ -485,7 +520,13 @@ mod tests {
         Preset::find("wl8737-alt0").unwrap().apply(&mut base);
         assert_eq!(base.get(Knob::MemoryBlockReadCost), 1.0);
         let m = builtin::find("wl8737-disk").unwrap();
-        let p = Dbt3Planner::new(EngineVersion::Mysql57, 10.0, &m).unwrap();
+        let p = Dbt3Planner::new(
+            EngineVersion::Mysql57,
+            10.0,
+            &m,
+            &ServerSettings::preset_for_builtin(&m.id),
+        )
+        .unwrap();
         let rows = p.table(&base, &base, None).unwrap();
         assert!(rows
             .iter()

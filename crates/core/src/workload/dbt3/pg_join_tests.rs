@@ -459,48 +459,6 @@ fn versions_16_to_18_plan_too() {
     }
 }
 
-/// Plans against the real server's dump (`target/dbt3-pg/`, written by
-/// `crates/cli/tests/real_postgres_dbt3.rs`) when it exists and prints model vs server.
-#[test]
-fn compare_with_server_dump() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/dbt3-pg");
-    let Ok(text) = std::fs::read_to_string(dir.join("tables.json")) else {
-        return;
-    };
-    let Ok(tables) = serde_json::from_str::<Vec<crate::catalog::Table>>(&text) else {
-        return;
-    };
-    let pg = PgDbt3::new(&tables, PgJoinEnv::default()).unwrap();
-    let only: Option<u8> = std::env::var("Q").ok().and_then(|s| s.parse().ok());
-    for n in 1..=22u8 {
-        if only.is_some_and(|o| o != n) {
-            continue;
-        }
-        let q = query(n, 0.1).unwrap();
-        let server = std::fs::read_to_string(dir.join(format!("explain/q{n:02}.json")))
-            .ok()
-            .and_then(|s| serde_json::from_str::<serde_json::Value>(&s).ok())
-            .and_then(|j| j[0]["Plan"]["Total Cost"].as_f64())
-            .unwrap_or(f64::NAN);
-        match pg.plan(&q, &knobs()) {
-            Ok(p) => {
-                println!(
-                    "Q{:2} server {:>12.2} model {:>12.2} {:+6.1}%  {}",
-                    n,
-                    server,
-                    p.cost.total,
-                    (p.cost.total / server - 1.0) * 100.0,
-                    p.signature()
-                );
-                if only.is_some() {
-                    println!("{}", p.explain());
-                }
-            }
-            Err(e) => println!("Q{n:2} ERROR {e}"),
-        }
-    }
-}
-
 fn knob_strategy() -> impl Strategy<Value = Vec<f64>> {
     let pos = |k: Knob| {
         let d = k.def();

@@ -25,7 +25,7 @@
 
 use crate::catalog::Value;
 use crate::error::{Error, Result};
-use crate::query::{parse_date, CmpOp, Predicate};
+use crate::query::{CmpOp, Predicate};
 use crate::workload::dbt3::catalog::check_sf;
 use crate::workload::dbt3::sql::SQL;
 
@@ -217,7 +217,7 @@ struct B {
 }
 
 fn day(s: &str) -> Value {
-    Value::Num(parse_date(s).unwrap_or(0.0))
+    Value::Num(crate::date::parse(s).unwrap_or(0) as f64)
 }
 
 fn text(s: &str) -> Value {

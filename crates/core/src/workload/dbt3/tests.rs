@@ -263,125 +263,78 @@ fn direction(base: f64, x: f64) -> &'static str {
     }
 }
 
-/// The seed's table beside the model's simulated times: query, setting, seed seconds,
-/// model seconds, whether the plan differs from the 1.0 baseline, and whether the time
-/// moves the same way as the seed's from that baseline (faster / slower / flat within
-/// 5 %). Values are printed, never asserted; the directions the model reproduces are
-/// asserted in the flip tests above. The seed's disk-bound column "2.0/3.0" is one
-/// measurement for both settings.
+/// The seed's table beside the model's simulated times: for each query and setting, the
+/// time moves from the 1.0 baseline the way the seed's did (faster, slower, or flat
+/// within 5 %), except exactly where the model's plan changes at another setting than the
+/// seed's, each explained by the flip tests above: Q6 and Q12 keep the table scan at 0.5
+/// (switch at ≈ 0.47), Q20 takes FirstMatch already at 0.5, Q5 keeps its join order at io
+/// 2.0 (switch at ≈ 2.8); and Q7 at 0.5, the seed's "tiny regression" (+11 %), where the
+/// model keeps plan and time (its join order changes at 0.2, as the seed's 16.5 s says).
+/// The seed's disk-bound column "2.0/3.0" is one measurement for both settings (its 4.0
+/// column is not used). Times themselves are not compared.
+/// (Planning time is `costlab dbt3 --timings`.)
 #[test]
-fn plans_are_timed_by_the_simulation() {
+fn simulated_times_move_the_seeds_way_except_where_the_model_flips_elsewhere() {
     let mem = in_memory_sf10();
     let disk = MysqlDbt3::new(&dbt3(10.0).unwrap(), wl8737_disk_bound()).unwrap();
     let (sim_mem, sim_disk) = sims();
-    println!("query | server | setting                    | seed s  | model s  | plan     | seed    | model   | same direction");
-    let mut rows: Vec<Row> = Vec::new();
-    for (n, seed) in [
-        (6, [31.4, 20.7, 21.0]),
-        (7, [10.4, 11.5, 16.5]),
-        (12, [35.5, 23.7, 23.5]),
-        (20, [3.17, 3.21, 6.73]),
+    // (query, server, planner, simulator, seed seconds at the three settings)
+    type Case<'a> = (u8, &'a str, &'a MysqlDbt3, &'a Simulator, [f64; 3]);
+    let memory: [Case; 4] = [
+        (6, "memory", &mem, &sim_mem, [31.4, 20.7, 21.0]),
+        (7, "memory", &mem, &sim_mem, [10.4, 11.5, 16.5]),
+        (12, "memory", &mem, &sim_mem, [35.5, 23.7, 23.5]),
+        (20, "memory", &mem, &sim_mem, [3.17, 3.21, 6.73]),
+    ];
+    let disk_bound: [Case; 3] = [
+        (5, "disk", &disk, &sim_disk, [3560.0, 276.0, 276.0]),
+        (8, "disk", &disk, &sim_disk, [1118.0, 627.0, 627.0]),
+        (12, "disk", &disk, &sim_disk, [207.0, 208.0, 208.0]),
+    ];
+    let mut differ = Vec::new();
+    for (cases, settings) in [
+        (&memory[..], [1.0, 0.5, 0.2]),
+        (&disk_bound[..], [1.0, 2.0, 3.0]),
     ] {
-        let runs: Vec<(f64, String)> = [1.0, 0.5, 0.2]
-            .iter()
-            .map(|m| timed(&mem, &sim_mem, n, &knobs_57(*m, 1.0, true)))
-            .collect();
-        for (i, m) in [1.0, 0.5, 0.2].iter().enumerate() {
-            let (sd, md) = if i == 0 {
-                ("base", "base")
-            } else {
-                (direction(seed[0], seed[i]), direction(runs[0].0, runs[i].0))
-            };
-            rows.push(Row {
-                n,
-                server: "memory",
-                setting: format!("memory_block_read_cost {m:.1}"),
-                seed: seed[i],
-                model: runs[i].0,
-                changed: runs[i].1 != runs[0].1,
-                seed_dir: sd,
-                model_dir: md,
-            });
+        for &(n, server, db, sim, seed) in cases {
+            let runs: Vec<(f64, String)> = settings
+                .iter()
+                .map(|&x| {
+                    let k = if server == "memory" {
+                        knobs_57(x, 1.0, true)
+                    } else {
+                        knobs_57(1.0, x, false)
+                    };
+                    timed(db, sim, n, &k)
+                })
+                .collect();
+            for i in 1..3 {
+                let (sd, md) = (direction(seed[0], seed[i]), direction(runs[0].0, runs[i].0));
+                let plan = if runs[i].1 != runs[0].1 {
+                    "changed"
+                } else {
+                    "same"
+                };
+                eprintln!(
+                    "Q{n:<2} {server:6} {:3.1}: seed {:8.2} -> {:8.2} s {sd:6} | model {:8.2} -> {:8.2} s {md:6} (plan {plan})",
+                    settings[i], seed[0], seed[i], runs[0].0, runs[i].0
+                );
+                if sd != md {
+                    differ.push(format!("Q{n} {server} {} ({plan})", settings[i]));
+                }
+            }
         }
     }
-    for (n, seed) in [
-        (5, [3560.0, 276.0, 276.0]),
-        (8, [1118.0, 627.0, 627.0]),
-        (12, [207.0, 208.0, 208.0]),
-    ] {
-        let runs: Vec<(f64, String)> = [1.0, 2.0, 3.0]
-            .iter()
-            .map(|io| timed(&disk, &sim_disk, n, &knobs_57(1.0, *io, false)))
-            .collect();
-        for (i, io) in [1.0, 2.0, 3.0].iter().enumerate() {
-            let (sd, md) = if i == 0 {
-                ("base", "base")
-            } else {
-                (direction(seed[0], seed[i]), direction(runs[0].0, runs[i].0))
-            };
-            rows.push(Row {
-                n,
-                server: "disk",
-                setting: format!("io_block_read_cost {io:.1}"),
-                seed: seed[i],
-                model: runs[i].0,
-                changed: runs[i].1 != runs[0].1,
-                seed_dir: sd,
-                model_dir: md,
-            });
-        }
-    }
-    for r in &rows {
-        let (sd, md) = (r.seed_dir, r.model_dir);
-        let same = if sd == "base" {
-            "-"
-        } else if sd == md {
-            "yes"
-        } else {
-            "no"
-        };
-        let plan = if sd == "base" {
-            "base"
-        } else if r.changed {
-            "changed"
-        } else {
-            "same"
-        };
-        println!(
-            "Q{:<4} | {:6} | {:26} | {:7.2} | {:8.2} | {plan:8} | {sd:7} | {md:7} | {same}",
-            r.n, r.server, r.setting, r.seed, r.model
-        );
-    }
-}
-
-/// One line of the seed-beside-model table.
-struct Row {
-    n: u8,
-    server: &'static str,
-    setting: String,
-    seed: f64,
-    model: f64,
-    /// The plan differs from the setting's 1.0 baseline.
-    changed: bool,
-    seed_dir: &'static str,
-    model_dir: &'static str,
-}
-
-/// Planning time of all 22 queries (printed; timings are never asserted).
-#[test]
-fn planning_all_22_queries() {
-    let db = in_memory_sf10();
-    let qs = all(10.0).unwrap();
-    let k = knobs_57(0.5, 1.0, true);
-    let start = std::time::Instant::now();
-    let mut per = Vec::new();
-    for q in &qs {
-        let t = std::time::Instant::now();
-        db.plan(q, &k).unwrap();
-        per.push(t.elapsed().as_secs_f64() * 1e3);
-    }
-    let total = start.elapsed().as_secs_f64() * 1e3;
-    println!("all 22: {total:.2} ms; per query (ms): {per:.2?}");
+    assert_eq!(
+        differ,
+        [
+            "Q6 memory 0.5 (same)",
+            "Q7 memory 0.5 (same)",
+            "Q12 memory 0.5 (same)",
+            "Q20 memory 0.5 (changed)",
+            "Q5 disk 2 (same)",
+        ]
+    );
 }
 
 #[test]

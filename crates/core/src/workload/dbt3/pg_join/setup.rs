@@ -187,7 +187,9 @@ fn value_for(col: &ColInfo, l: &Lit) -> Option<Value> {
         (Lit::Num(x), ColumnType::Text | ColumnType::Char(_)) => Some(Value::Text(x.to_string())),
         (Lit::Num(x), _) => Some(Value::Num(*x)),
         (Lit::Text(s), ColumnType::Text | ColumnType::Char(_)) => Some(Value::Text(s.clone())),
-        (Lit::Text(s), ColumnType::Date) => crate::query::parse_date(s).map(Value::Num),
+        (Lit::Text(s), ColumnType::Date) => {
+            crate::date::parse(s).ok().map(|d| Value::Num(d as f64))
+        }
         (Lit::Text(s), _) => s.trim().parse::<f64>().ok().map(Value::Num),
     }
 }

