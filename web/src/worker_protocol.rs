@@ -322,6 +322,7 @@ mod read {
             },
             buffer_hit_ns: num(v, "buffer_hit_ns")?,
             os_cache_hit_ns: num(v, "os_cache_hit_ns")?,
+            os_cache_evict_hit_ns: opt(get(v, "os_cache_evict_hit_ns"), JsValue::as_f64)?,
             cpu_ns_per_row: num(v, "cpu_ns_per_row")?,
             cpu_ns_per_index_entry: num(v, "cpu_ns_per_index_entry")?,
             cpu_ns_per_operator: num(v, "cpu_ns_per_operator")?,

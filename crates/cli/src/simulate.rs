@@ -21,7 +21,12 @@ use serde_json::Value;
 pub const MAX_PROFILE_BYTES: usize = 1024 * 1024;
 
 /// Optional fields of a profile (null allowed).
-const OPTIONAL: [&str; 3] = ["skip_read_us", "iops_cap", "mbps_cap"];
+const OPTIONAL: [&str; 4] = [
+    "skip_read_us",
+    "iops_cap",
+    "mbps_cap",
+    "os_cache_evict_hit_ns",
+];
 
 /// A profile from JSON (a probe's calibration file, or `simulate --list-profiles --json`'s
 /// output), validated. Errors name the field (`device.random_8k.qd1_latency_us`); the
@@ -46,6 +51,7 @@ pub fn profile_from_json(text: &str) -> Result<(MachineProfile, Vec<String>)> {
     let mut template = builtin::find("hdd-7200")?;
     template.device.iops_cap = Some(1.0);
     template.device.mbps_cap = Some(1.0);
+    template.os_cache_evict_hit_ns = Some(1.0);
     let template = serde_json::to_value(&template)
         .map_err(|e| Error::invalid("profile file", e.to_string()))?;
     let mut warnings = Vec::new();

@@ -512,6 +512,9 @@ impl ValidationReport {
                     .map(|v| format!("{v:.0} ns/page from the OS cache"))
                     .unwrap_or_else(|| "OS cache read: the probe's figure".into())
             );
+            if let Some(v) = x.os_cache_evict_hit_ns {
+                let _ = writeln!(s, "  {v:.0} ns/page from the OS cache into a full buffer");
+            }
             let _ = writeln!(
                 s,
                 "cold reads (fitted on calibration tables): sequential {}, random 8 kB {}",
@@ -777,6 +780,9 @@ pub struct ExecutorFit {
     /// Bringing a page from the OS page cache into the engine's buffer (read call, copy,
     /// buffer replacement). `None` when no calibration query measured it.
     pub os_cache_hit_ns: Option<f64>,
+    /// The same into a full buffer, a victim evicted first (sim::time assumption 15).
+    #[serde(default)]
+    pub os_cache_evict_hit_ns: Option<f64>,
     /// Sequential reading as the engine does it cold (8 kB buffered reads behind the
     /// kernel's read-ahead), MB/s; `None`: the probe's figure.
     #[serde(default)]
@@ -800,6 +806,9 @@ impl ExecutorFit {
         p.buffer_hit_ns = self.buffer_hit_ns;
         if let Some(os) = self.os_cache_hit_ns {
             p.os_cache_hit_ns = os;
+        }
+        if let Some(v) = self.os_cache_evict_hit_ns {
+            p.os_cache_evict_hit_ns = Some(v);
         }
         if let Some(mbps) = self.seq_read_mbps {
             p.device.seq_read_mbps = mbps;
@@ -901,7 +910,7 @@ pub fn fit_executor(
     release: EngineVersion,
     samples: &[(String, crate::plan::PlanNode, f64)],
 ) -> Result<ExecutorFit> {
-    const FIGURES: usize = 5;
+    const FIGURES: usize = 6;
     const UNIT: f64 = 1000.0;
     let tiny = 0.01_f64;
     let base = {
@@ -913,6 +922,7 @@ pub fn fit_executor(
         p.cpu_ns_per_comparison = tiny;
         p.buffer_hit_ns = 1.0;
         p.os_cache_hit_ns = 1.0;
+        p.os_cache_evict_hit_ns = Some(1.0);
         p
     };
     let set = |p: &mut MachineProfile, k: usize, v: f64| match k {
@@ -923,7 +933,8 @@ pub fn fit_executor(
             p.cpu_ns_per_comparison = v;
         }
         3 => p.buffer_hit_ns = v,
-        _ => p.os_cache_hit_ns = v,
+        4 => p.os_cache_hit_ns = v,
+        _ => p.os_cache_evict_hit_ns = Some(v),
     };
     let t_base: Vec<f64> = samples
         .iter()
@@ -944,6 +955,7 @@ pub fn fit_executor(
         }
     }
     let measured_os = counts.iter().any(|c| c[4] > 0.0);
+    let measured_evict = counts.iter().any(|c| c[5] > 0.0);
     // Weighted rows: relative error of each sample.
     let rows: Vec<([f64; FIGURES], f64)> = samples
         .iter()
@@ -966,6 +978,7 @@ pub fn fit_executor(
         cpu_ns_per_operator: floor(x[2]),
         buffer_hit_ns: x[3].max(1.0),
         os_cache_hit_ns: measured_os.then(|| x[4].max(1.0)),
+        os_cache_evict_hit_ns: measured_evict.then(|| x[5].max(1.0)),
         seq_read_mbps: None,
         random_read_us: None,
         queries: samples

@@ -662,6 +662,9 @@ fn calibrate_executor(
     let n = CAL_ROWS;
     // Wide rows (about 34 to a page), so the pages' cost is told apart from the rows'.
     let ring_rows = ((profile.buffer_pool_bytes * 0.45 / 240.0) as u64).max(10_000);
+    // 1.5x shared_buffers: read at random, its pages come from the OS page cache into a
+    // full buffer, a victim evicted for each (assumption 15).
+    let big_rows = ((profile.buffer_pool_bytes * 1.5 / 240.0) as u64).max(10_000);
     exec(
         &mut g.client,
         &format!(
@@ -674,11 +677,17 @@ fn calibrate_executor(
              CREATE TABLE cal_ring (a int4 NOT NULL, b int4 NOT NULL, c int4 NOT NULL,
                                     pad char(200) NOT NULL);
              INSERT INTO cal_ring SELECT i, floor(random() * {ring_rows})::int4, i % 1000, 'x'
-               FROM generate_series(0, {ring_rows} - 1) i;"
+               FROM generate_series(0, {ring_rows} - 1) i;
+             CREATE TABLE cal_big (a int4 NOT NULL, b int4 NOT NULL, c int4 NOT NULL,
+                                   pad char(200) NOT NULL);
+             INSERT INTO cal_big SELECT i, floor(random() * {big_rows})::int4, i % 1000, 'x'
+               FROM generate_series(0, {big_rows} - 1) i;
+             CREATE INDEX cal_big_b ON cal_big (b);"
         ),
     )?;
     exec(&mut g.client, "VACUUM ANALYZE cal")?;
     exec(&mut g.client, "VACUUM ANALYZE cal_ring")?;
+    exec(&mut g.client, "VACUUM ANALYZE cal_big")?;
     exec(&mut g.client, "CHECKPOINT")?;
     let s = g.schema.clone();
     let fifth = n / 5;
@@ -731,11 +740,45 @@ fn calibrate_executor(
     }
     use costlab_core::validation::{CalibrationRun, ExecutorCalibration};
     let mut runs = Vec::new();
-    for (name, sql, key) in queries {
+    // cal_big at random, each run from the steady state a workload over it leaves (an index
+    // scan of 5 % of its key first, a range the measured ones do not read).
+    let big_lo = big_rows / 2;
+    let big_warmup = format!(
+        "{} SELECT count(pad) FROM cal_big WHERE b >= 0 AND b < {}",
+        set_switches(&["seqscan", "bitmapscan", "indexonlyscan"]),
+        big_rows / 20
+    );
+    let steady: Vec<(&str, String, &str)> = vec![
+        (
+            "cal_big index random (full buffer)",
+            format!(
+                "SELECT * FROM cal_big WHERE b >= {big_lo} AND b < {}",
+                big_lo + big_rows / 50
+            ),
+            "index:cal_big_b",
+        ),
+        (
+            "cal_big bitmap random (full buffer)",
+            format!(
+                "SELECT * FROM cal_big WHERE b >= {big_lo} AND b < {}",
+                big_lo + big_rows / 20
+            ),
+            "bitmap:cal_big_b",
+        ),
+    ];
+    let all = queries
+        .into_iter()
+        .map(|q| (q, false))
+        .chain(steady.into_iter().map(|q| (q, true)));
+    for ((name, sql, key), from_steady_state) in all {
         let off = switches_for(key).unwrap_or_default();
         exec(&mut g.client, &format!("{session} {}", set_switches(&off)))?;
         let mut times = Vec::new();
         for i in 0..=opts.runs.max(3) {
+            if from_steady_state {
+                exec(&mut g.client, &format!("{session} {big_warmup}"))?;
+                exec(&mut g.client, &set_switches(&off))?;
+            }
             let e = explain_analyze(&mut g.client, &sql)?;
             if e.key != key {
                 return Err(format!("{name}: forcing {key} ran {}", e.real_plan));
@@ -808,13 +851,17 @@ fn calibrate_executor(
     }
     let imported = import_with_client(
         &mut g.client,
-        &[format!("{s}.cal"), format!("{s}.cal_ring")],
+        &[
+            format!("{s}.cal"),
+            format!("{s}.cal_ring"),
+            format!("{s}.cal_big"),
+        ],
         &ImportOptions::default(),
     )
     .map_err(|e| format!("import: {}", e.0))?;
     exec(
         &mut g.client,
-        &format!("{session} DROP TABLE cal, cal_ring"),
+        &format!("{session} DROP TABLE cal, cal_ring, cal_big"),
     )?;
     let calibration = ExecutorCalibration {
         scenario: imported.scenario,

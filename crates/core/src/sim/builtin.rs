@@ -102,6 +102,7 @@ fn generic(b: Base) -> MachineProfile {
         // page-cache hit (syscall + 8 kB copy) ~1-3 µs [U].
         buffer_hit_ns: 100.0,
         os_cache_hit_ns: 2000.0,
+        os_cache_evict_hit_ns: None,
         // calibration §4.4: cpu_tuple_cost 0.01 ≈ 20-80 ns per tuple, cpu_operator_cost
         // ≈ 5-20 ns; MariaDB measured ~32 ns per two-comparison WHERE (§4.1).
         cpu_ns_per_row: 50.0,
