@@ -506,6 +506,19 @@ fn validation(args: &[String]) -> Result<(), String> {
         }
         std::fs::write(out.join(format!("pg{r}.txt")), text.as_bytes())
             .map_err(|e| e.to_string())?;
+        // The scatter of simulated against real time, from the report just written.
+        let ok = Command::new(&probe)
+            .args(["validate", "rescore"])
+            .arg(out.join(format!("pg{r}.json")))
+            .arg("--svg")
+            .arg(out.join(format!("pg{r}.svg")))
+            .stdout(Stdio::null())
+            .status()
+            .map_err(|e| e.to_string())?
+            .success();
+        if !ok {
+            return Err(format!("drawing pg{r}.svg failed"));
+        }
     }
     let _ = std::fs::remove_dir_all(&scratch);
     println!("docs/validation/ updated; commit it if the change is deliberate");

@@ -17,6 +17,7 @@ mod io;
 mod machine;
 mod measure;
 mod pg;
+mod scatter;
 mod stats;
 mod testfile;
 mod validate;
@@ -128,6 +129,9 @@ struct RescoreArgs {
     /// Write the rescored report here.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Draw simulated against real time (log-log, one mark per plan) as SVG here.
+    #[arg(long)]
+    svg: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -843,6 +847,15 @@ fn run_rescore(a: RescoreArgs) -> Result<(), String> {
     print_rpc_agreement(&report)?;
     if let Some(p) = &a.out {
         write_out(Some(p), &report.to_json())?;
+    }
+    if let Some(p) = &a.svg {
+        let title = format!(
+            "{}: simulated against real, {}",
+            report.engine_version.label(),
+            report.profile.label
+        );
+        let svg = scatter::svg(&report, &title)?;
+        std::fs::write(p, svg).map_err(|e| format!("write {}: {e}", p.display()))?;
     }
     Ok(())
 }
