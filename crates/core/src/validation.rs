@@ -122,6 +122,31 @@ pub struct ValidationReport {
     pub queries: Vec<QueryRuns>,
 }
 
+/// The model's plans of one query on the scenario's tables, every enable_* switch on (the
+/// plan PostgreSQL chooses and every candidate the validation forces).
+pub fn plan_sql(
+    scenario: &ScenarioFile,
+    sql: &str,
+    knobs: &KnobValues,
+    release: EngineVersion,
+) -> Result<crate::plan::Planned> {
+    let query = Query::parse(sql)?;
+    let table = scenario.table(&query.table)?;
+    pg::plan(table, &query, knobs, release, &PgOptions::default())
+}
+
+/// The candidate `key` of a query's plans; the error names the query (`what`).
+fn candidate<'a>(
+    planned: &'a crate::plan::Planned,
+    key: &str,
+    what: &str,
+) -> Result<&'a crate::plan::PlanNode> {
+    planned
+        .find(key)
+        .map(|c| &c.plan)
+        .ok_or_else(|| Error::invalid(format!("{what} {key}"), "the model has no such plan"))
+}
+
 /// How often the engine's own choice is the really fastest plan at one value of a knob.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct KnobAgreement {
@@ -311,29 +336,12 @@ impl ValidationReport {
             Simulator::for_release(&cold, self.engine_version)?,
         ];
         for q in &mut self.queries {
-            let query = Query::parse(&q.sql)?;
-            let table = self.scenario.table(&query.table)?;
-            let planned = pg::plan(
-                table,
-                &query,
-                &knobs,
-                self.engine_version,
-                &PgOptions::default(),
-            )?;
+            let planned = plan_sql(&self.scenario, &q.sql, &knobs, self.engine_version)?;
             let sim = &sims[usize::from(q.cache == CacheState::Cold)];
             for p in &mut q.plans {
-                let c = planned
-                    .candidates
-                    .iter()
-                    .find(|c| c.key.as_str() == p.key)
-                    .ok_or_else(|| {
-                        Error::invalid(
-                            format!("{} {}", q.name, p.key),
-                            "the model has no candidate plan of that name",
-                        )
-                    })?;
-                p.cost = c.plan.cost.total;
-                p.sim_s = sim.time_plan(&c.plan)?.total_s;
+                let plan = candidate(&planned, &p.key, &q.name)?;
+                p.cost = plan.cost.total;
+                p.sim_s = sim.time_plan(plan)?.total_s;
             }
         }
         self.profile = profile.clone();
@@ -365,15 +373,7 @@ impl ValidationReport {
                 if !best.is_finite() {
                     continue;
                 }
-                let query = Query::parse(&q.sql)?;
-                let table = self.scenario.table(&query.table)?;
-                let planned = pg::plan(
-                    table,
-                    &query,
-                    &knobs,
-                    self.engine_version,
-                    &PgOptions::default(),
-                )?;
+                let planned = plan_sql(&self.scenario, &q.sql, &knobs, self.engine_version)?;
                 let chosen = planned
                     .candidates
                     .get(planned.chosen)
@@ -741,19 +741,11 @@ impl ExecutorCalibration {
         let mut warm = Vec::new();
         let mut cold = Vec::new();
         for r in &self.runs {
-            let query = Query::parse(&r.sql)?;
-            let table = self.scenario.table(&query.table)?;
-            let planned = pg::plan(table, &query, knobs, release, &PgOptions::default())?;
-            let c = planned
-                .candidates
-                .iter()
-                .find(|c| c.key.as_str() == r.key)
-                .ok_or_else(|| {
-                    Error::invalid(&r.name, format!("the model has no {} plan", r.key))
-                })?;
+            let planned = plan_sql(&self.scenario, &r.sql, knobs, release)?;
+            let plan = candidate(&planned, &r.key, &r.name)?.clone();
             match r.cache {
-                CacheState::Warm => warm.push((r.name.clone(), c.plan.clone(), r.real_s)),
-                CacheState::Cold => cold.push((r.key.clone(), c.plan.clone(), r.real_s)),
+                CacheState::Warm => warm.push((r.name.clone(), plan, r.real_s)),
+                CacheState::Cold => cold.push((r.key.clone(), plan, r.real_s)),
             }
         }
         let mut fit = fit_executor(base, release, &warm)?;

@@ -20,8 +20,9 @@ use crate::pg::{first_line, pg_err, q1, SchemaGuard, CANCEL_TOKEN};
 use costlab::import::{import_with_client, ImportOptions};
 use costlab_core::knobs::EngineVersion;
 use costlab_core::sim::MachineProfile;
-use costlab_core::validation::{CacheState, PlanRun, QueryRuns, ValidationReport, VERSION};
-use costlab_core::{pg as pgmodel, query::Query};
+use costlab_core::validation::{
+    plan_sql, CacheState, PlanRun, QueryRuns, ValidationReport, VERSION,
+};
 use costlab_testpg::PgServer;
 use postgres::{Client, NoTls};
 use serde_json::Value as Json;
@@ -491,18 +492,10 @@ fn validate(
     report.executor = Some(fit);
     report.executor_calibration = Some(calibration);
     exec(&mut g.client, &session)?;
-    let table = report.scenario.tables[0].clone();
     let mut plans_of = Vec::new();
     for spec in specs(rows, &opts.selectivities) {
-        let query = Query::parse(&spec.sql).map_err(|e| e.to_string())?;
-        let planned = pgmodel::plan(
-            &table,
-            &query,
-            &knobs,
-            engine_version,
-            &pgmodel::PgOptions::default(),
-        )
-        .map_err(|e| e.to_string())?;
+        let planned = plan_sql(&report.scenario, &spec.sql, &knobs, engine_version)
+            .map_err(|e| e.to_string())?;
         let keys: Vec<String> = planned
             .candidates
             .iter()
