@@ -47,7 +47,7 @@ fn simulation_orders_plans_whose_real_times_clearly_differ() {
             "--runs",
             "3",
             "--cold-runs",
-            "1",
+            "3",
             "--out",
         ])
         .arg(&report_path);
