@@ -150,6 +150,20 @@ pub fn ensure(need: Need) -> Result<(), String> {
         println!("    PostgreSQL server binaries: installing");
         apt.install(&["postgresql"], "PostgreSQL")?;
     }
+    // InnoDB for `costlab-probe validate innodb` (its short test runs in `cargo xtask test`).
+    if [
+        "/usr/sbin/mariadbd",
+        "/usr/bin/mariadb-install-db",
+        "/usr/bin/mariadb",
+    ]
+    .iter()
+    .all(|p| std::path::Path::new(p).exists())
+    {
+        println!("    MariaDB server (InnoDB): present");
+    } else {
+        println!("    MariaDB server (InnoDB): installing");
+        apt.install(&["mariadb-server"], "MariaDB (InnoDB)")?;
+    }
     Ok(())
 }
 

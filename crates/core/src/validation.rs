@@ -12,7 +12,7 @@
 //! the device, memory and CPU, never from these real times.
 
 use crate::error::{Error, Result};
-use crate::knobs::{EngineVersion, Knob, KnobValues};
+use crate::knobs::{Engine, EngineVersion, Knob, KnobValues};
 use crate::pg::{self, PgOptions};
 use crate::query::Query;
 use crate::scenario_file::ScenarioFile;
@@ -120,19 +120,35 @@ pub struct ValidationReport {
     pub base_profile: Option<MachineProfile>,
     pub notes: Vec<String>,
     pub queries: Vec<QueryRuns>,
+    /// InnoDB's table scan against range scan: the real and simulated switch points.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub switch_points: Vec<SwitchPoint>,
 }
 
-/// The model's plans of one query on the scenario's tables, every enable_* switch on (the
-/// plan PostgreSQL chooses and every candidate the validation forces).
+/// The model's plans of one query on the scenario's tables, every switch on (the plan the
+/// engine chooses and every candidate the validation forces). For InnoDB, `pool_bytes`
+/// is the server's innodb_buffer_pool_size (it decides whether DS-MRR is a candidate).
 pub fn plan_sql(
     scenario: &ScenarioFile,
     sql: &str,
     knobs: &KnobValues,
     release: EngineVersion,
+    pool_bytes: f64,
 ) -> Result<crate::plan::Planned> {
     let query = Query::parse(sql)?;
     let table = scenario.table(&query.table)?;
-    pg::plan(table, &query, knobs, release, &PgOptions::default())
+    match release.engine() {
+        Engine::Postgres => pg::plan(table, &query, knobs, release, &PgOptions::default()),
+        Engine::Mysql => crate::mysql::plan(
+            table,
+            &query,
+            knobs,
+            &crate::mysql::MysqlEnv {
+                innodb_buffer_pool_size: pool_bytes,
+                ..crate::mysql::MysqlEnv::default()
+            },
+        ),
+    }
 }
 
 /// The candidate `key` of a query's plans; the error names the query (`what`).
@@ -312,10 +328,14 @@ impl ValidationReport {
 
     /// The constants the server planned with: the release's defaults, then its settings.
     pub fn knobs(&self) -> Result<KnobValues> {
-        let mut k = KnobValues::defaults(
-            self.engine_version,
-            EngineVersion::latest(crate::knobs::Engine::Mysql),
-        );
+        let mut k = match self.engine_version.engine() {
+            Engine::Postgres => {
+                KnobValues::defaults(self.engine_version, EngineVersion::latest(Engine::Mysql))
+            }
+            Engine::Mysql => {
+                KnobValues::defaults(EngineVersion::latest(Engine::Postgres), self.engine_version)
+            }
+        };
         for (name, value) in &self.scenario.settings {
             k.set(Knob::lookup(name)?, *value)?;
         }
@@ -336,7 +356,13 @@ impl ValidationReport {
             Simulator::for_release(&cold, self.engine_version)?,
         ];
         for q in &mut self.queries {
-            let planned = plan_sql(&self.scenario, &q.sql, &knobs, self.engine_version)?;
+            let planned = plan_sql(
+                &self.scenario,
+                &q.sql,
+                &knobs,
+                self.engine_version,
+                profile.buffer_pool_bytes,
+            )?;
             let sim = &sims[usize::from(q.cache == CacheState::Cold)];
             for p in &mut q.plans {
                 let plan = candidate(&planned, &p.key, &q.name)?;
@@ -373,7 +399,13 @@ impl ValidationReport {
                 if !best.is_finite() {
                     continue;
                 }
-                let planned = plan_sql(&self.scenario, &q.sql, &knobs, self.engine_version)?;
+                let planned = plan_sql(
+                    &self.scenario,
+                    &q.sql,
+                    &knobs,
+                    self.engine_version,
+                    self.profile.buffer_pool_bytes,
+                )?;
                 let chosen = planned
                     .candidates
                     .get(planned.chosen)
@@ -575,12 +607,116 @@ impl ValidationReport {
         }
         let all = self.summary(|_| true);
         let _ = writeln!(s, "all: {}", all.line());
+        for p in &self.switch_points {
+            let _ = writeln!(s, "{}", p.line());
+        }
         s
+    }
+}
+
+/// Where the range scan stops being faster than the table scan, really and as simulated
+/// (WL#8737's experiment), over the fractions measured under one cache state.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SwitchPoint {
+    pub cache: CacheState,
+    /// The measured fractions' range.
+    pub from: f64,
+    pub to: f64,
+    /// The fraction of the table where both plans take the same time; `None` when one
+    /// plan is faster over the whole range.
+    pub real: Option<f64>,
+    pub simulated: Option<f64>,
+}
+
+impl SwitchPoint {
+    /// The real switch from measurements `(fraction, table scan s, range scan s)`: where
+    /// the log of their ratio, interpolated linearly between the measured fractions,
+    /// first turns from the range scan being faster to the table scan being faster. An
+    /// infinite range time (past the limit) counts as slower.
+    pub fn crossing(measured: &[(f64, f64, f64)]) -> Option<f64> {
+        let mut m: Vec<(f64, f64)> = measured
+            .iter()
+            .filter(|(f, scan, _)| f.is_finite() && *scan > 0.0)
+            .map(|&(f, scan, range)| (f, (range / scan).ln()))
+            .collect();
+        m.sort_by(|a, b| a.0.total_cmp(&b.0));
+        m.windows(2).find_map(|w| {
+            let ((f0, g0), (f1, g1)) = (w[0], w[1]);
+            if g0 < 0.0 && g1 >= 0.0 {
+                if g1.is_infinite() {
+                    return Some(f1);
+                }
+                Some(f0 + (f1 - f0) * (-g0) / (g1 - g0))
+            } else {
+                None
+            }
+        })
+    }
+
+    /// Percentage points between the real and the simulated switch, when both exist.
+    pub fn error_pp(&self) -> Option<f64> {
+        Some(100.0 * (self.simulated? - self.real?).abs())
+    }
+
+    pub fn line(&self) -> String {
+        let at = |v: Option<f64>| match v {
+            Some(f) => format!("{:.2} %", 100.0 * f),
+            None => format!(
+                "none within {:.2} to {:.2} %",
+                100.0 * self.from,
+                100.0 * self.to
+            ),
+        };
+        format!(
+            "switch point ({}): real {}, simulated {}{}",
+            self.cache.name(),
+            at(self.real),
+            at(self.simulated),
+            self.error_pp()
+                .map(|e| format!(" ({e:.2} percentage points apart)"))
+                .unwrap_or_default()
+        )
     }
 }
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn switch_point_interpolates_the_log_ratio_between_measured_fractions() {
+        // Range scan 4x faster at 1 %, 2x slower at 10 %: ln(1/4) -> ln 2, zero at 2/3 of
+        // the way in ln-ratio terms.
+        let m = [(0.10, 1.0, 2.0), (0.01, 1.0, 0.25), (0.2, 1.0, 4.0)];
+        let x = SwitchPoint::crossing(&m).unwrap();
+        let expect = 0.01 + 0.09 * (4f64.ln() / (4f64.ln() + 2f64.ln()));
+        assert!((x - expect).abs() < 1e-12, "{x} vs {expect}");
+        // Always faster or always slower: none.
+        assert_eq!(
+            SwitchPoint::crossing(&[(0.01, 1.0, 0.5), (0.2, 1.0, 0.9)]),
+            None
+        );
+        assert_eq!(
+            SwitchPoint::crossing(&[(0.01, 1.0, 2.0), (0.2, 1.0, 3.0)]),
+            None
+        );
+        // Past the limit at the next fraction: the switch is placed there.
+        assert_eq!(
+            SwitchPoint::crossing(&[(0.01, 1.0, 0.5), (0.02, 1.0, f64::INFINITY)]),
+            Some(0.02)
+        );
+        let p = SwitchPoint {
+            cache: CacheState::Warm,
+            from: 0.001,
+            to: 0.2,
+            real: Some(0.09),
+            simulated: Some(0.1),
+        };
+        assert!((p.error_pp().unwrap() - 1.0).abs() < 1e-9);
+        assert!(p
+            .line()
+            .contains("real 9.00 %, simulated 10.00 % (1.00 percentage points apart)"));
+    }
+
     use super::*;
 
     fn run(key: &str, real: Option<f64>, sim: f64) -> PlanRun {
@@ -689,6 +825,7 @@ mod tests {
                 run("c", None, 20.0),
                 run("d", None, 0.1),
             ])],
+            switch_points: vec![],
         };
         let s = r.summary(|_| true);
         assert_eq!(
@@ -741,7 +878,13 @@ impl ExecutorCalibration {
         let mut warm = Vec::new();
         let mut cold = Vec::new();
         for r in &self.runs {
-            let planned = plan_sql(&self.scenario, &r.sql, knobs, release)?;
+            let planned = plan_sql(
+                &self.scenario,
+                &r.sql,
+                knobs,
+                release,
+                base.buffer_pool_bytes,
+            )?;
             let plan = candidate(&planned, &r.key, &r.name)?.clone();
             match r.cache {
                 CacheState::Warm => warm.push((r.name.clone(), plan, r.real_s)),
@@ -749,10 +892,14 @@ impl ExecutorCalibration {
             }
         }
         let mut fit = fit_executor(base, release, &warm)?;
-        let seq = cold.iter().find(|c| c.0 == "seq").map(|c| (&c.1, c.2));
+        // PostgreSQL's and InnoDB's keys for a full scan and a random lookup per row.
+        let seq = cold
+            .iter()
+            .find(|c| c.0 == "seq" || c.0 == "table_scan")
+            .map(|c| (&c.1, c.2));
         let random = cold
             .iter()
-            .find(|c| c.0.starts_with("index:"))
+            .find(|c| c.0.starts_with("index:") || c.0.starts_with("range:"))
             .map(|c| (&c.1, c.2));
         fit.fit_cold(base, release, seq, random)?;
         Ok(fit)
@@ -883,11 +1030,13 @@ impl ExecutorFit {
     }
 }
 
-/// Random 8 kB reads `f` times as slow at every queue depth.
+/// Random reads (8 and 16 kB) `f` times as slow at every queue depth.
 fn scale_random_8k(p: &mut MachineProfile, f: f64) {
-    p.device.random_8k.qd1_latency_us *= f;
-    for q in &mut p.device.random_8k.iops_by_qd {
-        q.iops /= f;
+    for curve in [&mut p.device.random_8k, &mut p.device.random_16k] {
+        curve.qd1_latency_us *= f;
+        for q in &mut curve.iops_by_qd {
+            q.iops /= f;
+        }
     }
 }
 

@@ -13,6 +13,7 @@
 //! removes the test file when done or interrupted.
 
 mod compare;
+mod innodb;
 mod io;
 mod machine;
 mod measure;
@@ -69,6 +70,11 @@ enum ValidateCmd {
     /// least twice shared_buffers, range queries 0.01 % to 20 % on a random key, a correlated
     /// key and index-only; the report as a table (stdout) and JSON (--out).
     Postgres(ValidatePgArgs),
+    /// Against InnoDB (a private MariaDB server started here): WL#8737's t1, the table scan
+    /// against the range scan on k7 forced in turn, in memory and disk-bound (a buffer pool
+    /// an eighth of the table, O_DIRECT, restarted before each run); the real and simulated
+    /// switch points.
+    Innodb(ValidateInnodbArgs),
     /// Simulate a stored report's plans again (after a change of the time model, or on
     /// another calibration file) and print the verdicts; no server needed.
     Rescore(RescoreArgs),
@@ -117,6 +123,47 @@ struct ValidatePgArgs {
     out: Option<PathBuf>,
     #[arg(long)]
     seed: Option<u64>,
+}
+
+#[derive(Args)]
+struct ValidateInnodbArgs {
+    /// Directory holding mariadbd, mariadb-install-db and mariadb (default: Debian's places).
+    #[arg(long)]
+    mariadb_bin: Option<PathBuf>,
+    /// Directory for the private server (default: the current one). Removed at the end.
+    #[arg(long)]
+    dir: Option<PathBuf>,
+    /// The machine's calibration file (costlab-probe's output); default: measure this
+    /// machine first (--quick, a test file in --dir).
+    #[arg(long)]
+    calibration: Option<PathBuf>,
+    /// Rows of t1 (WL#8737: 10 million).
+    #[arg(long, default_value_t = 10_000_000)]
+    rows: u64,
+    /// Rows of the calibration table (default: a tenth of t1's, at least 100000).
+    #[arg(long)]
+    cal_rows: Option<u64>,
+    /// Measured executions per plan in memory (after one discarded).
+    #[arg(long, default_value_t = 3)]
+    runs: u32,
+    /// Disk-bound executions per plan, each after a restart (median).
+    #[arg(long, default_value_t = 3)]
+    cold_runs: u32,
+    /// A plan running longer is stopped and recorded as slower than the limit, seconds.
+    #[arg(long, default_value_t = 60.0)]
+    limit_seconds: f64,
+    /// In-memory runs only (disk-bound runs drop the OS page cache: root).
+    #[arg(long)]
+    memory_only: bool,
+    /// Fractions of t1 in memory (default 0.001,0.01,0.03,0.05,0.07,0.09,0.11,0.14,0.17,0.2).
+    #[arg(long, value_delimiter = ',')]
+    memory_fractions: Vec<f64>,
+    /// Fractions of t1 disk-bound (default 0.0001,0.0003,0.001,0.002,0.004,0.007,0.01,0.02).
+    #[arg(long, value_delimiter = ',')]
+    disk_fractions: Vec<f64>,
+    /// Write the report as JSON here.
+    #[arg(long)]
+    out: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -309,6 +356,7 @@ fn main() {
         Some(Cmd::Io(a)) => run_io(a),
         Some(Cmd::Validate(ValidateCmd::Postgres(a))) => run_validate_pg(a),
         Some(Cmd::Validate(ValidateCmd::Rescore(a))) => run_rescore(a),
+        Some(Cmd::Validate(ValidateCmd::Innodb(a))) => run_validate_innodb(a),
         None => run_probe(cli.run),
     };
     if let Err(e) = r {
@@ -759,28 +807,7 @@ fn run_validate_pg(a: ValidatePgArgs) -> Result<(), String> {
                 .into(),
         );
     }
-    let profile = match &a.calibration {
-        Some(p) => profile_from_calibration(p)?,
-        None => {
-            eprintln!("costlab-probe validate: measuring this machine first (--quick)");
-            let out = tempfile_path(&dir, "calibration")?;
-            let status =
-                std::process::Command::new(std::env::current_exe().map_err(|e| e.to_string())?)
-                    .arg("--quick")
-                    .arg("--dir")
-                    .arg(&dir)
-                    .arg("--out")
-                    .arg(&out)
-                    .status()
-                    .map_err(|e| format!("cannot run the probe: {e}"))?;
-            let p = profile_from_calibration(&out);
-            let _ = std::fs::remove_file(&out);
-            if !status.success() {
-                return Err("measuring the machine failed (see above)".into());
-            }
-            p?
-        }
-    };
+    let profile = machine_profile(a.calibration.as_deref(), &dir)?;
     let opts = validate::Options {
         dsn: a.dsn.clone(),
         pg_bin: a.pg_bin.clone(),
@@ -815,6 +842,124 @@ fn run_validate_pg(a: ValidatePgArgs) -> Result<(), String> {
     );
     print!("{}", report.text());
     print_rpc_agreement(&report)?;
+    for n in &report.notes {
+        eprintln!("  note: {n}");
+    }
+    if let Some(p) = &a.out {
+        write_out(Some(p), &report.to_json())?;
+    }
+    Ok(())
+}
+
+/// The machine's profile: the calibration file, or a quick measurement in `dir`.
+fn machine_profile(
+    calibration: Option<&Path>,
+    dir: &Path,
+) -> Result<costlab_core::sim::MachineProfile, String> {
+    match calibration {
+        Some(p) => profile_from_calibration(p),
+        None => {
+            eprintln!("costlab-probe validate: measuring this machine first (--quick)");
+            let out = tempfile_path(dir, "calibration")?;
+            let status =
+                std::process::Command::new(std::env::current_exe().map_err(|e| e.to_string())?)
+                    .arg("--quick")
+                    .arg("--dir")
+                    .arg(dir)
+                    .arg("--out")
+                    .arg(&out)
+                    .status()
+                    .map_err(|e| format!("cannot run the probe: {e}"))?;
+            let p = profile_from_calibration(&out);
+            let _ = std::fs::remove_file(&out);
+            if !status.success() {
+                return Err("measuring the machine failed (see above)".into());
+            }
+            p
+        }
+    }
+}
+
+fn run_validate_innodb(a: ValidateInnodbArgs) -> Result<(), String> {
+    if !(a.limit_seconds.is_finite() && a.limit_seconds >= 0.1 && a.limit_seconds <= 86_400.0) {
+        return Err(format!(
+            "--limit-seconds {}: use 0.1 to 86400",
+            a.limit_seconds
+        ));
+    }
+    if !(10_000..=200_000_000).contains(&a.rows) {
+        return Err("--rows: use 10000 to 200000000".into());
+    }
+    let cal_rows = a.cal_rows.unwrap_or((a.rows / 10).max(100_000));
+    if !(10_000..=200_000_000).contains(&cal_rows) {
+        return Err("--cal-rows: use 10000 to 200000000".into());
+    }
+    let fractions = |v: &[f64], default: &[f64], flag: &str| -> Result<Vec<f64>, String> {
+        if v.iter().any(|f| !(f.is_finite() && *f > 0.0 && *f <= 1.0)) {
+            return Err(format!(
+                "{flag}: fractions above 0 and at most 1, e.g. 0.01,0.1"
+            ));
+        }
+        Ok(if v.is_empty() {
+            default.to_vec()
+        } else {
+            v.to_vec()
+        })
+    };
+    let memory_fractions = fractions(
+        &a.memory_fractions,
+        &innodb::MEMORY_FRACTIONS,
+        "--memory-fractions",
+    )?;
+    let disk_fractions = fractions(
+        &a.disk_fractions,
+        &innodb::DISK_FRACTIONS,
+        "--disk-fractions",
+    )?;
+    let dir = match &a.dir {
+        Some(d) => d.clone(),
+        None => std::env::current_dir().map_err(|e| e.to_string())?,
+    };
+    if !dir.is_dir() {
+        return Err(format!("--dir {}: not a directory", dir.display()));
+    }
+    let cold = !a.memory_only;
+    if cold && !validate::can_drop_os_cache() {
+        return Err(
+            "disk-bound runs drop the OS page cache, which needs root: run as root, or pass \
+             --memory-only"
+                .into(),
+        );
+    }
+    let profile = machine_profile(a.calibration.as_deref(), &dir)?;
+    let opts = innodb::Options {
+        bin: a.mariadb_bin.clone(),
+        dir,
+        rows: a.rows,
+        cal_rows,
+        runs: a.runs.max(1),
+        cold_runs: a.cold_runs.max(1),
+        limit_s: a.limit_seconds,
+        cold,
+        memory_fractions,
+        disk_fractions,
+    };
+    let b = ProgressBar::new_spinner();
+    b.enable_steady_tick(Duration::from_millis(200));
+    let started = Instant::now();
+    let r = innodb::run(&opts, profile, &CANCEL, &|msg| {
+        b.set_message(msg.to_string())
+    });
+    b.finish_and_clear();
+    let mut report = r?;
+    report.created = machine::utc_now();
+    report.command = command_line();
+    eprintln!(
+        "costlab-probe validate innodb: {} plan executions in {:.0} s",
+        report.queries.iter().map(|q| q.plans.len()).sum::<usize>(),
+        started.elapsed().as_secs_f64()
+    );
+    print!("{}", report.text());
     for n in &report.notes {
         eprintln!("  note: {n}");
     }

@@ -261,7 +261,7 @@ pub fn can_drop_os_cache() -> bool {
 }
 
 /// Free bytes on the file system holding `dir`.
-fn free_bytes(dir: &Path) -> Option<f64> {
+pub(crate) fn free_bytes(dir: &Path) -> Option<f64> {
     let s = rustix::fs::statvfs(dir).ok()?;
     Some(s.f_bavail as f64 * s.f_frsize as f64)
 }
@@ -518,6 +518,7 @@ fn validate(
         base_profile: None,
         notes,
         queries: Vec::new(),
+        switch_points: Vec::new(),
     };
     let knobs = report.knobs().map_err(|e| e.to_string())?;
     progress("measuring the executor on calibration tables");
@@ -531,8 +532,14 @@ fn validate(
     exec(&mut g.client, &session)?;
     let mut plans_of = Vec::new();
     for spec in specs(rows, &opts.selectivities) {
-        let planned = plan_sql(&report.scenario, &spec.sql, &knobs, engine_version)
-            .map_err(|e| e.to_string())?;
+        let planned = plan_sql(
+            &report.scenario,
+            &spec.sql,
+            &knobs,
+            engine_version,
+            profile.buffer_pool_bytes,
+        )
+        .map_err(|e| e.to_string())?;
         let keys: Vec<String> = planned
             .candidates
             .iter()

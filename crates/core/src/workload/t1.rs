@@ -146,11 +146,49 @@ fn uniform_unique(lo: f64, hi: f64, correlation: f64) -> ColumnStats {
     }
 }
 
+/// InnoDB's page counts of a t1-like table (16 kB pages), as `mysql.innodb_table_stats`
+/// and `mysql.innodb_index_stats` report them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct InnodbSizes {
+    /// The clustered index, all levels.
+    pub clustered_pages: f64,
+    /// All seven secondary indexes together, all levels.
+    pub secondary_pages: f64,
+    pub clustered_leaf_pages: f64,
+    /// Leaf pages of one secondary index.
+    pub secondary_leaf_pages: f64,
+}
+
+impl InnodbSizes {
+    /// The seed's t1 (spec §7.1): 2.9 GB of data and 1.6 GB of indexes.
+    pub fn seed() -> InnodbSizes {
+        let clustered_pages = (DATA_BYTES / INNODB_PAGE).round();
+        let secondary_pages = (INDEX_BYTES / INNODB_PAGE).round();
+        // Node pointers: key (4) + PK (4, secondary only) + child page (4) + header and
+        // directory (7).
+        InnodbSizes {
+            clustered_pages,
+            secondary_pages,
+            clustered_leaf_pages: innodb_leaf_pages(clustered_pages, 4.0 + 11.0).round(),
+            secondary_leaf_pages: innodb_leaf_pages(secondary_pages / 7.0, 4.0 + 4.0 + 11.0)
+                .round(),
+        }
+    }
+}
+
 /// The table as both engines store it, with statistics.
 pub fn t1_table() -> Table {
-    let mut columns = vec![int_col("pk", uniform_unique(1.0, ROWS + 1.0, 1.0))];
+    t1_like_table(ROWS, &InnodbSizes::seed())
+}
+
+/// A table shaped like t1 with `rows` rows (pk 1..=rows; i1..i7 each a permutation of
+/// 0..rows; i8 ten values; c1 CHAR(200)) and InnoDB's measured sizes: what
+/// `costlab-probe validate innodb` builds on a real server. PostgreSQL's sizes follow
+/// from the rows.
+pub fn t1_like_table(rows: f64, innodb: &InnodbSizes) -> Table {
+    let mut columns = vec![int_col("pk", uniform_unique(1.0, rows + 1.0, 1.0))];
     for i in 1..=7 {
-        columns.push(int_col(&format!("i{i}"), uniform_unique(0.0, ROWS, 0.0)));
+        columns.push(int_col(&format!("i{i}"), uniform_unique(0.0, rows, 0.0)));
     }
     columns.push(int_col(
         "i8",
@@ -177,8 +215,8 @@ pub fn t1_table() -> Table {
 
     // PostgreSQL: heap from the tuple layout, btrees for int4 keys.
     let tuple = pg_tuple_bytes(&columns);
-    let heap_pages = (ROWS / pg_tuples_per_page(tuple)).ceil();
-    let (btree_pages, btree_height) = pg_int4_btree(ROWS);
+    let heap_pages = (rows / pg_tuples_per_page(tuple)).ceil();
+    let (btree_pages, btree_height) = pg_int4_btree(rows);
     let pg_index = || {
         Some(PgIndex {
             pages: btree_pages,
@@ -186,13 +224,8 @@ pub fn t1_table() -> Table {
         })
     };
 
-    // InnoDB: spec §7.1.
-    let clustered_pages = (DATA_BYTES / INNODB_PAGE).round();
-    let secondary_pages = (INDEX_BYTES / INNODB_PAGE).round();
-    let per_index_pages = secondary_pages / 7.0;
-    // Node pointers: key (4) + PK (4, secondary only) + child page (4) + header/directory (7).
-    let secondary_leaf = innodb_leaf_pages(per_index_pages, 4.0 + 4.0 + 11.0).round();
-    let clustered_leaf = innodb_leaf_pages(clustered_pages, 4.0 + 11.0).round();
+    let clustered_leaf = innodb.clustered_leaf_pages;
+    let secondary_leaf = innodb.secondary_leaf_pages;
 
     let mut indexes = vec![Index {
         name: "PRIMARY".into(),
@@ -224,20 +257,20 @@ pub fn t1_table() -> Table {
     }
     Table {
         name: "t1".into(),
-        rows: ROWS,
+        rows,
         columns,
         indexes,
         pg: Some(PgTable {
             pages: heap_pages,
-            reltuples: ROWS,
+            reltuples: rows,
             relpages: heap_pages,
             // Loaded, then VACUUM ANALYZE: every page all-visible.
             relallvisible: heap_pages,
         }),
         mysql: Some(MysqlTable {
-            records: ROWS,
-            clustered_pages,
-            secondary_pages,
+            records: rows,
+            clustered_pages: innodb.clustered_pages,
+            secondary_pages: innodb.secondary_pages,
             page_bytes: INNODB_PAGE,
             ref_length: 4.0,
         }),
@@ -249,6 +282,16 @@ pub fn t1_table() -> Table {
 pub fn t1_bounds(fraction: f64) -> Result<(f64, f64)> {
     let f = check_range("fraction of t1", fraction, 0.0, 1.0)?;
     Ok((-1.0, (f * ROWS).round()))
+}
+
+/// The SQL of [`t1_query`] on a t1-like table of `rows` rows (i7 a permutation of
+/// 0..rows): `round(fraction × rows)` rows in the range.
+pub fn t1_like_sql(rows: f64, fraction: f64) -> Result<String> {
+    let f = check_range("fraction of t1", fraction, 0.0, 1.0)?;
+    Ok(format!(
+        "SELECT * FROM t1 WHERE i7 > -1 AND i7 < {} AND i8 = 2",
+        (f * rows).round()
+    ))
 }
 
 /// `SELECT * FROM t1 WHERE i7 > L AND i7 < U AND i8 = 2` with the range holding the true
