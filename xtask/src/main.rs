@@ -18,9 +18,10 @@ const USAGE: &str = "usage:
                                                        N generated inputs (default 1,000,000) through each parser of outside text
   cargo xtask size                                     print the release bundle's sizes, page and worker apart (build first)
   cargo xtask screenshot                               refresh docs/screenshot.png from the end-to-end run
-  cargo xtask validation [--release 15|18]             hold the simulation against real PostgreSQL 15 and 18 on this
-                                                       machine (about 15 minutes each, root for cold runs) and write
-                                                       docs/validation/ (commit it when the model changed on purpose)";
+  cargo xtask validation [--release 15|18 | --innodb]  hold the simulation against real PostgreSQL 15 and 18 and a real
+                                                       InnoDB (MariaDB, WL#8737's t1) on this machine (about 5 minutes
+                                                       per PostgreSQL release and 20 for InnoDB, root for cold runs) and
+                                                       write docs/validation/ (commit it when the model changed on purpose)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -435,11 +436,13 @@ fn screenshot() -> Result<(), String> {
 }
 
 /// `cargo xtask validation`: `costlab-probe validate postgres` on PostgreSQL 15 (Debian) and
-/// 18 (pip), each report written to docs/validation/ as JSON and as the printed table.
+/// 18 (pip) and `validate innodb` on MariaDB, each report written to docs/validation/ as
+/// JSON and as the printed table.
 fn validation(args: &[String]) -> Result<(), String> {
-    let releases: Vec<&str> = match args {
-        [] => vec!["15", "18"],
-        [flag, r] if flag == "--release" && (r == "15" || r == "18") => vec![r.as_str()],
+    let (releases, innodb): (Vec<&str>, bool) = match args {
+        [] => (vec!["15", "18"], true),
+        [flag, r] if flag == "--release" && (r == "15" || r == "18") => (vec![r.as_str()], false),
+        [flag] if flag == "--innodb" => (vec![], true),
         _ => return Err(format!("unknown arguments {args:?}\n{USAGE}")),
     };
     tools::ensure(tools::Need::Test)?;
@@ -519,6 +522,26 @@ fn validation(args: &[String]) -> Result<(), String> {
         if !ok {
             return Err(format!("drawing pg{r}.svg failed"));
         }
+    }
+    if innodb {
+        // WL#8737's experiment on InnoDB, with the seed's 10 M rows.
+        step("validate InnoDB (MariaDB)");
+        let o = Command::new(&probe)
+            .args(["validate", "innodb", "--dir"])
+            .arg(&scratch)
+            .arg("--calibration")
+            .arg(&cal)
+            .arg("--out")
+            .arg(out.join("innodb.json"))
+            .stderr(Stdio::inherit())
+            .output()
+            .map_err(|e| e.to_string())?;
+        let text = String::from_utf8_lossy(&o.stdout);
+        print!("{text}");
+        if !o.status.success() {
+            return Err("validate on InnoDB failed".into());
+        }
+        std::fs::write(out.join("innodb.txt"), text.as_bytes()).map_err(|e| e.to_string())?;
     }
     let _ = std::fs::remove_dir_all(&scratch);
     println!("docs/validation/ updated; commit it if the change is deliberate");

@@ -225,6 +225,10 @@ pub struct PageReads {
     pub requests: f64,
     /// Distinct pages among them.
     pub distinct: f64,
+    /// Pages of the object that the reads lie within, in order (a bitmap heap scan on a
+    /// correlated key reads one contiguous run); `None`: spread over the whole object.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub span_pages: Option<f64>,
 }
 
 /// Physical work of one plan node, independent of every cost constant.

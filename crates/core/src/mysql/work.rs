@@ -56,6 +56,7 @@ pub fn reads(
         pattern,
         requests,
         distinct: distinct.min(requests),
+        span_pages: None,
     }
 }
 

@@ -109,6 +109,7 @@ fn reads(
         pattern,
         requests,
         distinct,
+        span_pages: None,
     }
 }
 
@@ -668,14 +669,20 @@ impl Ctx<'_, '_> {
         } else {
             bp.pages_fetched
         };
+        // The pages lie within a run of the table: the packed pages when the rows are in
+        // key order, the whole table when they are scattered, interpolated alike (what
+        // PostgreSQL 18's combined reads turn into sequential reading).
+        let span = packed + (rel.pages - packed).max(0.0) * (1.0 - c2);
+        let mut heap = reads(
+            &rel.name,
+            rel.pages,
+            AccessPattern::Sorted,
+            heap_pages,
+            heap_pages,
+        );
+        heap.span_pages = Some(span.max(heap_pages));
         let work = Work {
-            page_reads: vec![reads(
-                &rel.name,
-                rel.pages,
-                AccessPattern::Sorted,
-                heap_pages,
-                heap_pages,
-            )],
+            page_reads: vec![heap],
             rows_examined: bp.tuples_fetched,
             operator_evals: bp.tuples_fetched * rel.restrict_ops.per_tuple
                 + rel.restrict_ops.startup,

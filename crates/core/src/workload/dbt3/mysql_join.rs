@@ -960,6 +960,7 @@ fn push_sorted_lookups(
         pattern: AccessPattern::Sorted,
         requests: sweeps,
         distinct: cardenas(pages, units).min(sweeps),
+        span_pages: None,
     });
     let again = units - sweeps;
     if again > 0.0 {
@@ -970,6 +971,7 @@ fn push_sorted_lookups(
             pattern: AccessPattern::Random,
             requests: again,
             distinct: 0.0,
+            span_pages: None,
         });
     }
 }
@@ -2165,6 +2167,7 @@ impl<'a, 'b> Planner<'a, 'b> {
                         pattern: AccessPattern::Random,
                         requests: leaf_requests,
                         distinct: cardenas(leaf, leaf_requests),
+                        span_pages: None,
                     });
                 }
                 if k.clustered || k.covering {
@@ -2200,6 +2203,7 @@ impl<'a, 'b> Planner<'a, 'b> {
                             pattern: AccessPattern::Random,
                             requests: fetched,
                             distinct: cardenas(pages, fetched),
+                            span_pages: None,
                         });
                     }
                 }

@@ -477,6 +477,7 @@ impl<'a> Planner<'a> {
                     },
                     requests: lc.heap_pages_per_scan,
                     distinct: lc.heap_pages_per_scan.min(t),
+                    span_pages: None,
                 });
             }
             let work = Work {
@@ -607,6 +608,7 @@ impl<'a> Planner<'a> {
                                 pattern: AccessPattern::Sorted,
                                 requests: bpages,
                                 distinct: bpages.min(t),
+                                span_pages: None,
                             }],
                             rows_examined: btuples,
                             operator_evals: btuples

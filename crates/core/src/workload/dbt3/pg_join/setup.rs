@@ -2108,6 +2108,7 @@ pub(crate) fn index_reads(
             pattern: AccessPattern::Random,
             requests: descents,
             distinct: descents.min(pages.max(1.0)),
+            span_pages: None,
         },
         PageReads {
             object: name.clone(),
@@ -2116,6 +2117,7 @@ pub(crate) fn index_reads(
             pattern: AccessPattern::Sequential,
             requests: leaf,
             distinct: leaf.min(pages.max(1.0)),
+            span_pages: None,
         },
     ]
 }
