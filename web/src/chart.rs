@@ -926,9 +926,18 @@ fn draw_scatter<DB: DrawingBackend>(
             c.stroke_width(2)
         };
         let label = (!s.marks.is_empty()).then(|| s.label.clone());
-        // The legend's sample: the mark itself, centred on the legend's line.
-        match s.shape {
-            MarkShape::Circle => {
+        // The legend's sample: the mark itself, centred on the legend's line. Triangles are
+        // drawn as polygons of pixel offsets: plotters' TriangleMarker computes its corners
+        // with sin and cos, whose code the page's bundle would carry for nothing else.
+        let corners = |r: i32| vec![(0, -r), (r * 7 / 8, r / 2), (-r * 7 / 8, r / 2)];
+        let outline = move |r: i32| {
+            let mut c = corners(r);
+            c.push((0, -r));
+            c
+        };
+        let r = radius as i32 + 1;
+        match (s.shape, s.filled) {
+            (MarkShape::Circle, _) => {
                 let drawn = chart
                     .draw_series(marks.map(|m| Circle::new(at(m), radius, style)))
                     .map_err(err)?;
@@ -938,13 +947,28 @@ fn draw_scatter<DB: DrawingBackend>(
                     });
                 }
             }
-            MarkShape::Triangle => {
+            (MarkShape::Triangle, true) => {
                 let drawn = chart
-                    .draw_series(marks.map(|m| TriangleMarker::new(at(m), radius + 1, style)))
+                    .draw_series(
+                        marks.map(|m| EmptyElement::at(at(m)) + Polygon::new(corners(r), style)),
+                    )
                     .map_err(err)?;
                 if let Some(label) = label {
                     drawn.label(label).legend(move |(x, y)| {
-                        EmptyElement::at((x + 10, y)) + TriangleMarker::new((0, 0), 5, key)
+                        EmptyElement::at((x + 10, y)) + Polygon::new(corners(5), key)
+                    });
+                }
+            }
+            (MarkShape::Triangle, false) => {
+                let drawn = chart
+                    .draw_series(
+                        marks
+                            .map(|m| EmptyElement::at(at(m)) + PathElement::new(outline(r), style)),
+                    )
+                    .map_err(err)?;
+                if let Some(label) = label {
+                    drawn.label(label).legend(move |(x, y)| {
+                        EmptyElement::at((x + 10, y)) + PathElement::new(outline(5), key)
                     });
                 }
             }
