@@ -124,6 +124,16 @@ test('a broken or wrong validation file is named, changes nothing, and the page 
   assert.match(await error.innerText(), /^this-ci-machine\.json: .*not a costlab validation report; the report on show is unchanged$/);
   assert.equal(await marks(page).count(), executed.length);
   assert.match(await page.locator('.validation-header').innerText(), /^pg15\.json: /);
+
+  // A report dropped on the loader replaces the one on show and clears the message.
+  await page.locator('.validation-drop').evaluate((el, text) => {
+    const files = new DataTransfer();
+    files.items.add(new File([text], 'dropped.json', { type: 'application/json' }));
+    el.dispatchEvent(new DragEvent('drop', { dataTransfer: files, bubbles: true, cancelable: true }));
+  }, readFileSync(join(docs, 'pg18.json'), 'utf8'));
+  await page.waitForFunction(() => document.querySelector('.validation-header')?.textContent.startsWith('dropped.json: PostgreSQL 18'));
+  assert.equal(await error.count(), 0);
+  assert.equal(await marks(page).count(), 108);
   assert.equal(await page.locator('#panic').isHidden(), true, 'the panic box is showing');
   assert.deepEqual(problems, []);
 });
