@@ -7,6 +7,7 @@ use crate::components::knobs::{KnobRow, PresetPicker};
 use crate::components::machine::MachineEditor;
 use crate::components::select::Select;
 use crate::components::share::SharePanel;
+use crate::components::validation::ValidationView;
 use crate::infra;
 use crate::model::{self, switch_pct};
 use crate::state::{Action, HistoryWrite, State};
@@ -471,6 +472,7 @@ pub fn app() -> Html {
                         }
                         Err(e) => html! { <p class="error" role="alert" key={i}>{ format!("Cannot compute this view: {e}") }</p> },
                     }) }
+                    <ValidationView {dark} {resize} />
                 </div>
             </div>
         </main>

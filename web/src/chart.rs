@@ -71,10 +71,55 @@ pub struct HeatMap {
     pub lines: Vec<(f64, String)>,
 }
 
+/// Marks on log-log axes: the validation report's simulated against real times.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScatterChart {
+    pub x_label: String,
+    pub y_label: String,
+    /// Both axes' range in data units (positive; both axes are logarithmic, the same range
+    /// on each, so the diagonal runs corner to corner).
+    pub range: (f64, f64),
+    /// Drawn in order, each in its colour and shape.
+    pub series: Vec<MarkSeries>,
+    /// The diagonal y = x, with its legend label.
+    pub diagonal: String,
+    /// The band from y = x / f to y = x * f: (f, legend label).
+    pub band: Option<(f64, String)>,
+    /// A dashed vertical line (the limit past which plans were stopped): (x, label).
+    pub limit: Option<(f64, String)>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct MarkSeries {
+    pub label: String,
+    /// Index into [`PALETTE`].
+    pub color: usize,
+    pub shape: MarkShape,
+    /// Hollow marks are outlines only.
+    pub filled: bool,
+    pub marks: Vec<Mark>,
+}
+
+/// The shape of a scatter's marks, so series differ by more than hue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MarkShape {
+    Circle,
+    Triangle,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mark {
+    pub x: f64,
+    pub y: f64,
+    /// What the mark's tooltip says.
+    pub title: String,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum ChartData {
     Lines(LineChart),
     Heat(HeatMap),
+    Scatter(ScatterChart),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -105,10 +150,14 @@ impl Theme {
 /// Where the plotting area landed, to map a pointer position back to data.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Geometry {
+    /// The whole drawing, backend pixels.
+    pub size: (u32, u32),
     pub px_x: (i32, i32),
     pub px_y: (i32, i32),
+    /// The axes' ranges as drawn (log10 of the data on a log axis).
     pub x: (f64, f64),
     pub y: (f64, f64),
+    pub log_x: bool,
     pub log_y: bool,
 }
 
@@ -116,7 +165,28 @@ impl Geometry {
     /// Data x at backend pixel `px`, if inside the plotting area.
     pub fn x_at(&self, px: f64) -> Option<f64> {
         let (a, b) = (self.px_x.0 as f64, self.px_x.1 as f64);
-        (b > a && px >= a && px <= b).then(|| self.x.0 + (px - a) / (b - a) * (self.x.1 - self.x.0))
+        let v = (b > a && px >= a && px <= b)
+            .then(|| self.x.0 + (px - a) / (b - a) * (self.x.1 - self.x.0))?;
+        Some(if self.log_x { 10f64.powf(v) } else { v })
+    }
+
+    /// The backend pixel of data point (x, y), kept inside the plotting area as a scatter
+    /// draws its marks; `None` for a value a log axis cannot place.
+    pub fn pixel_of(&self, x: f64, y: f64) -> Option<(f64, f64)> {
+        let (x, y) = (to_y(x, self.log_x), to_y(y, self.log_y));
+        if !x.is_finite() || !y.is_finite() {
+            return None;
+        }
+        let (left, right) = (self.px_x.0 as f64, self.px_x.1 as f64);
+        let (top, bottom) = (self.px_y.0 as f64, self.px_y.1 as f64);
+        let fx = (x - self.x.0) / (self.x.1 - self.x.0);
+        let fy = (y - self.y.0) / (self.y.1 - self.y.0);
+        (fx.is_finite() && fy.is_finite()).then(|| {
+            (
+                left + fx.clamp(0.0, 1.0) * (right - left),
+                bottom - fy.clamp(0.0, 1.0) * (bottom - top),
+            )
+        })
     }
 
     /// Data y at backend pixel `py` (top is high), undoing the log transform.
@@ -275,8 +345,14 @@ pub enum Swatch {
         width: u32,
         dash: Option<(u32, u32)>,
     },
-    /// A filled patch in a palette colour at an opacity.
-    Fill { color: usize, opacity: f64 },
+    /// A filled patch in a palette colour at an opacity (`None`: the foreground).
+    Fill { color: Option<usize>, opacity: f64 },
+    /// A scatter's mark.
+    Mark {
+        color: usize,
+        shape: MarkShape,
+        filled: bool,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -300,7 +376,7 @@ pub fn legend(data: &ChartData) -> Vec<LegendEntry> {
                 out.push(LegendEntry {
                     label: b.label.clone(),
                     swatch: Swatch::Fill {
-                        color: 1,
+                        color: Some(1),
                         opacity: 0.25,
                     },
                 });
@@ -333,13 +409,50 @@ pub fn legend(data: &ChartData) -> Vec<LegendEntry> {
             .map(|(label, color)| LegendEntry {
                 label: label.clone(),
                 swatch: Swatch::Fill {
-                    color: color % PALETTE.len(),
+                    color: Some(color % PALETTE.len()),
                     opacity: 0.75,
                 },
             })
             .collect(),
+        ChartData::Scatter(c) => {
+            let mut out = vec![LegendEntry {
+                label: c.diagonal.clone(),
+                swatch: Swatch::Line {
+                    color: None,
+                    width: 2,
+                    dash: None,
+                },
+            }];
+            if let Some((_, label)) = &c.band {
+                out.push(LegendEntry {
+                    label: label.clone(),
+                    swatch: Swatch::Fill {
+                        color: None,
+                        opacity: BAND_OPACITY,
+                    },
+                });
+            }
+            // Only series with marks: "stopped at the limit" appears when a plan was.
+            out.extend(
+                c.series
+                    .iter()
+                    .filter(|s| !s.marks.is_empty())
+                    .map(|s| LegendEntry {
+                        label: s.label.clone(),
+                        swatch: Swatch::Mark {
+                            color: s.color % PALETTE.len(),
+                            shape: s.shape,
+                            filled: s.filled,
+                        },
+                    }),
+            );
+            out
+        }
     }
 }
+
+/// The 2x band's opacity over the background, in the chart and its legend.
+pub const BAND_OPACITY: f64 = 0.12;
 
 /// Label counts for a plot of `size` (backend pixels) over x and y ranges.
 fn tick_counts(
@@ -371,6 +484,7 @@ pub fn draw<DB: DrawingBackend>(
     match data {
         ChartData::Lines(c) => draw_lines(root, c, theme, scale, legend),
         ChartData::Heat(h) => draw_heat(root, h, theme, scale, legend),
+        ChartData::Scatter(c) => draw_scatter(root, c, theme, scale, legend),
     }
 }
 
@@ -550,7 +664,7 @@ fn draw_lines<DB: DrawingBackend>(
         theme,
         font,
         ((x0, x1), (y0, y1)),
-        log,
+        (false, log),
         legend,
     )
 }
@@ -673,7 +787,200 @@ fn draw_heat<DB: DrawingBackend>(
         theme,
         font,
         ((x0, x1), (y0, y1)),
-        log,
+        (false, log),
+        legend,
+    )
+}
+
+/// Decade labels on a log axis of data units: "1e-4", "0.001", ..., "10".
+fn log_tick(v: f64) -> String {
+    axis_number(v, true).replace(".0e", "e")
+}
+
+fn draw_scatter<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    data: &ScatterChart,
+    theme: Theme,
+    scale: f64,
+    legend: Legend,
+) -> Result<Geometry, String> {
+    let px = |v: f64| (v * scale).round().max(1.0) as u32;
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    root.fill(&theme.background).map_err(err)?;
+    let log = |v: f64| to_y(v, true);
+    let (lo, hi) = match (log(data.range.0), log(data.range.1)) {
+        (a, b) if a.is_finite() && b.is_finite() && b > a => (a, b),
+        _ => (-1.0, 1.0),
+    };
+    // One label per decade at most (plotters picks steps of 1, 2 or 5: with no more labels
+    // than whole decades it takes 1), fewer where the plot is too small for them.
+    let decades = (hi.floor() - lo.ceil()) as usize + 1;
+    let (fit_x, fit_y) = {
+        let font = 13.0 * scale;
+        let (w, h) = root.dim_in_pixel();
+        let plot_w = w as f64 - (72.0 + 10.0 + 28.0) * scale;
+        let plot_h = h as f64 - (40.0 + 20.0) * scale;
+        (
+            tick_count((lo, hi), plot_w, 10.0 * scale, &log_tick, &|t| {
+                label_width(t, font)
+            }),
+            tick_count((lo, hi), plot_h, 0.6 * font, &log_tick, &|_| font),
+        )
+    };
+    let font = ("sans-serif", px(13.0))
+        .into_font()
+        .color(&theme.foreground);
+    let mut chart = ChartBuilder::on(root)
+        .margin(px(10.0))
+        .margin_right(px(28.0))
+        .x_label_area_size(px(40.0))
+        .y_label_area_size(px(72.0))
+        .build_cartesian_2d(lo..hi, lo..hi)
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        // Light lines would divide a decade evenly in log10, which means nothing here.
+        .max_light_lines(0)
+        .bold_line_style(theme.grid)
+        .axis_style(theme.foreground)
+        .label_style(font.clone())
+        .axis_desc_style(font.clone())
+        .x_desc(&data.x_label)
+        .y_desc(&data.y_label)
+        .x_labels(decades.min(fit_x).max(2))
+        .y_labels(decades.min(fit_y).max(2))
+        .x_label_formatter(&|v| log_tick(*v))
+        .y_label_formatter(&|v| log_tick(*v))
+        .draw()
+        .map_err(err)?;
+    if let Some((f, label)) = &data.band {
+        let d = log(*f);
+        if d.is_finite() && d > 0.0 && hi - lo > d {
+            let color = theme.foreground.mix(BAND_OPACITY);
+            let band = vec![
+                (lo, lo),
+                (lo, lo + d),
+                (hi - d, hi),
+                (hi, hi),
+                (hi, hi - d),
+                (lo + d, lo),
+            ];
+            chart
+                .draw_series(std::iter::once(Polygon::new(band, color.filled())))
+                .map_err(err)?
+                .label(label.clone())
+                .legend(move |(x, y)| {
+                    Rectangle::new([(x, y - 5), (x + 20, y + 5)], color.filled())
+                });
+        }
+    }
+    let diagonal = theme.foreground.mix(0.5);
+    chart
+        .draw_series(LineSeries::new(
+            [(lo, lo), (hi, hi)],
+            diagonal.stroke_width(px(1.5)),
+        ))
+        .map_err(err)?
+        .label(data.diagonal.clone())
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], diagonal));
+    if let Some((x, label)) = &data.limit {
+        let x = log(*x);
+        if x.is_finite() && x >= lo && x <= hi {
+            chart
+                .draw_series(DashedLineSeries::new(
+                    vec![(x, lo), (x, hi)],
+                    px(4.0),
+                    px(3.0),
+                    theme.foreground.stroke_width(px(1.0)),
+                ))
+                .map_err(err)?;
+            let width = label_width(&format!("{label} "), 13.0 * scale);
+            let (area_x, area_y) = chart.plotting_area().get_pixel_range();
+            let per_px = (hi - lo) / f64::from((area_x.end - area_x.start).max(1));
+            let per_py = (hi - lo) / f64::from((area_y.end - area_y.start).max(1));
+            chart
+                .draw_series(std::iter::once(Text::new(
+                    format!("{label} "),
+                    ((x - width * per_px).max(lo), hi - 4.0 * scale * per_py),
+                    font.clone(),
+                )))
+                .map_err(err)?;
+        }
+    }
+    let radius = px(4.0);
+    for s in &data.series {
+        let c = PALETTE[s.color % PALETTE.len()];
+        let style = if s.filled {
+            c.mix(0.8).filled()
+        } else {
+            c.stroke_width(px(1.5))
+        };
+        let at = |m: &Mark| (log(m.x).clamp(lo, hi), log(m.y).clamp(lo, hi));
+        let marks = s
+            .marks
+            .iter()
+            .filter(|m| log(m.x).is_finite() && log(m.y).is_finite());
+        let key = if s.filled {
+            c.filled()
+        } else {
+            c.stroke_width(2)
+        };
+        let label = (!s.marks.is_empty()).then(|| s.label.clone());
+        // The legend's sample: the mark itself, centred on the legend's line. Triangles are
+        // drawn as polygons of pixel offsets: plotters' TriangleMarker computes its corners
+        // with sin and cos, whose code the page's bundle would carry for nothing else.
+        let corners = |r: i32| vec![(0, -r), (r * 7 / 8, r / 2), (-r * 7 / 8, r / 2)];
+        let outline = move |r: i32| {
+            let mut c = corners(r);
+            c.push((0, -r));
+            c
+        };
+        let r = radius as i32 + 1;
+        match (s.shape, s.filled) {
+            (MarkShape::Circle, _) => {
+                let drawn = chart
+                    .draw_series(marks.map(|m| Circle::new(at(m), radius, style)))
+                    .map_err(err)?;
+                if let Some(label) = label {
+                    drawn.label(label).legend(move |(x, y)| {
+                        EmptyElement::at((x + 10, y)) + Circle::new((0, 0), 4, key)
+                    });
+                }
+            }
+            (MarkShape::Triangle, true) => {
+                let drawn = chart
+                    .draw_series(
+                        marks.map(|m| EmptyElement::at(at(m)) + Polygon::new(corners(r), style)),
+                    )
+                    .map_err(err)?;
+                if let Some(label) = label {
+                    drawn.label(label).legend(move |(x, y)| {
+                        EmptyElement::at((x + 10, y)) + Polygon::new(corners(5), key)
+                    });
+                }
+            }
+            (MarkShape::Triangle, false) => {
+                let drawn = chart
+                    .draw_series(
+                        marks
+                            .map(|m| EmptyElement::at(at(m)) + PathElement::new(outline(r), style)),
+                    )
+                    .map_err(err)?;
+                if let Some(label) = label {
+                    drawn.label(label).legend(move |(x, y)| {
+                        EmptyElement::at((x + 10, y)) + PathElement::new(outline(5), key)
+                    });
+                }
+            }
+        }
+    }
+    finish(
+        root,
+        &mut chart,
+        theme,
+        font,
+        ((lo, hi), (lo, hi)),
+        (true, true),
         legend,
     )
 }
@@ -691,7 +998,7 @@ fn finish<'a, DB: DrawingBackend + 'a>(
     theme: Theme,
     font: TextStyle<'_>,
     ((x0, x1), (y0, y1)): ((f64, f64), (f64, f64)),
-    log_y: bool,
+    (log_x, log_y): (bool, bool),
     legend: Legend,
 ) -> Result<Geometry, String> {
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
@@ -708,10 +1015,12 @@ fn finish<'a, DB: DrawingBackend + 'a>(
     let (px_x, px_y) = chart.plotting_area().get_pixel_range();
     root.present().map_err(err)?;
     Ok(Geometry {
+        size: root.dim_in_pixel(),
         px_x: (px_x.start, px_x.end),
         px_y: (px_y.start, px_y.end),
         x: (x0, x1),
         y: (y0, y1),
+        log_x,
         log_y,
     })
 }
@@ -762,6 +1071,24 @@ pub fn to_csv(data: &ChartData) -> String {
                     }
                 }
                 out.push('\n');
+            }
+        }
+        ChartData::Scatter(c) => {
+            out.push_str(&format!(
+                "series,{},{},mark\n",
+                esc(&c.x_label),
+                esc(&c.y_label)
+            ));
+            for s in &c.series {
+                for m in &s.marks {
+                    out.push_str(&format!(
+                        "{},{},{},{}\n",
+                        esc(&s.label),
+                        m.x,
+                        m.y,
+                        esc(&m.title)
+                    ));
+                }
             }
         }
         ChartData::Heat(h) => {

@@ -1,10 +1,14 @@
-//! What the page computes from the core: chart data for the current scenario.
+//! What the page computes from the core: chart data for the current scenario, and the
+//! validation report's scatter.
 
-use crate::chart::{Band, ChartData, HeatMap, LineChart, Marker, Series};
+use crate::chart::{
+    Band, ChartData, HeatMap, LineChart, Mark, MarkSeries, MarkShape, Marker, ScatterChart, Series,
+};
 use costlab_core::analysis::{self, engine_curves, path_label, EngineCurves};
 use costlab_core::knobs::Engine;
 use costlab_core::scenario::{Scenario, View};
 use costlab_core::sim::regret::Fit1;
+use costlab_core::validation::{CacheState, Scatter, ScatterPoint};
 use costlab_core::Result;
 use std::rc::Rc;
 
@@ -214,4 +218,112 @@ impl<T> PartialEq for Shared<T> {
     fn eq(&self, other: &Self) -> bool {
         Rc::ptr_eq(&self.0, &other.0)
     }
+}
+
+/// A time to three significant figures in the unit that suits it (µs, ms, s): what a
+/// scatter mark's details say, finer than [`seconds`].
+pub fn precise_seconds(s: f64) -> String {
+    let three = |v: f64, unit: &str| {
+        let decimals = if v >= 100.0 {
+            0
+        } else if v >= 10.0 {
+            1
+        } else {
+            2
+        };
+        format!("{v:.decimals$} {unit}")
+    };
+    if !s.is_finite() {
+        "n/a".into()
+    } else if s.abs() >= 1.0 {
+        three(s, "s")
+    } else if s.abs() >= 1e-3 {
+        three(s * 1e3, "ms")
+    } else {
+        three(s * 1e6, "µs")
+    }
+}
+
+/// What one mark of the validation scatter says: query, plan, real and simulated time, and
+/// their ratio.
+pub fn mark_title(p: &ScatterPoint, limit_s: f64) -> String {
+    let head = format!(
+        "{} ({}, {}): {}",
+        p.query,
+        p.workload,
+        p.cache.name(),
+        p.key
+    );
+    match (p.real_s, p.ratio()) {
+        (Some(real), Some(ratio)) => format!(
+            "{head}; real {}, simulated {}, simulated/real {ratio:.2}",
+            precise_seconds(real),
+            precise_seconds(p.sim_s)
+        ),
+        (Some(real), None) => format!(
+            "{head}; real {}, simulated {}",
+            precise_seconds(real),
+            precise_seconds(p.sim_s)
+        ),
+        (None, _) => format!(
+            "{head}; stopped at the limit of {} (real time longer), simulated {}",
+            precise_seconds(limit_s),
+            precise_seconds(p.sim_s)
+        ),
+    }
+}
+
+/// The validation report's scatter as the page draws it: log-log, real (x) against
+/// simulated (y) seconds, warm and cold plans apart (colour and shape), plans stopped at
+/// the limit hollow at the limit, the diagonal and the 2x band. Every number is the core's
+/// (`ValidationReport::scatter`).
+pub fn validation_chart(s: &Scatter) -> ChartData {
+    let series = |cache: CacheState, executed: bool| {
+        let (color, shape) = match cache {
+            CacheState::Warm => (0, MarkShape::Circle),
+            CacheState::Cold => (1, MarkShape::Triangle),
+        };
+        MarkSeries {
+            label: if executed {
+                cache.name().to_string()
+            } else {
+                format!(
+                    "{}, stopped at the limit ({})",
+                    cache.name(),
+                    precise_seconds(s.limit_s)
+                )
+            },
+            color,
+            shape,
+            filled: executed,
+            marks: s
+                .points
+                .iter()
+                .filter(|p| p.cache == cache && p.real_s.is_some() == executed)
+                .map(|p| Mark {
+                    x: p.at.0,
+                    y: p.at.1,
+                    title: mark_title(p, s.limit_s),
+                })
+                .collect(),
+        }
+    };
+    let stopped = s.past_limit().next().is_some();
+    ChartData::Scatter(ScatterChart {
+        x_label: "real execution time (s)".into(),
+        y_label: "simulated time (s)".into(),
+        range: s.range,
+        series: vec![
+            series(CacheState::Warm, true),
+            series(CacheState::Cold, true),
+            series(CacheState::Warm, false),
+            series(CacheState::Cold, false),
+        ],
+        diagonal: "simulated = real".into(),
+        band: Some((
+            costlab_core::validation::CLOSE,
+            "simulated within 2x of real".into(),
+        )),
+        limit: stopped.then(|| (s.limit_s, format!("limit {}", precise_seconds(s.limit_s)))),
+    })
 }

@@ -1,20 +1,23 @@
 //! The helper worker's request handler: plans DBT3's 22 queries with the core's
 //! `Dbt3Planner` and answers with the table's view model; reads calibration files with the
-//! core's `Calibration` into a machine profile and the lines the page shows about it.
+//! core's `Calibration` into a machine profile and the lines the page shows about it, and
+//! validation reports with the core's `ValidationReport` into their scatter and summary.
 //!
 //! Only the worker binary (`src/worker_main.rs`) may call this module: it is what pulls the
-//! planners and the calibration file's parser into a wasm, and the page's binary must stay
+//! planners and the calibration file's and validation report's parsers into a wasm, and the page's binary must stay
 //! without them (the linker drops this module from the page because nothing there reaches it).
 
 use crate::worker_protocol::{
     knob_values, to_json, Calibrated, CalibrationReply, CalibrationRequest, EngineTable,
     FromWorker, Node, Reply, Request, Row, Side, Table, ToWorker, Trees, TreesReply, TreesRequest,
+    ValidationReply, ValidationRequest, ValidationShown,
 };
 use costlab_core::calibration::{Calibration, Estimate};
 use costlab_core::knobs::{EngineVersion, Knob, KnobValues};
 use costlab_core::plan::PlanNode;
 use costlab_core::scenario::ServerSettings;
 use costlab_core::sim::profile::MachineProfile;
+use costlab_core::validation::{SummaryRow, ValidationReport};
 use costlab_core::workload::dbt3::compare::{plan_summary, Dbt3Planner, QueryOutcome};
 
 /// What one engine's planner and baseline plans depend on.
@@ -210,6 +213,7 @@ impl Worker {
             Ok(ToWorker::Dbt3(req)) => FromWorker::Reply(self.handle(&req)),
             Ok(ToWorker::Trees(req)) => FromWorker::Trees(self.trees(&req)),
             Ok(ToWorker::Calibration(req)) => FromWorker::Calibration(calibration(&req)),
+            Ok(ToWorker::Validation(req)) => FromWorker::Validation(validation(&req)),
             // Both sides are built together, so this is a bug; say so rather than go quiet.
             Err(e) => FromWorker::Failed(format!("the worker cannot read a request: {e}")),
         };
@@ -228,6 +232,22 @@ pub fn calibration(req: &CalibrationRequest) -> CalibrationReply {
         })
         .map_err(|e| e.to_string());
     CalibrationReply { id: req.id, result }
+}
+
+/// Reads one validation report (`ValidationReport::from_json`) into what the page shows:
+/// the core's scatter and summary lines, the engine, server and machine; or what is wrong.
+pub fn validation(req: &ValidationRequest) -> ValidationReply {
+    let result = ValidationReport::from_json(&req.text)
+        .map(|r| ValidationShown {
+            engine: r.engine_version.label().to_string(),
+            server_version: r.server_version.clone(),
+            machine: r.profile.label.clone(),
+            created: r.created.clone(),
+            scatter: r.scatter(),
+            summary: r.summary_rows().iter().map(SummaryRow::line).collect(),
+        })
+        .map_err(|e| e.to_string());
+    ValidationReply { id: req.id, result }
 }
 
 fn interval(e: &Estimate, unit: &str) -> String {

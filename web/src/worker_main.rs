@@ -1,6 +1,6 @@
-//! The page's helper worker: the DBT3 planners and the calibration-file reader in a wasm of
-//! their own, started by the page only when the DBT3 view opens or a calibration file is
-//! loaded (through `worker-loader.js`), so the page's bundle does without them and their work
+//! The page's helper worker: the DBT3 planners and the calibration-file and validation-report
+//! readers in a wasm of their own, started by the page only when the DBT3 view opens or a
+//! calibration file or validation report is loaded (through `worker-loader.js`), so the page's bundle does without them and their work
 //! never blocks the page's thread.
 
 use costlab_web::worker::Worker;

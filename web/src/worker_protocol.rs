@@ -1,7 +1,8 @@
 //! What the page and its helper worker say to each other: one JSON string per message.
 //!
 //! The worker (`worker`, its own wasm, loaded only when needed) holds the code the page's
-//! bundle does without: the DBT3 planners and the calibration-file reader. The page sends
+//! bundle does without: the DBT3 planners and the calibration-file and validation-report
+//! readers. The page sends
 //! the inputs and receives what it shows, already reduced to text and numbers. These types
 //! are the only thing both sides share.
 //!
@@ -13,6 +14,7 @@
 use costlab_core::knobs::{Engine, EngineVersion, KnobValues, KNOBS};
 use costlab_core::scenario::ServerSettings;
 use costlab_core::sim::profile::MachineProfile;
+use costlab_core::validation::Scatter;
 use serde::{Deserialize, Serialize};
 
 /// What the page asks of the worker.
@@ -23,6 +25,7 @@ pub enum ToWorker {
     /// when a row opens; replies carry no trees).
     Trees(TreesRequest),
     Calibration(CalibrationRequest),
+    Validation(ValidationRequest),
 }
 
 /// One query's trees from the worker's last DBT3 reply.
@@ -71,6 +74,39 @@ pub struct Calibrated {
     pub lines: Vec<String>,
 }
 
+/// Read a `costlab-probe validate` report (already checked against
+/// `validation::MAX_BYTES` by the page) into its scatter and summary.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ValidationRequest {
+    /// Replies carry it back, so the reply to an older file can be dropped.
+    pub id: u64,
+    pub text: String,
+}
+
+/// What the page shows of a validation report, or why the file cannot be read.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ValidationReply {
+    pub id: u64,
+    pub result: Result<ValidationShown, String>,
+}
+
+/// A validation report reduced to what the page draws and says, all computed by the core
+/// (`ValidationReport::scatter`, `summary_rows`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ValidationShown {
+    /// The engine release the model planned with ("PostgreSQL 15").
+    pub engine: String,
+    /// As the server reported it.
+    pub server_version: String,
+    /// The machine profile the times are simulated on (its label).
+    pub machine: String,
+    /// When the run finished (UTC, ISO 8601).
+    pub created: String,
+    pub scatter: Scatter,
+    /// `SummaryRow::line` of each workload and cache state, then of all queries.
+    pub summary: Vec<String>,
+}
+
 /// Plan every query of each engine under `baseline` and `current`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Request {
@@ -95,6 +131,7 @@ pub enum FromWorker {
     Reply(Reply),
     Trees(TreesReply),
     Calibration(CalibrationReply),
+    Validation(ValidationReply),
     /// The worker could not start (its wasm failed to load); no reply will come.
     Failed(String),
 }
@@ -174,6 +211,7 @@ pub fn parse(text: &str) -> Result<FromWorker, String> {
 mod read {
     use super::*;
     use costlab_core::sim::profile::{Confidence, Device, QdPoint, RandomRead};
+    use costlab_core::validation::{CacheState, ScatterPoint};
     use js_sys::{Array, Reflect};
     use wasm_bindgen::JsValue;
 
@@ -246,6 +284,13 @@ mod read {
                 })?,
             }));
         }
+        let r = get(v, "Validation");
+        if !r.is_undefined() {
+            return Some(FromWorker::Validation(ValidationReply {
+                id: num(&r, "id")? as u64,
+                result: result(&get(&r, "result"), validation_shown)?,
+            }));
+        }
         let c = get(v, "Calibration");
         Some(FromWorker::Calibration(CalibrationReply {
             id: num(&c, "id")? as u64,
@@ -256,6 +301,45 @@ mod read {
                 })
             })?,
         }))
+    }
+
+    fn pair(v: &JsValue) -> Option<(f64, f64)> {
+        match list(v, JsValue::as_f64)?.as_slice() {
+            [a, b] => Some((*a, *b)),
+            _ => None,
+        }
+    }
+
+    fn validation_shown(v: &JsValue) -> Option<ValidationShown> {
+        let s = get(v, "scatter");
+        Some(ValidationShown {
+            engine: text(v, "engine")?,
+            server_version: text(v, "server_version")?,
+            machine: text(v, "machine")?,
+            created: text(v, "created")?,
+            scatter: Scatter {
+                points: list(&get(&s, "points"), scatter_point)?,
+                range: pair(&get(&s, "range"))?,
+                limit_s: num(&s, "limit_s")?,
+            },
+            summary: list(&get(v, "summary"), JsValue::as_string)?,
+        })
+    }
+
+    fn scatter_point(v: &JsValue) -> Option<ScatterPoint> {
+        Some(ScatterPoint {
+            workload: text(v, "workload")?,
+            query: text(v, "query")?,
+            cache: match text(v, "cache")?.as_str() {
+                "warm" => CacheState::Warm,
+                "cold" => CacheState::Cold,
+                _ => return None,
+            },
+            key: text(v, "key")?,
+            real_s: opt(get(v, "real_s"), JsValue::as_f64)?,
+            sim_s: num(v, "sim_s")?,
+            at: pair(&get(v, "at"))?,
+        })
     }
 
     fn engine_table(v: &JsValue) -> Option<EngineTable> {

@@ -9,9 +9,10 @@ use costlab_web::components::calibration::Pending;
 use costlab_web::components::dbt3::{Conversation, Dbt3Props, Dbt3Table};
 use costlab_web::model::Shared;
 use costlab_web::state::{Action, State};
-use costlab_web::worker::{calibration, Worker};
+use costlab_web::worker::{calibration, validation, Worker};
 use costlab_web::worker_protocol::{
     knob_list, CalibrationRequest, FromWorker, Node, Reply, Request, Table, ToWorker, TreesRequest,
+    ValidationRequest,
 };
 use std::rc::Rc;
 use wasm_bindgen_test::*;
@@ -655,4 +656,152 @@ fn the_legend_is_drawn_inside_exports_only() {
             "{where_:?}"
         );
     }
+}
+
+/// The committed PostgreSQL 15 validation report (the one the end-to-end test loads too).
+const PG15_REPORT: &str = include_str!("../../docs/validation/pg15.json");
+
+#[wasm_bindgen_test]
+fn worker_reads_a_validation_report_into_its_scatter_and_summary() {
+    let reply = validation(&ValidationRequest {
+        id: 7,
+        text: PG15_REPORT.to_string(),
+    });
+    assert_eq!(reply.id, 7);
+    let v = reply.result.unwrap();
+    assert_eq!(v.engine, "PostgreSQL 15");
+    assert_eq!(v.server_version, "15.18 (Debian 15.18-0+deb12u1)");
+    assert!(v.machine.starts_with("Measured: AMD EPYC"), "{}", v.machine);
+    // 36 queries (6 workload and cache pairs of 6), 3 forced plans each, all finished.
+    assert_eq!(v.scatter.points.len(), 108);
+    assert_eq!(v.scatter.executed().count(), 108);
+    assert_eq!(v.summary.len(), 7);
+    assert!(
+        v.summary[0].starts_with("t1-random warm: fastest named in 5 of 6 queries"),
+        "{}",
+        v.summary[0]
+    );
+    assert!(v.summary[6].starts_with("all: fastest named in 35 of 36 queries"));
+    // Through JSON, as the page posts it and reads the answer with the browser's parser:
+    // the same numbers to the last bit.
+    let mut worker = Worker::default();
+    let request = ToWorker::Validation(ValidationRequest {
+        id: 8,
+        text: PG15_REPORT.to_string(),
+    });
+    let text = worker.handle_json(&serde_json::to_string(&request).unwrap());
+    let Ok(FromWorker::Validation(r)) = costlab_web::worker_protocol::parse(&text) else {
+        panic!("not a validation reply: {:.200}", text);
+    };
+    assert_eq!(r.id, 8);
+    assert_eq!(r.result, Ok(v));
+}
+
+#[wasm_bindgen_test]
+fn worker_names_what_is_wrong_with_a_validation_report() {
+    let read = |text: &str| {
+        validation(&ValidationRequest {
+            id: 1,
+            text: text.to_string(),
+        })
+        .result
+    };
+    let truncated = read(&PG15_REPORT[..300]).unwrap_err();
+    assert!(truncated.contains("malformed JSON"), "{truncated}");
+    assert!(read("{}").unwrap_err().contains("costlab_validation"));
+    // A calibration file is not a report.
+    assert!(read(SAMPLE_CALIBRATION)
+        .unwrap_err()
+        .contains("not a costlab validation report"));
+    let newer = PG15_REPORT.replacen("\"costlab_validation\": 1", "\"costlab_validation\": 2", 1);
+    assert_ne!(newer, PG15_REPORT);
+    assert!(read(&newer).unwrap_err().contains("version 2"));
+}
+
+#[wasm_bindgen_test]
+fn a_report_that_cannot_be_read_leaves_the_one_on_show() {
+    use costlab_web::components::validation::{Received, Shown};
+    let v = validation(&ValidationRequest {
+        id: 1,
+        text: PG15_REPORT.to_string(),
+    })
+    .result
+    .unwrap();
+    let empty = Rc::new(Shown::default());
+    let failed = empty.reduce(Received::Failed("a.json: malformed JSON".into()));
+    assert_eq!(failed.report, None);
+    assert_eq!(
+        failed.error.as_deref(),
+        Some("a.json: malformed JSON; nothing was loaded")
+    );
+    let loaded = failed.reduce(Received::Report("pg15.json".into(), v.clone()));
+    assert_eq!(loaded.error, None);
+    let again = loaded.clone().reduce(Received::Failed(
+        "b.json: not a costlab validation report".into(),
+    ));
+    assert_eq!(again.report, loaded.report);
+    assert_eq!(*again.report.as_ref().unwrap().1, v);
+    assert!(again
+        .error
+        .as_deref()
+        .unwrap()
+        .ends_with("; the report on show is unchanged"));
+}
+
+#[wasm_bindgen_test]
+fn the_validation_scatter_draws_one_mark_per_plan_on_decade_axes() {
+    use costlab_web::chart::{legend, to_svg, Theme};
+    use costlab_web::model::{mark_title, validation_chart};
+    let v = validation(&ValidationRequest {
+        id: 1,
+        text: PG15_REPORT.to_string(),
+    })
+    .result
+    .unwrap();
+    let data = validation_chart(&v.scatter);
+    let warm = v
+        .scatter
+        .points
+        .iter()
+        .filter(|p| p.cache == costlab_core::validation::CacheState::Warm)
+        .count();
+    assert_eq!(warm, 54);
+    let svg = to_svg(&data, Theme::new(false), (800, 800)).unwrap();
+    // Warm plans are circles, cold ones triangles (polygons); the export's legend adds one
+    // of each, and the band is one more polygon.
+    assert_eq!(svg.matches("<circle").count(), warm + 1);
+    assert_eq!(svg.matches("<polygon").count(), (108 - warm) + 1 + 1);
+    let texts: Vec<String> = svg_texts(&svg).into_iter().map(|t| t.3).collect();
+    for label in [
+        "real execution time (s)",
+        "simulated time (s)",
+        "1e-4",
+        "0.001",
+        "0.01",
+        "0.1",
+        "1",
+    ] {
+        assert!(
+            texts.iter().any(|t| t == label),
+            "no {label:?} in {texts:?}"
+        );
+    }
+    // Every number on the axes is a power of ten.
+    for t in texts.iter().filter_map(|t| t.parse::<f64>().ok()) {
+        assert_eq!(t.log10().round(), t.log10(), "{t} in {texts:?}");
+    }
+    let labels: Vec<String> = legend(&data).into_iter().map(|e| e.label).collect();
+    assert_eq!(
+        labels,
+        [
+            "simulated = real",
+            "simulated within 2x of real",
+            "warm",
+            "cold"
+        ]
+    );
+    assert_eq!(
+        mark_title(&v.scatter.points[0], v.scatter.limit_s),
+        "i7 0.01 % (t1-random, warm): seq; real 138 ms, simulated 187 ms, simulated/real 1.35"
+    );
 }

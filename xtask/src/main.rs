@@ -95,8 +95,8 @@ pub fn build_release() -> Result<(), String> {
 }
 
 /// The helper worker's files (see web/index.html): loaded only when the DBT3 view opens or a
-/// calibration file is loaded, so
-/// they are counted apart from the page's bundle.
+/// calibration file or validation report is loaded, so they are counted apart from the
+/// page's bundle.
 fn is_worker_file(name: &str) -> bool {
     name.starts_with("costlab-worker") || name.starts_with("worker-loader")
 }
@@ -136,7 +136,7 @@ fn size() -> Result<u64, String> {
         (false, "page bundle (loads at first render)"),
         (
             true,
-            "worker (loads when the DBT3 view opens or a calibration file is loaded)",
+            "worker (loads when the DBT3 view opens or a calibration file or validation report is loaded)",
         ),
     ] {
         let mine: Vec<_> = rows.iter().filter(|r| r.0 == worker).collect();

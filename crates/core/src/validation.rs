@@ -250,6 +250,71 @@ impl Summary {
     }
 }
 
+/// One forced plan as the scatter of simulated against real time shows it
+/// ([`ValidationReport::scatter`]): the probe's SVG and the page draw the same marks.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScatterPoint {
+    pub workload: String,
+    pub query: String,
+    pub cache: CacheState,
+    /// The candidate key (`seq`, `index:t1_i7`, ...).
+    pub key: String,
+    /// Real seconds; `None` when the plan ran past the report's limit.
+    pub real_s: Option<f64>,
+    pub sim_s: f64,
+    /// Where the mark goes, (real, simulated) seconds, inside [`Scatter::range`]: a plan
+    /// past the limit at the limit (its real time is at least that), a time log axes cannot
+    /// show (zero or negative) at the range's low end.
+    pub at: (f64, f64),
+}
+
+impl ScatterPoint {
+    /// Simulated over real time; `None` for a plan past the limit or a real time of zero.
+    pub fn ratio(&self) -> Option<f64> {
+        self.real_s.filter(|r| *r > 0.0).map(|r| self.sim_s / r)
+    }
+}
+
+/// Every forced plan of a report as marks on log-log axes of real (x) against simulated (y)
+/// seconds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Scatter {
+    /// One per plan, in the report's order: executed plans and plans past the limit.
+    pub points: Vec<ScatterPoint>,
+    /// Both axes' range, seconds: every positive time and (when a plan ran past it) the
+    /// limit, with a factor 2 to spare at each end; the same on both axes, so the diagonal
+    /// runs corner to corner.
+    pub range: (f64, f64),
+    pub limit_s: f64,
+}
+
+impl Scatter {
+    /// The plans that finished (the ones with a real time).
+    pub fn executed(&self) -> impl Iterator<Item = &ScatterPoint> {
+        self.points.iter().filter(|p| p.real_s.is_some())
+    }
+
+    /// The plans stopped at the limit.
+    pub fn past_limit(&self) -> impl Iterator<Item = &ScatterPoint> {
+        self.points.iter().filter(|p| p.real_s.is_none())
+    }
+}
+
+/// A [`Summary`] over one workload and cache state, or over every query (`label` "all").
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SummaryRow {
+    /// "t1-random warm", or "all".
+    pub label: String,
+    pub summary: Summary,
+}
+
+impl SummaryRow {
+    /// The row as the report's text prints it: "t1-random warm: fastest named in ...".
+    pub fn line(&self) -> String {
+        format!("{}: {}", self.label, self.summary.line())
+    }
+}
+
 impl QueryRuns {
     /// The verdict, or `None` when no plan finished (nothing to compare).
     pub fn verdict(&self, limit_s: f64) -> Option<Verdict> {
@@ -510,6 +575,69 @@ impl ValidationReport {
         g
     }
 
+    /// The summary of each workload and cache state ([`Self::groups`]' order), then over
+    /// every query ("all"): the lines the report's text ends with.
+    pub fn summary_rows(&self) -> Vec<SummaryRow> {
+        let mut rows: Vec<SummaryRow> = self
+            .groups()
+            .into_iter()
+            .map(|(w, c)| SummaryRow {
+                label: format!("{w} {}", c.name()),
+                summary: self.summary(|q| q.workload == w && q.cache == c),
+            })
+            .collect();
+        rows.push(SummaryRow {
+            label: "all".into(),
+            summary: self.summary(|_| true),
+        });
+        rows
+    }
+
+    /// Every forced plan as a mark of real against simulated time, and the axes' range.
+    /// Never fails: times the axes cannot show are put at their edge.
+    pub fn scatter(&self) -> Scatter {
+        let positive = |v: f64| (v > 0.0 && v.is_finite()).then_some(v);
+        let plans = || {
+            self.queries
+                .iter()
+                .flat_map(|q| q.plans.iter().map(move |p| (q, p)))
+        };
+        let past_limit = plans().any(|(_, p)| p.real_s.is_none());
+        let times = plans()
+            .flat_map(|(_, p)| [p.real_s.and_then(positive), positive(p.sim_s)])
+            .chain([past_limit.then_some(self.limit_s).and_then(positive)])
+            .flatten();
+        let (lo, hi) = times.fold((f64::INFINITY, 0.0_f64), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        });
+        let range = if hi > 0.0 {
+            (lo / CLOSE, hi * CLOSE)
+        } else {
+            // Nothing positive to show: a decade either side of a second.
+            (0.1, 10.0)
+        };
+        let place = |v: Option<f64>| v.and_then(positive).unwrap_or(range.0).min(range.1);
+        let points = plans()
+            .map(|(q, p)| ScatterPoint {
+                workload: q.workload.clone(),
+                query: q.name.clone(),
+                cache: q.cache,
+                key: p.key.clone(),
+                real_s: p.real_s,
+                sim_s: p.sim_s,
+                at: (
+                    place(Some(p.real_s.unwrap_or(self.limit_s))),
+                    place(Some(p.sim_s)),
+                ),
+            })
+            .collect();
+        Scatter {
+            points,
+            range,
+            limit_s: self.limit_s,
+        }
+    }
+
     /// The report as text: every plan with real and simulated time, each query's verdict,
     /// a summary per workload and cache state and one overall.
     pub fn text(&self) -> String {
@@ -601,12 +729,9 @@ impl ValidationReport {
             }
         }
         let _ = writeln!(s);
-        for (w, c) in self.groups() {
-            let sum = self.summary(|q| q.workload == w && q.cache == c);
-            let _ = writeln!(s, "{w} {}: {}", c.name(), sum.line());
+        for row in self.summary_rows() {
+            let _ = writeln!(s, "{}", row.line());
         }
-        let all = self.summary(|_| true);
-        let _ = writeln!(s, "all: {}", all.line());
         for p in &self.switch_points {
             let _ = writeln!(s, "{}", p.line());
         }
@@ -800,6 +925,134 @@ mod tests {
             (y[0] - 2.0).abs() < 1e-9 && (y[1] - 3.0).abs() < 1e-9,
             "{y:?}"
         );
+    }
+
+    fn report(queries: Vec<QueryRuns>) -> ValidationReport {
+        ValidationReport {
+            costlab_validation: VERSION,
+            created: String::new(),
+            tool: String::new(),
+            command: String::new(),
+            engine_version: EngineVersion::Pg15,
+            server_version: String::new(),
+            server_settings: BTreeMap::new(),
+            profile: crate::sim::builtin::find("hdd-7200").expect("a built-in profile"),
+            limit_s: 10.0,
+            scenario: ScenarioFile::new(EngineVersion::Pg15, vec![]),
+            executor: None,
+            executor_calibration: None,
+            base_profile: None,
+            notes: vec![],
+            queries,
+            switch_points: vec![],
+        }
+    }
+
+    /// The committed PostgreSQL 15 report and the table its run printed.
+    const PG15_JSON: &str = include_str!("../../../docs/validation/pg15.json");
+    const PG15_TXT: &str = include_str!("../../../docs/validation/pg15.txt");
+
+    #[test]
+    fn the_scatter_of_a_committed_report_has_one_mark_per_plan_at_its_times() {
+        let r = ValidationReport::from_json(PG15_JSON).expect("the committed report reads");
+        let sc = r.scatter();
+        let plans: Vec<&PlanRun> = r.queries.iter().flat_map(|q| &q.plans).collect();
+        assert_eq!(sc.points.len(), plans.len());
+        assert_eq!(
+            sc.executed().count(),
+            108,
+            "36 queries, 3 plans each, all finished"
+        );
+        assert_eq!(sc.past_limit().count(), 0);
+        let (lo, hi) = sc.range;
+        for (p, run) in sc.points.iter().zip(&plans) {
+            let real = run.real_s.expect("executed");
+            assert_eq!(
+                (p.key.as_str(), p.real_s, p.sim_s),
+                (run.key.as_str(), Some(real), run.sim_s)
+            );
+            assert_eq!(p.at, (real, run.sim_s));
+            assert!(
+                lo <= p.at.0 && p.at.0 <= hi && lo <= p.at.1 && p.at.1 <= hi,
+                "{p:?} outside {lo}..{hi}"
+            );
+            assert_eq!(p.ratio(), Some(run.sim_s / real));
+        }
+        // The shortest time (a simulated 14.9 µs) and the longest (a simulated 5.12 s), with
+        // a factor 2 to spare.
+        let times = plans
+            .iter()
+            .flat_map(|p| [p.real_s.unwrap_or(f64::NAN), p.sim_s]);
+        let shortest = times.clone().fold(f64::INFINITY, f64::min);
+        let longest = times.fold(0.0, f64::max);
+        assert!((1.4e-5..1.5e-5).contains(&shortest) && (5.1..5.2).contains(&longest));
+        assert_eq!((lo, hi), (shortest / 2.0, longest * 2.0));
+        let first = &sc.points[0];
+        assert_eq!(
+            (first.workload.as_str(), first.query.as_str(), first.cache),
+            ("t1-random", "i7 0.01 %", CacheState::Warm)
+        );
+    }
+
+    #[test]
+    fn summary_rows_are_the_lines_the_committed_run_printed() {
+        let r = ValidationReport::from_json(PG15_JSON).expect("the committed report reads");
+        let rows = r.summary_rows();
+        let labels: Vec<&str> = rows.iter().map(|r| r.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "t1-random warm",
+                "t1-correlated warm",
+                "t1-index-only warm",
+                "t1-random cold",
+                "t1-correlated cold",
+                "t1-index-only cold",
+                "all"
+            ]
+        );
+        let printed: Vec<&str> = PG15_TXT
+            .lines()
+            .filter(|l| l.contains(": fastest named in "))
+            .collect();
+        let lines: Vec<String> = rows.iter().map(SummaryRow::line).collect();
+        assert_eq!(lines, printed);
+        let all = &rows[6].summary;
+        assert_eq!(
+            (all.right, all.queries, all.close, all.plans),
+            (35, 36, 100, 108)
+        );
+    }
+
+    #[test]
+    fn plans_past_the_limit_and_times_log_axes_cannot_show_sit_at_the_edges() {
+        let mut cold = query(vec![
+            run("seq", Some(0.0), 0.5),
+            run("bitmap", Some(2.0), -1.0),
+        ]);
+        cold.cache = CacheState::Cold;
+        let r = report(vec![
+            query(vec![run("seq", Some(0.01), 0.02), run("index", None, 30.0)]),
+            cold,
+        ]);
+        let sc = r.scatter();
+        assert_eq!(sc.points.len(), 4);
+        assert_eq!((sc.executed().count(), sc.past_limit().count()), (3, 1));
+        // The limit (10 s) is inside the range; the largest time is the simulated 30 s.
+        assert_eq!(sc.range, (0.01 / 2.0, 60.0));
+        let past = sc.past_limit().next().expect("one");
+        assert_eq!((past.key.as_str(), past.at), ("index", (10.0, 30.0)));
+        assert_eq!(past.ratio(), None);
+        // Zero real time and a negative simulated one: at the low end, no ratio for zero.
+        assert_eq!(sc.points[2].at, (0.005, 0.5));
+        assert_eq!(sc.points[2].ratio(), None);
+        assert_eq!(sc.points[3].at, (2.0, 0.005));
+        assert_eq!(sc.points[3].cache, CacheState::Cold);
+        // Nothing at all: an empty scatter over a default range, no panic.
+        let empty = report(vec![]).scatter();
+        assert!(empty.points.is_empty());
+        assert_eq!(empty.range, (0.1, 10.0));
+        assert_eq!(report(vec![]).summary_rows().len(), 1);
     }
 
     #[test]

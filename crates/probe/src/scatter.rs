@@ -1,35 +1,20 @@
 //! The validation report as a picture: simulated against real time, log-log, one mark per
-//! executed plan (warm and cold apart), the diagonal and the 2x band. SVG, for the
-//! documentation (`docs/validation/pgNN.svg`).
+//! executed plan (warm and cold apart; a plan stopped at the limit hollow, at the limit), the
+//! diagonal and the 2x band. SVG, for the documentation (`docs/validation/pgNN.svg`); the
+//! page draws the same marks (`web/src/chart.rs`).
 
 use costlab_core::validation::{CacheState, ValidationReport, CLOSE};
 use plotters::prelude::*;
 
-/// The scatter as an SVG document; errors name what could not be drawn.
+/// The scatter as an SVG document; errors name what could not be drawn. The marks and the
+/// axes' range are the core's ([`ValidationReport::scatter`]), as the page draws them; a
+/// plan stopped at the limit is a hollow mark at the limit.
 pub fn svg(report: &ValidationReport, title: &str) -> Result<String, String> {
-    let points: Vec<(f64, f64, CacheState)> = report
-        .queries
-        .iter()
-        .flat_map(|q| {
-            q.plans
-                .iter()
-                .filter_map(move |p| p.real_s.map(|r| (r, p.sim_s, q.cache)))
-        })
-        .filter(|(r, s, _)| *r > 0.0 && *s > 0.0)
-        .collect();
-    if points.is_empty() {
+    let scatter = report.scatter();
+    if scatter.executed().next().is_none() {
         return Err("the report has no executed plan to draw".into());
     }
-    let lo = points
-        .iter()
-        .flat_map(|(r, s, _)| [*r, *s])
-        .fold(f64::INFINITY, f64::min)
-        / 2.0;
-    let hi = points
-        .iter()
-        .flat_map(|(r, s, _)| [*r, *s])
-        .fold(0.0_f64, f64::max)
-        * 2.0;
+    let (lo, hi) = scatter.range;
     let mut out = String::new();
     {
         let root = SVGBackend::with_string(&mut out, (720, 640)).into_drawing_area();
@@ -70,14 +55,30 @@ pub fn svg(report: &ValidationReport, title: &str) -> Result<String, String> {
         for (cache, color) in [(CacheState::Warm, BLUE), (CacheState::Cold, RED)] {
             chart
                 .draw_series(
-                    points
-                        .iter()
-                        .filter(|p| p.2 == cache)
-                        .map(|(r, s, _)| Circle::new((*r, *s), 4, color.mix(0.7).filled())),
+                    scatter
+                        .executed()
+                        .filter(|p| p.cache == cache)
+                        .map(|p| Circle::new(p.at, 4, color.mix(0.7).filled())),
                 )
                 .map_err(e)?
                 .label(cache.name())
                 .legend(move |(x, y)| Circle::new((x, y), 4, color.filled()));
+            let stopped: Vec<_> = scatter.past_limit().filter(|p| p.cache == cache).collect();
+            if !stopped.is_empty() {
+                chart
+                    .draw_series(
+                        stopped
+                            .iter()
+                            .map(|p| Circle::new(p.at, 4, color.stroke_width(2))),
+                    )
+                    .map_err(e)?
+                    .label(format!(
+                        "{}, stopped at the limit ({} s)",
+                        cache.name(),
+                        scatter.limit_s
+                    ))
+                    .legend(move |(x, y)| Circle::new((x, y), 4, color.stroke_width(2)));
+            }
         }
         chart
             .configure_series_labels()
@@ -108,9 +109,26 @@ mod tests {
             .flat_map(|q| &q.plans)
             .filter(|p| p.real_s.is_some())
             .count();
-        let svg = svg(&report, "PostgreSQL 15").expect("drawn");
+        let drawn = svg(&report, "PostgreSQL 15").expect("drawn");
         // Two legend marks besides the plans' circles.
-        assert_eq!(svg.matches("<circle").count(), executed + 2);
-        assert!(svg.contains("simulated time (s)"));
+        assert_eq!(drawn.matches("<circle").count(), executed + 2);
+        assert!(drawn.contains("simulated time (s)"));
+        // A cold plan stopped at the limit: a hollow mark and a legend entry of its own.
+        let mut stopped = report.clone();
+        let q = stopped
+            .queries
+            .iter_mut()
+            .find(|q| q.cache == CacheState::Cold)
+            .expect("a cold query");
+        q.plans[0].real_s = None;
+        let drawn = svg(&stopped, "PostgreSQL 15").expect("drawn");
+        assert_eq!(drawn.matches("<circle").count(), executed + 3);
+        let hollow = drawn
+            .split("<circle")
+            .skip(1)
+            .filter(|c| c[..c.find("/>").unwrap_or(0)].contains("fill=\"none\""))
+            .count();
+        assert_eq!(hollow, 2, "the mark and its legend");
+        assert!(drawn.contains("cold, stopped at the limit (60 s)"));
     }
 }

@@ -1,4 +1,4 @@
-//! Loading a `costlab-probe` calibration file (file picker or drag and drop): the page runs
+//! Loading a `costlab-probe` calibration file (file picker or drag and drop, `FileDrop`): the page runs
 //! on the measured machine and shows the measurements with their confidence intervals.
 //! A malformed, truncated or newer file is named and changes nothing.
 //!
@@ -6,6 +6,7 @@
 //! file: the calibration schema's parser stays out of the page's bundle. Nothing here may
 //! use `costlab_core::calibration::Calibration`, or that parser comes back into the page.
 
+use crate::components::file_drop::FileDrop;
 use crate::infra::{self, WorkerLink};
 use crate::state::Action;
 use crate::worker_protocol::{self, CalibrationRequest, FromWorker, ToWorker};
@@ -19,28 +20,41 @@ pub struct CalibrationLoaderProps {
     pub dispatch: Callback<Action>,
 }
 
-/// The loader's side of the conversation with the worker: files are numbered, a request
-/// made before the worker listens waits, and only the latest file's reply is shown.
-#[derive(Default)]
+/// A loader's side of the conversation with the worker: files are numbered, a request
+/// made before the worker listens waits, and only the latest file's reply is shown. The
+/// calibration loader's by default; [`Pending::new`] for another kind of file.
 pub struct Pending {
     ready: bool,
     waiting: Option<String>,
     latest: u64,
     /// The latest file's name, for the messages.
     name: String,
+    /// The request for a file's text, numbered.
+    make: fn(u64, String) -> ToWorker,
+}
+
+impl Default for Pending {
+    fn default() -> Pending {
+        Pending::new(|id, text| ToWorker::Calibration(CalibrationRequest { id, text }))
+    }
 }
 
 impl Pending {
+    pub fn new(make: fn(u64, String) -> ToWorker) -> Pending {
+        Pending {
+            ready: false,
+            waiting: None,
+            latest: 0,
+            name: String::new(),
+            make,
+        }
+    }
+
     /// A new file's text; returns the message to post now, if the worker listens.
     pub fn request(&mut self, name: String, text: String) -> Option<String> {
         self.latest += 1;
         self.name = name;
-        self.waiting = Some(worker_protocol::to_json(&ToWorker::Calibration(
-            CalibrationRequest {
-                id: self.latest,
-                text,
-            },
-        )));
+        self.waiting = Some(worker_protocol::to_json(&(self.make)(self.latest, text)));
         self.next()
     }
 
@@ -48,6 +62,16 @@ impl Pending {
     pub fn ready(&mut self) -> Option<String> {
         self.ready = true;
         self.next()
+    }
+
+    /// The number of the latest file: only its reply counts.
+    pub fn latest(&self) -> u64 {
+        self.latest
+    }
+
+    /// The latest file's name.
+    pub fn name(&self) -> &str {
+        &self.name
     }
 
     fn next(&mut self) -> Option<String> {
@@ -70,7 +94,7 @@ fn start_worker(
 ) {
     let unchanged = {
         let pending = pending.clone();
-        move |e: &str| format!("{}: {e}; the machine is unchanged", pending.borrow().name)
+        move |e: &str| format!("{}: {e}; the machine is unchanged", pending.borrow().name())
     };
     let on_message = {
         let (pending, link, message, unchanged) = (
@@ -86,7 +110,7 @@ fn start_worker(
                     l.post(&m);
                 }
             }
-            Ok(FromWorker::Calibration(r)) if r.id == pending.borrow().latest => match r.result {
+            Ok(FromWorker::Calibration(r)) if r.id == pending.borrow().latest() => match r.result {
                 Ok(c) => {
                     message.set(Some(Ok(c.lines)));
                     dispatch.emit(Action::SetCustomMachine(c.profile));
@@ -94,7 +118,12 @@ fn start_worker(
                 Err(e) => message.set(Some(Err(unchanged(&e)))),
             },
             // A reply to an older file, or to no request of this loader's.
-            Ok(FromWorker::Calibration(_) | FromWorker::Reply(_) | FromWorker::Trees(_)) => {}
+            Ok(
+                FromWorker::Calibration(_)
+                | FromWorker::Reply(_)
+                | FromWorker::Trees(_)
+                | FromWorker::Validation(_),
+            ) => {}
             Ok(FromWorker::Failed(e)) | Err(e) => message.set(Some(Err(unchanged(&e)))),
         })
     };
@@ -114,72 +143,26 @@ pub fn calibration_loader(props: &CalibrationLoaderProps) -> Html {
     let pending = use_mut_ref(Pending::default);
     // Started with the first file and kept while the loader is on the page.
     let link = use_mut_ref(|| None::<WorkerLink>);
-    let load = {
-        let dispatch = props.dispatch.clone();
+    let on_text = {
+        let (dispatch, message) = (props.dispatch.clone(), message.clone());
+        Callback::from(move |(name, text): (String, String)| {
+            if link.borrow().is_none() {
+                start_worker(&pending, &link, message.clone(), dispatch.clone());
+            }
+            let next = pending.borrow_mut().request(name, text);
+            if let (Some(m), Some(l)) = (next, &*link.borrow()) {
+                l.post(&m);
+            }
+        })
+    };
+    let on_error = {
         let message = message.clone();
-        Callback::from(move |file: web_sys::File| {
-            let name = file.name();
-            if file.size() > MAX_BYTES as f64 {
-                message.set(Some(Err(format!(
-                    "{name}: {} bytes is larger than a calibration file can be",
-                    file.size()
-                ))));
-                return;
-            }
-            let (pending, link, message, dispatch) = (
-                pending.clone(),
-                link.clone(),
-                message.clone(),
-                dispatch.clone(),
-            );
-            wasm_bindgen_futures::spawn_local(async move {
-                let text = match wasm_bindgen_futures::JsFuture::from(file.text()).await {
-                    Ok(t) => t.as_string().unwrap_or_default(),
-                    Err(_) => {
-                        message.set(Some(Err(format!(
-                            "{name}: the browser could not read the file"
-                        ))));
-                        return;
-                    }
-                };
-                if link.borrow().is_none() {
-                    start_worker(&pending, &link, message, dispatch);
-                }
-                let next = pending.borrow_mut().request(name, text);
-                if let (Some(m), Some(l)) = (next, &*link.borrow()) {
-                    l.post(&m);
-                }
-            });
-        })
+        Callback::from(move |e: String| message.set(Some(Err(e))))
     };
-    let on_pick = {
-        let load = load.clone();
-        Callback::from(move |e: Event| {
-            let input: web_sys::HtmlInputElement = e.target_unchecked_into();
-            if let Some(f) = input.files().and_then(|l| l.get(0)) {
-                load.emit(f);
-            }
-            input.set_value("");
-        })
-    };
-    let on_drop = {
-        let load = load.clone();
-        Callback::from(move |e: DragEvent| {
-            e.prevent_default();
-            if let Some(f) = e
-                .data_transfer()
-                .and_then(|d| d.files())
-                .and_then(|l| l.get(0))
-            {
-                load.emit(f);
-            }
-        })
-    };
-    let on_drag_over = Callback::from(|e: DragEvent| e.prevent_default());
     html! {
-        <div class="calibration-drop" ondrop={on_drop} ondragover={on_drag_over}>
-            <label for="calibration-file">{ "Load a costlab-probe calibration file (or drop it here)" }</label>
-            <input id="calibration-file" type="file" accept=".json,application/json" onchange={on_pick} />
+        <FileDrop id="calibration-file" class="calibration-drop"
+            label="Load a costlab-probe calibration file (or drop it here)"
+            max_bytes={MAX_BYTES} kind="a calibration file" {on_text} {on_error}>
             { match &*message {
                 Some(Ok(lines)) => html! {
                     <ul class="calibration-summary" aria-label="Loaded calibration">
@@ -189,6 +172,6 @@ pub fn calibration_loader(props: &CalibrationLoaderProps) -> Html {
                 Some(Err(e)) => html! { <p class="error" role="alert">{ e }</p> },
                 None => html! {},
             } }
-        </div>
+        </FileDrop>
     }
 }

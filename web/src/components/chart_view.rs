@@ -1,7 +1,7 @@
 //! A chart on a canvas: crisp at any pixel ratio, redrawn on resize, with a readout under
 //! the pointer and export to PNG, SVG and CSV.
 
-use crate::chart::{self, ChartData, Geometry, Legend, Swatch, Theme};
+use crate::chart::{self, ChartData, Geometry, Legend, MarkShape, ScatterChart, Swatch, Theme};
 use crate::infra;
 use plotters_canvas::CanvasBackend;
 use web_sys::HtmlCanvasElement;
@@ -54,8 +54,20 @@ fn legend_html(data: &ChartData) -> Html {
                             stroke-dasharray={dash.map(|(d, g)| format!("{d} {g}"))} />
                     },
                     Swatch::Fill { color, opacity } => html! {
-                        <rect x="0" y="1" width="24" height="10" fill={rgb(color)} fill-opacity={opacity.to_string()} />
+                        <rect x="0" y="1" width="24" height="10" fill={color.map_or("currentColor".to_string(), rgb)}
+                            fill-opacity={opacity.to_string()} />
                     },
+                    Swatch::Mark { color, shape, filled } => {
+                        let (fill, stroke) = if filled { (rgb(color), "none".to_string()) } else { ("none".to_string(), rgb(color)) };
+                        match shape {
+                            MarkShape::Circle => html! {
+                                <circle cx="12" cy="6" r="4" fill={fill} stroke={stroke} stroke-width="1.5" />
+                            },
+                            MarkShape::Triangle => html! {
+                                <polygon points="12,1 17,10 7,10" fill={fill} stroke={stroke} stroke-width="1.5" />
+                            },
+                        }
+                    }
                 };
                 html! {
                     <li>
@@ -68,21 +80,61 @@ fn legend_html(data: &ChartData) -> Html {
     }
 }
 
+/// A scatter's marks again, over the canvas, as elements a pointer, the keyboard and a screen
+/// reader reach: each at its mark's pixel (from where the drawing put the plot), with the
+/// mark's details as its title and accessible name. Hovering or focusing one shows them in
+/// the readout too.
+fn marks_html(data: &ScatterChart, g: &Geometry, readout: &UseStateHandle<String>) -> Html {
+    if g.size.0 == 0 || g.size.1 == 0 {
+        return html! {};
+    }
+    let r = 7.0 * infra::device_pixel_ratio();
+    html! {
+        <svg class="marks" viewBox={format!("0 0 {} {}", g.size.0, g.size.1)} preserveAspectRatio="none"
+            role="group" aria-label={format!("{} plans", data.series.iter().map(|s| s.marks.len()).sum::<usize>())}>
+            { for data.series.iter().enumerate().flat_map(|(i, s)| s.marks.iter().filter_map(move |m| {
+                let (cx, cy) = g.pixel_of(m.x, m.y)?;
+                Some((i, s, m, cx, cy))
+            })).map(|(i, s, m, cx, cy)| {
+                let show = { let (readout, t) = (readout.clone(), m.title.clone()); Callback::from(move |_: FocusEvent| readout.set(t.clone())) };
+                let hover = { let (readout, t) = (readout.clone(), m.title.clone()); Callback::from(move |_: MouseEvent| readout.set(t.clone())) };
+                let clear = { let readout = readout.clone(); Callback::from(move |_: MouseEvent| readout.set(String::new())) };
+                html! {
+                    <circle class={classes!("mark", (!s.filled).then_some("hollow"))} data-series={i.to_string()}
+                        cx={format!("{cx:.1}")} cy={format!("{cy:.1}")} r={format!("{r:.1}")}
+                        tabindex="0" role="img" aria-label={m.title.clone()}
+                        onfocus={show} onmouseenter={hover} onmouseleave={clear}>
+                        <title>{ m.title.clone() }</title>
+                    </circle>
+                }
+            }) }
+        </svg>
+    }
+}
+
 #[function_component(ChartView)]
 pub fn chart_view(props: &ChartViewProps) -> Html {
     let canvas = use_node_ref();
     let geometry = use_mut_ref(Geometry::default);
+    // The same, as state: a scatter's marks follow each drawing.
+    let drawn = use_state(Geometry::default);
     let readout = use_state(String::new);
     let export_error = use_state(|| None::<String>);
     {
         let canvas = canvas.clone();
         let geometry = geometry.clone();
+        let drawn = drawn.clone();
         use_effect_with(
             (props.data.clone(), props.dark, props.resize),
             move |(data, dark, _)| {
                 if let Some(el) = canvas.cast::<HtmlCanvasElement>() {
                     match paint(el, data, *dark, Legend::Outside) {
-                        Ok(g) => *geometry.borrow_mut() = g,
+                        Ok(g) => {
+                            *geometry.borrow_mut() = g;
+                            if matches!(data, ChartData::Scatter(_)) {
+                                drawn.set(g);
+                            }
+                        }
                         Err(e) => web_sys::console::error_1(&e.into()),
                     }
                     infra::mark("costlab-drawn");
@@ -143,6 +195,9 @@ pub fn chart_view(props: &ChartViewProps) -> Html {
             <div class="chart">
                 <canvas ref={canvas.clone()} id={props.id.clone()} role="img" aria-label={props.title.clone()}
                     onmousemove={on_move} onmouseleave={on_leave}></canvas>
+                if let ChartData::Scatter(c) = &props.data {
+                    { marks_html(c, &drawn, &readout) }
+                }
             </div>
             { legend_html(&props.data) }
             <div class="chart-footer">
@@ -187,6 +242,18 @@ pub fn describe_point(data: &ChartData, g: &Geometry, px: f64, py: f64) -> Strin
                 c.x_label,
                 chart::short_number(at),
                 parts.join(" · ")
+            )
+        }
+        ChartData::Scatter(c) => {
+            let Some(y) = g.y_at(py) else {
+                return String::new();
+            };
+            format!(
+                "{} = {}, {} = {}",
+                c.x_label,
+                chart::short_number(x),
+                c.y_label,
+                chart::short_number(y)
             )
         }
         ChartData::Heat(h) => {

@@ -264,8 +264,8 @@ fn start_worker(
                     shown.dispatch(Received::Trees(Box::new(t)));
                     None
                 }
-                // This view asks for no calibration files.
-                Ok(FromWorker::Calibration(_)) => None,
+                // This view asks for no calibration files or validation reports.
+                Ok(FromWorker::Calibration(_) | FromWorker::Validation(_)) => None,
                 Ok(FromWorker::Failed(m)) | Err(m) => {
                     shown.dispatch(Received::Failed(m));
                     None

@@ -3,7 +3,9 @@
 pub mod calibration;
 pub mod chart_view;
 pub mod dbt3;
+pub mod file_drop;
 pub mod knobs;
 pub mod machine;
 pub mod select;
 pub mod share;
+pub mod validation;
