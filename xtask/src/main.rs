@@ -542,6 +542,18 @@ fn validation(args: &[String]) -> Result<(), String> {
             return Err("validate on InnoDB failed".into());
         }
         std::fs::write(out.join("innodb.txt"), text.as_bytes()).map_err(|e| e.to_string())?;
+        let ok = Command::new(&probe)
+            .args(["validate", "rescore"])
+            .arg(out.join("innodb.json"))
+            .arg("--svg")
+            .arg(out.join("innodb.svg"))
+            .stdout(Stdio::null())
+            .status()
+            .map_err(|e| e.to_string())?
+            .success();
+        if !ok {
+            return Err("drawing innodb.svg failed".into());
+        }
     }
     let _ = std::fs::remove_dir_all(&scratch);
     println!("docs/validation/ updated; commit it if the change is deliberate");

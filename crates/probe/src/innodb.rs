@@ -3,7 +3,7 @@
 //! A private MariaDB server (Debian's `mariadb-server`: InnoDB, though its optimizer is not
 //! MySQL 8's, so only forced plans are timed) in a directory of its own, stopped and removed
 //! at the end whatever happens. A t1 shaped as the seed describes (pk, i1..i8, c1
-//! CHAR(200); k1..k7 on i1..i7, each a permutation of 0..rows) is timed with the table
+//! CHAR(200); k1..k7 on i1..i7, uniformly random in 0..rows) is timed with the table
 //! scan, the range scan on k7 and the range scan read through MRR (rowid-ordered) forced in
 //! turn, over a grid of range fractions:
 //!
@@ -14,16 +14,15 @@
 //!
 //! The executor's figures (ns per row, per index entry, per operator, per page hit) and
 //! the cold read figures are fitted on a calibration table of its own (`cal`, t1-shaped,
-//! a tenth of the rows, other columns and ranges) and nothing else: every t1 time and both
+//! half the rows, other columns and ranges) and nothing else: every t1 time and both
 //! switch points are predictions.
 
 use crate::validate::{can_drop_os_cache, drop_os_cache};
 use costlab_core::knobs::{EngineVersion, KnobValues};
 use costlab_core::scenario_file::ScenarioFile;
-use costlab_core::sim::{MachineProfile, Simulator};
+use costlab_core::sim::MachineProfile;
 use costlab_core::validation::{
-    plan_sql, CacheState, CalibrationRun, ExecutorCalibration, PlanRun, QueryRuns, SwitchPoint,
-    ValidationReport,
+    plan_sql, CacheState, CalibrationRun, ExecutorCalibration, PlanRun, QueryRuns, ValidationReport,
 };
 use costlab_core::workload::t1::{t1_like_sql, t1_like_table, InnodbSizes};
 use std::collections::BTreeMap;
@@ -348,7 +347,10 @@ fn executed_sql(model_sql: &str, f: &Forced) -> Result<String, String> {
         None => (rest, String::new()),
     };
     let agg = if list == "*" {
-        "COUNT(*), MAX(c1)".to_string()
+        // The row's last integer column: every row is read whole, and the aggregate costs a
+        // few ns where MAX over CHAR(200) cost about 80 ns a row (so a calibration scan
+        // that aggregates every row would have charged it to each row of the workload).
+        "COUNT(*), MAX(i8)".to_string()
     } else {
         format!("COUNT(*), MAX({list})")
     };
@@ -464,35 +466,6 @@ fn median(v: &mut [f64]) -> Option<f64> {
 
 /// Loads a t1-shaped table of `rows` rows and returns InnoDB's sizes of it.
 fn load_t1_like(s: &Server, db: &str, name: &str, rows: u64) -> Result<InnodbSizes, String> {
-    // Multipliers making (seq * p) mod rows a permutation of 0..rows: primes that do not
-    // divide `rows`.
-    const PRIMES: [u64; 12] = [
-        7919,
-        104_729,
-        1_299_709,
-        15_485_863,
-        179_424_673,
-        2_147_483_647,
-        982_451_653,
-        49_979_687,
-        86_028_121,
-        122_949_829,
-        160_481_183,
-        198_491_317,
-    ];
-    let mult: Vec<u64> = PRIMES
-        .iter()
-        .copied()
-        .filter(|p| !rows.is_multiple_of(*p))
-        .take(7)
-        .collect();
-    if mult.len() < 7 {
-        return Err(format!("{rows} rows: choose another row count"));
-    }
-    let cols: Vec<String> = mult
-        .iter()
-        .map(|p| format!("(seq * {p}) % {rows}"))
-        .collect();
     s.sql(&format!(
         "USE {db}; CREATE TABLE {name} (pk INT NOT NULL PRIMARY KEY, i1 INT NOT NULL, \
          i2 INT NOT NULL, i3 INT NOT NULL, i4 INT NOT NULL, i5 INT NOT NULL, i6 INT NOT NULL, \
@@ -503,6 +476,13 @@ fn load_t1_like(s: &Server, db: &str, name: &str, rows: u64) -> Result<InnodbSiz
     let mut from = 0;
     while from < rows {
         let to = (from + batch).min(rows) - 1;
+        // Uniformly random keys, as WL#8737's t1 had: each column and batch its own
+        // seeded generator. (A permutation such as (seq * p) mod rows looked random but
+        // put a key range's rows on an arithmetic progression of the clustered index, which
+        // InnoDB's read-ahead and the CPU caches read far faster than random rows.)
+        let cols: Vec<String> = (1..=7)
+            .map(|k| format!("FLOOR(RAND({}) * {rows})", from / batch * 8 + k))
+            .collect();
         s.sql(&format!(
             "USE {db}; INSERT INTO {name} SELECT seq + 1, {}, seq % 10, 'x' FROM seq_{from}_to_{to};",
             cols.join(", ")
@@ -551,6 +531,11 @@ fn load_t1_like(s: &Server, db: &str, name: &str, rows: u64) -> Result<InnodbSiz
 
 fn pages_bytes(sizes: &InnodbSizes) -> f64 {
     (sizes.clustered_pages + sizes.secondary_pages) * 16384.0
+}
+
+/// The disk-bound server's buffer pool: an eighth of t1, in whole MB, at least 8 MB.
+fn disk_pool(sizes: &InnodbSizes) -> f64 {
+    ((pages_bytes(sizes) / 8.0 / 1048576.0).ceil()).max(8.0) * 1048576.0
 }
 
 /// Runs the whole validation; the server and its directory are gone when this returns.
@@ -638,12 +623,13 @@ pub fn run(
                  table scan, FORCE INDEX for the range scans, optimizer_switch mrr for the \
                  rowid-ordered one) and set beside MySQL 8's work counts for the same access"
             ),
-            "each statement runs as SELECT COUNT(*), MAX(c1) with the model's predicates, so \
+            "each statement runs as SELECT COUNT(*), MAX(i8) with the model's predicates, so \
              no rows cross the socket; times are the server's (SHOW PROFILES)"
                 .into(),
         ],
         queries: Vec::new(),
         switch_points: Vec::new(),
+        cold_buffer_pool_bytes: None,
     };
 
     // Executor calibration on `cal`, in memory (pool holds everything).
@@ -721,7 +707,7 @@ pub fn run(
 
     // Disk-bound: a pool an eighth of t1, restarted before every run.
     if opts.cold {
-        let pool = ((pages_bytes(&t1_sizes) / 8.0 / 1048576.0).ceil() as u64).max(8) * 1048576;
+        let pool = disk_pool(&t1_sizes) as u64;
         report.server_settings.insert(
             "innodb_buffer_pool_size (disk-bound)".into(),
             pool.to_string(),
@@ -774,8 +760,14 @@ pub fn run(
     server.stop();
     drop(server);
 
-    // Simulated times: warm on the in-memory pool, cold on the disk-bound one.
-    simulate(&mut report, &fitted, opts, mem_pool as f64, &t1_sizes)?;
+    // Simulated times and switch points: warm on the in-memory pool, cold on the
+    // disk-bound one.
+    let mut warm = fitted;
+    warm.buffer_pool_bytes = mem_pool as f64;
+    if opts.cold {
+        report.cold_buffer_pool_bytes = Some(disk_pool(&t1_sizes));
+    }
+    report.simulate(&warm).map_err(|e| e.to_string())?;
     Ok(report)
 }
 
@@ -809,117 +801,6 @@ fn plan_run(f: &Forced, t: Timed) -> PlanRun {
     }
 }
 
-/// Sets each plan's simulated time (warm queries on the in-memory pool, cold on the
-/// disk-bound one) and the switch points, real and simulated.
-fn simulate(
-    report: &mut ValidationReport,
-    fitted: &MachineProfile,
-    opts: &Options,
-    mem_pool: f64,
-    t1_sizes: &InnodbSizes,
-) -> Result<(), String> {
-    let disk_pool = ((pages_bytes(t1_sizes) / 8.0 / 1048576.0).ceil()).max(8.0) * 1048576.0;
-    let mut warm = fitted.clone();
-    warm.buffer_pool_bytes = mem_pool;
-    warm.warm_cache = true;
-    let mut cold = fitted.clone();
-    cold.buffer_pool_bytes = disk_pool;
-    cold.warm_cache = false;
-    let knobs = report.knobs().map_err(|e| e.to_string())?;
-    for q in &mut report.queries {
-        let p = if q.cache == CacheState::Warm {
-            &warm
-        } else {
-            &cold
-        };
-        let sim = Simulator::for_release(p, MODEL).map_err(|e| e.to_string())?;
-        let planned = plan_sql(&report.scenario, &q.sql, &knobs, MODEL, p.buffer_pool_bytes)
-            .map_err(|e| e.to_string())?;
-        for r in &mut q.plans {
-            let c = planned
-                .find(&r.key)
-                .ok_or_else(|| format!("{}: the model has no {}", q.name, r.key))?;
-            r.cost = c.plan.cost.total;
-            r.sim_s = sim.time_plan(&c.plan).map_err(|e| e.to_string())?.total_s;
-        }
-    }
-    let rows = opts.rows as f64;
-    let mut points = Vec::new();
-    for (cache, p, fracs) in [
-        (CacheState::Warm, &warm, &opts.memory_fractions),
-        (CacheState::Cold, &cold, &opts.disk_fractions),
-    ] {
-        let measured: Vec<(f64, f64, f64)> = report
-            .queries
-            .iter()
-            .filter(|q| q.cache == cache)
-            .filter_map(|q| {
-                let real = |k: &str| q.plans.iter().find(|r| r.key == k).and_then(|r| r.real_s);
-                let f: f64 = q
-                    .sql
-                    .split("i7 < ")
-                    .nth(1)?
-                    .split_whitespace()
-                    .next()?
-                    .parse::<f64>()
-                    .ok()?
-                    / rows;
-                // A range scan past the limit is slower than any measured table scan.
-                let range = real("range:k7").unwrap_or(f64::INFINITY);
-                Some((f, real("table_scan")?, range))
-            })
-            .collect();
-        if measured.is_empty() || fracs.is_empty() {
-            continue;
-        }
-        let sim = Simulator::for_release(p, MODEL).map_err(|e| e.to_string())?;
-        let scenario = &report.scenario;
-        let gap = |f: f64| -> Result<f64, String> {
-            let sql = t1_like_sql(rows, f).map_err(|e| e.to_string())?;
-            let planned = plan_sql(scenario, &sql, &knobs, MODEL, p.buffer_pool_bytes)
-                .map_err(|e| e.to_string())?;
-            let t = |k: &str| -> Result<f64, String> {
-                let c = planned.find(k).ok_or_else(|| format!("no {k} at {f}"))?;
-                Ok(sim.time_plan(&c.plan).map_err(|e| e.to_string())?.total_s)
-            };
-            Ok((t("range:k7")? / t("table_scan")?).ln())
-        };
-        let lo = fracs.iter().copied().fold(f64::INFINITY, f64::min);
-        let hi = fracs.iter().copied().fold(0.0, f64::max);
-        points.push(SwitchPoint {
-            cache,
-            from: lo,
-            to: hi,
-            real: SwitchPoint::crossing(&measured),
-            simulated: crossing_of(gap, lo, hi)?,
-        });
-    }
-    report.switch_points = points;
-    Ok(())
-}
-
-/// Where `gap` (log of range over table scan time, rising with the fraction) crosses
-/// zero between `lo` and `hi`, by bisection; `None` when it does not.
-fn crossing_of(
-    gap: impl Fn(f64) -> Result<f64, String>,
-    lo: f64,
-    hi: f64,
-) -> Result<Option<f64>, String> {
-    let (mut a, mut b) = (lo, hi);
-    if gap(a)? >= 0.0 || gap(b)? <= 0.0 {
-        return Ok(None);
-    }
-    for _ in 0..60 {
-        let m = 0.5 * (a + b);
-        if gap(m)? < 0.0 {
-            a = m;
-        } else {
-            b = m;
-        }
-    }
-    Ok(Some(0.5 * (a + b)))
-}
-
 fn check(cancel: &AtomicBool) -> Result<(), String> {
     if cancel.load(Ordering::Relaxed) {
         Err("interrupted".into())
@@ -928,7 +809,7 @@ fn check(cancel: &AtomicBool) -> Result<(), String> {
     }
 }
 
-/// The executor's calibration on `cal` (a tenth of t1's rows by default, loaded in the
+/// The executor's calibration on `cal` (half of t1's rows by default, loaded in the
 /// same shape but read with other predicates): warm in the big pool, then two cold runs.
 fn calibrate(
     server: &mut Server,
@@ -1029,7 +910,7 @@ mod tests {
         let f = forced("range:k7").unwrap();
         assert_eq!(
             executed_sql("SELECT * FROM t1 WHERE i7 > -1 AND i7 < 5 AND i8 = 2", &f).unwrap(),
-            "SELECT COUNT(*), MAX(c1) FROM t1 FORCE INDEX (k7) WHERE i7 > -1 AND i7 < 5 AND i8 = 2"
+            "SELECT COUNT(*), MAX(i8) FROM t1 FORCE INDEX (k7) WHERE i7 > -1 AND i7 < 5 AND i8 = 2"
         );
         let f = forced("covering:k1").unwrap();
         assert_eq!(
@@ -1039,17 +920,8 @@ mod tests {
         let f = forced("table_scan").unwrap();
         assert_eq!(
             executed_sql("SELECT * FROM cal", &f).unwrap(),
-            "SELECT COUNT(*), MAX(c1) FROM cal USE INDEX ()"
+            "SELECT COUNT(*), MAX(i8) FROM cal USE INDEX ()"
         );
         assert!(forced("bitmap:k7").is_err());
-    }
-
-    #[test]
-    fn crossing_by_bisection() {
-        let x = crossing_of(|f| Ok(f - 0.0917), 0.001, 0.2)
-            .unwrap()
-            .unwrap();
-        assert!((x - 0.0917).abs() < 1e-9);
-        assert_eq!(crossing_of(|f| Ok(f + 1.0), 0.001, 0.2).unwrap(), None);
     }
 }

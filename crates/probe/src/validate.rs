@@ -519,6 +519,7 @@ fn validate(
         notes,
         queries: Vec::new(),
         switch_points: Vec::new(),
+        cold_buffer_pool_bytes: None,
     };
     let knobs = report.knobs().map_err(|e| e.to_string())?;
     progress("measuring the executor on calibration tables");

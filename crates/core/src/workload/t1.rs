@@ -181,7 +181,7 @@ pub fn t1_table() -> Table {
     t1_like_table(ROWS, &InnodbSizes::seed())
 }
 
-/// A table shaped like t1 with `rows` rows (pk 1..=rows; i1..i7 each a permutation of
+/// A table shaped like t1 with `rows` rows (pk 1..=rows; i1..i7 spread evenly over
 /// 0..rows; i8 ten values; c1 CHAR(200)) and InnoDB's measured sizes: what
 /// `costlab-probe validate innodb` builds on a real server. PostgreSQL's sizes follow
 /// from the rows.
@@ -284,8 +284,8 @@ pub fn t1_bounds(fraction: f64) -> Result<(f64, f64)> {
     Ok((-1.0, (f * ROWS).round()))
 }
 
-/// The SQL of [`t1_query`] on a t1-like table of `rows` rows (i7 a permutation of
-/// 0..rows): `round(fraction × rows)` rows in the range.
+/// The SQL of [`t1_query`] on a t1-like table of `rows` rows (i7 spread evenly over
+/// 0..rows): about `fraction × rows` rows in the range.
 pub fn t1_like_sql(rows: f64, fraction: f64) -> Result<String> {
     let f = check_range("fraction of t1", fraction, 0.0, 1.0)?;
     Ok(format!(
