@@ -77,7 +77,9 @@ test('a validation report draws one mark per executed plan and the summary the p
   const titles = await marks(page).evaluateAll((els) => els.map((e) => [e.querySelector('title').textContent, e.getAttribute('aria-label')]));
   for (const [title, label] of titles) assert.equal(title, label);
   const first = executed[0];
-  assert.equal(titles[0][0], `${first.query} (t1-random, warm): ${first.key}; real 138 ms, simulated 187 ms, simulated/real 1.35`);
+  // From the committed report's own figures (it is regenerated with the model).
+  assert.ok(titles[0][0].startsWith(`${first.query} (t1-random, warm): ${first.key}; real `), titles[0][0]);
+  assert.ok(titles[0][0].endsWith(`simulated/real ${(first.sim_s / first.real_s).toFixed(2)}`), titles[0][0]);
   for (const p of executed) {
     assert.ok(titles.some(([t]) => t.startsWith(`${p.query} (`) && t.includes(`): ${p.key}; real `)), `no mark for ${p.query} ${p.key}`);
   }
