@@ -345,6 +345,38 @@ impl QueryRuns {
 }
 
 impl ValidationReport {
+    /// A report with no runs yet: the run fills in its queries, the executor's fit and
+    /// `created` / `command` when it ends.
+    pub fn new(
+        engine_version: EngineVersion,
+        server_version: String,
+        server_settings: BTreeMap<String, String>,
+        profile: MachineProfile,
+        limit_s: f64,
+        scenario: ScenarioFile,
+        notes: Vec<String>,
+    ) -> ValidationReport {
+        ValidationReport {
+            costlab_validation: VERSION,
+            created: String::new(),
+            tool: String::new(),
+            command: String::new(),
+            engine_version,
+            server_version,
+            server_settings,
+            profile,
+            limit_s,
+            scenario,
+            executor: None,
+            executor_calibration: None,
+            base_profile: None,
+            notes,
+            queries: Vec::new(),
+            switch_points: Vec::new(),
+            cold_buffer_pool_bytes: None,
+        }
+    }
+
     /// Parses and checks a report; errors name what is wrong.
     pub fn from_json(text: &str) -> Result<ValidationReport> {
         const WHAT: &str = "validation report";
@@ -1020,25 +1052,17 @@ mod tests {
     }
 
     fn report(queries: Vec<QueryRuns>) -> ValidationReport {
-        ValidationReport {
-            costlab_validation: VERSION,
-            created: String::new(),
-            tool: String::new(),
-            command: String::new(),
-            engine_version: EngineVersion::Pg15,
-            server_version: String::new(),
-            server_settings: BTreeMap::new(),
-            profile: crate::sim::builtin::find("hdd-7200").expect("a built-in profile"),
-            limit_s: 10.0,
-            scenario: ScenarioFile::new(EngineVersion::Pg15, vec![]),
-            executor: None,
-            executor_calibration: None,
-            base_profile: None,
-            notes: vec![],
-            queries,
-            switch_points: vec![],
-            cold_buffer_pool_bytes: None,
-        }
+        let mut r = ValidationReport::new(
+            EngineVersion::Pg15,
+            String::new(),
+            BTreeMap::new(),
+            crate::sim::builtin::find("hdd-7200").expect("a built-in profile"),
+            10.0,
+            ScenarioFile::new(EngineVersion::Pg15, vec![]),
+            vec![],
+        );
+        r.queries = queries;
+        r
     }
 
     /// The committed PostgreSQL 15 report and the table its run printed.
@@ -1159,30 +1183,12 @@ mod tests {
 
     #[test]
     fn summary_counts_close_plans_and_the_geometric_mean() {
-        let mut r = ValidationReport {
-            costlab_validation: VERSION,
-            created: String::new(),
-            tool: String::new(),
-            command: String::new(),
-            engine_version: EngineVersion::Pg15,
-            server_version: String::new(),
-            server_settings: BTreeMap::new(),
-            profile: crate::sim::builtin::find("hdd-7200").expect("a built-in profile"),
-            limit_s: 10.0,
-            scenario: ScenarioFile::new(EngineVersion::Pg15, vec![]),
-            executor: None,
-            executor_calibration: None,
-            base_profile: None,
-            notes: vec![],
-            queries: vec![query(vec![
-                run("a", Some(1.0), 4.0),
-                run("b", Some(1.0), 0.25),
-                run("c", None, 20.0),
-                run("d", None, 0.1),
-            ])],
-            switch_points: vec![],
-            cold_buffer_pool_bytes: None,
-        };
+        let mut r = report(vec![query(vec![
+            run("a", Some(1.0), 4.0),
+            run("b", Some(1.0), 0.25),
+            run("c", None, 20.0),
+            run("d", None, 0.1),
+        ])]);
         let s = r.summary(|_| true);
         assert_eq!(
             (s.plans, s.close),

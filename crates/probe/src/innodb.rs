@@ -17,7 +17,7 @@
 //! half the rows, other columns and ranges) and nothing else: every t1 time and both
 //! switch points are predictions.
 
-use crate::validate::{can_drop_os_cache, drop_os_cache};
+use crate::validate::{can_drop_os_cache, check, drop_os_cache};
 use costlab_core::knobs::{EngineVersion, KnobValues};
 use costlab_core::scenario_file::ScenarioFile;
 use costlab_core::sim::MachineProfile;
@@ -29,7 +29,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 /// The model the forced plans are set beside: MySQL 8's InnoDB work counts.
@@ -603,21 +603,14 @@ pub fn run(
         "innodb_page_size".to_string(),
         server.sql("SELECT @@innodb_page_size;")?.trim().to_string(),
     );
-    let mut report = ValidationReport {
-        costlab_validation: costlab_core::validation::VERSION,
-        created: String::new(),
-        tool: format!("costlab-probe {}", env!("CARGO_PKG_VERSION")),
-        command: String::new(),
-        engine_version: MODEL,
-        server_version: version.clone(),
-        server_settings: settings,
-        profile: profile.clone(),
-        limit_s: opts.limit_s,
+    let mut report = ValidationReport::new(
+        MODEL,
+        version.clone(),
+        settings,
+        profile.clone(),
+        opts.limit_s,
         scenario,
-        executor: None,
-        executor_calibration: None,
-        base_profile: None,
-        notes: vec![
+        vec![
             format!(
                 "{version}: InnoDB's execution; the plans are forced (USE INDEX () for the \
                  table scan, FORCE INDEX for the range scans, optimizer_switch mrr for the \
@@ -627,10 +620,8 @@ pub fn run(
              no rows cross the socket; times are the server's (SHOW PROFILES)"
                 .into(),
         ],
-        queries: Vec::new(),
-        switch_points: Vec::new(),
-        cold_buffer_pool_bytes: None,
-    };
+    );
+    report.tool = format!("costlab-probe {}", env!("CARGO_PKG_VERSION"));
 
     // Executor calibration on `cal`, in memory (pool holds everything).
     progress("calibrating the executor on cal");
@@ -798,14 +789,6 @@ fn plan_run(f: &Forced, t: Timed) -> PlanRun {
         shared_read: t.pool_reads,
         sim_s: 0.0,
         cost: 0.0,
-    }
-}
-
-fn check(cancel: &AtomicBool) -> Result<(), String> {
-    if cancel.load(Ordering::Relaxed) {
-        Err("interrupted".into())
-    } else {
-        Ok(())
     }
 }
 

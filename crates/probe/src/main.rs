@@ -779,12 +779,7 @@ fn profile_from_calibration(path: &Path) -> Result<costlab_core::sim::MachinePro
 }
 
 fn run_validate_pg(a: ValidatePgArgs) -> Result<(), String> {
-    if !(a.limit_seconds.is_finite() && a.limit_seconds >= 0.1 && a.limit_seconds <= 86_400.0) {
-        return Err(format!(
-            "--limit-seconds {}: use 0.1 to 86400",
-            a.limit_seconds
-        ));
-    }
+    check_limit(a.limit_seconds)?;
     if a.rows.is_some_and(|r| r < 10_000) {
         return Err("--rows: use at least 10000".into());
     }
@@ -826,30 +821,49 @@ fn run_validate_pg(a: ValidatePgArgs) -> Result<(), String> {
         },
         seed: a.seed.unwrap_or_else(default_seed),
     };
+    let report = finish_validation("validate", a.out.as_deref(), |progress| {
+        validate::run(&opts, profile, &CANCEL, progress)
+    })?;
+    print_rpc_agreement(&report)
+}
+
+/// Runs a validation under a spinner, stamps the report, prints its table and notes, and
+/// writes it as JSON to `out`.
+fn finish_validation(
+    what: &str,
+    out: Option<&Path>,
+    run: impl FnOnce(&dyn Fn(&str)) -> Result<costlab_core::validation::ValidationReport, String>,
+) -> Result<costlab_core::validation::ValidationReport, String> {
     let b = ProgressBar::new_spinner();
     b.enable_steady_tick(Duration::from_millis(200));
     let started = Instant::now();
-    let r = validate::run(&opts, profile, &CANCEL, &|msg| {
-        b.set_message(msg.to_string())
-    });
+    let r = run(&|msg| b.set_message(msg.to_string()));
     b.finish_and_clear();
     let mut report = r?;
     report.created = machine::utc_now();
     report.command = command_line();
     eprintln!(
-        "costlab-probe validate: {} plan executions in {:.0} s",
+        "costlab-probe {what}: {} plan executions in {:.0} s",
         report.queries.iter().map(|q| q.plans.len()).sum::<usize>(),
         started.elapsed().as_secs_f64()
     );
     print!("{}", report.text());
-    print_rpc_agreement(&report)?;
     for n in &report.notes {
         eprintln!("  note: {n}");
     }
-    if let Some(p) = &a.out {
-        write_out(Some(p), &report.to_json())?;
+    if out.is_some() {
+        write_out(out, &report.to_json())?;
     }
-    Ok(())
+    Ok(report)
+}
+
+/// `--limit-seconds` of both validations.
+fn check_limit(seconds: f64) -> Result<(), String> {
+    if seconds.is_finite() && (0.1..=86_400.0).contains(&seconds) {
+        Ok(())
+    } else {
+        Err(format!("--limit-seconds {seconds}: use 0.1 to 86400"))
+    }
 }
 
 /// The machine's profile: the calibration file, or a quick measurement in `dir`.
@@ -882,12 +896,7 @@ fn machine_profile(
 }
 
 fn run_validate_innodb(a: ValidateInnodbArgs) -> Result<(), String> {
-    if !(a.limit_seconds.is_finite() && a.limit_seconds >= 0.1 && a.limit_seconds <= 86_400.0) {
-        return Err(format!(
-            "--limit-seconds {}: use 0.1 to 86400",
-            a.limit_seconds
-        ));
-    }
+    check_limit(a.limit_seconds)?;
     if !(10_000..=200_000_000).contains(&a.rows) {
         return Err("--rows: use 10000 to 200000000".into());
     }
@@ -945,28 +954,9 @@ fn run_validate_innodb(a: ValidateInnodbArgs) -> Result<(), String> {
         memory_fractions,
         disk_fractions,
     };
-    let b = ProgressBar::new_spinner();
-    b.enable_steady_tick(Duration::from_millis(200));
-    let started = Instant::now();
-    let r = innodb::run(&opts, profile, &CANCEL, &|msg| {
-        b.set_message(msg.to_string())
-    });
-    b.finish_and_clear();
-    let mut report = r?;
-    report.created = machine::utc_now();
-    report.command = command_line();
-    eprintln!(
-        "costlab-probe validate innodb: {} plan executions in {:.0} s",
-        report.queries.iter().map(|q| q.plans.len()).sum::<usize>(),
-        started.elapsed().as_secs_f64()
-    );
-    print!("{}", report.text());
-    for n in &report.notes {
-        eprintln!("  note: {n}");
-    }
-    if let Some(p) = &a.out {
-        write_out(Some(p), &report.to_json())?;
-    }
+    finish_validation("validate innodb", a.out.as_deref(), |progress| {
+        innodb::run(&opts, profile, &CANCEL, progress)
+    })?;
     Ok(())
 }
 

@@ -20,9 +20,7 @@ use crate::pg::{first_line, pg_err, q1, SchemaGuard, CANCEL_TOKEN};
 use costlab::import::{import_with_client, ImportOptions};
 use costlab_core::knobs::EngineVersion;
 use costlab_core::sim::MachineProfile;
-use costlab_core::validation::{
-    plan_sql, CacheState, PlanRun, QueryRuns, ValidationReport, VERSION,
-};
+use costlab_core::validation::{plan_sql, CacheState, PlanRun, QueryRuns, ValidationReport};
 use costlab_testpg::PgServer;
 use postgres::{Client, NoTls};
 use serde_json::Value as Json;
@@ -116,7 +114,7 @@ fn settle(c: &mut Client, table: &str, cancel: &AtomicBool) -> Result<(), String
     ))
 }
 
-fn check(cancel: &AtomicBool) -> Result<(), String> {
+pub(crate) fn check(cancel: &AtomicBool) -> Result<(), String> {
     if cancel.load(Ordering::Relaxed) {
         Err("interrupted".into())
     } else {
@@ -502,25 +500,16 @@ fn validate(
             "not run"
         }
     ));
-    let mut report = ValidationReport {
-        costlab_validation: VERSION,
-        created: String::new(),
-        tool: format!("costlab-probe {}", env!("CARGO_PKG_VERSION")),
-        command: String::new(),
+    let mut report = ValidationReport::new(
         engine_version,
         server_version,
-        server_settings: settings,
-        profile: profile.clone(),
-        limit_s: opts.limit_s,
+        settings,
+        profile.clone(),
+        opts.limit_s,
         scenario,
-        executor: None,
-        executor_calibration: None,
-        base_profile: None,
         notes,
-        queries: Vec::new(),
-        switch_points: Vec::new(),
-        cold_buffer_pool_bytes: None,
-    };
+    );
+    report.tool = format!("costlab-probe {}", env!("CARGO_PKG_VERSION"));
     let knobs = report.knobs().map_err(|e| e.to_string())?;
     progress("measuring the executor on calibration tables");
     let (fit, calibration) =

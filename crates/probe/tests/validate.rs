@@ -4,20 +4,10 @@
 //! clearly (all pairs over 2x, 90 % of the pairs over 30 %), never a time. The full run is
 //! a command (see docs/validation/).
 
+mod common;
+use common::{is_root, probe};
 use costlab_core::validation::{CacheState, ValidationReport};
 use std::path::Path;
-use std::process::Command;
-
-fn probe() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_costlab-probe"))
-}
-
-fn is_root() -> bool {
-    std::fs::OpenOptions::new()
-        .write(true)
-        .open("/proc/sys/vm/drop_caches")
-        .is_ok()
-}
 
 fn leftovers(dir: &Path, keep: &str) -> Vec<String> {
     std::fs::read_dir(dir)
@@ -26,11 +16,6 @@ fn leftovers(dir: &Path, keep: &str) -> Vec<String> {
         .filter(|n| n != keep)
         .collect()
 }
-
-/// Real differences above which the simulation must order two plans as they really ran:
-/// at least 90 % of the pairs over `CLEAR`, every pair over `WIDE`.
-const CLEAR: f64 = 1.3;
-const WIDE: f64 = 2.0;
 
 /// The tests of this file run one at a time: real times are measured here, and another
 /// test's processes on a 2-core machine would move them.
@@ -77,60 +62,7 @@ fn simulation_orders_plans_whose_real_times_clearly_differ() {
         "three workloads, warm and cold: {groups:?}"
     );
     assert!(report.executor.is_some(), "the executor was measured");
-    // Every pair of plans whose real times differ by more than 2x must be ordered as it
-    // ran; of the pairs that differ by more than 30 %, at least 90 % (full runs on this
-    // machine kind order all but 1 to 4 of about 90 such pairs: the rest are within the
-    // run-to-run noise of a shared virtual disk).
-    let mut clear = 0;
-    let mut clear_wrong = Vec::new();
-    let mut wide = 0;
-    let mut wide_wrong = Vec::new();
-    for q in &report.queries {
-        assert!(q.plans.len() >= 2, "{}: {} plans", q.name, q.plans.len());
-        for a in q.plans.iter() {
-            for b in q.plans.iter() {
-                let (Some(ra), Some(rb)) = (a.real_s, b.real_s) else {
-                    continue;
-                };
-                let line = || {
-                    format!(
-                        "{} {}: {} really {ra:.4} s < {} {rb:.4} s, simulated {:.4} >= {:.4}",
-                        q.name,
-                        q.cache.name(),
-                        a.key,
-                        b.key,
-                        a.sim_s,
-                        b.sim_s
-                    )
-                };
-                if ra * CLEAR < rb {
-                    clear += 1;
-                    if a.sim_s >= b.sim_s {
-                        clear_wrong.push(line());
-                    }
-                }
-                if ra * WIDE < rb {
-                    wide += 1;
-                    if a.sim_s >= b.sim_s {
-                        wide_wrong.push(line());
-                    }
-                }
-            }
-        }
-    }
-    println!(
-        "pairs over 30 %: {clear}, misordered {}; over 2x: {wide}, misordered {}",
-        clear_wrong.len(),
-        wide_wrong.len()
-    );
-    assert!(clear >= 12, "only {clear} clearly different pairs");
-    assert!(wide_wrong.is_empty(), "{}", wide_wrong.join("\n"));
-    assert!(
-        clear_wrong.len() * 10 <= clear,
-        "{} of {clear} pairs over 30 % misordered:\n{}",
-        clear_wrong.len(),
-        clear_wrong.join("\n")
-    );
+    common::assert_rankings(&report, 12);
     // Cold runs happened as root and are slower than warm ones for the sequential scan.
     if is_root() {
         let seq = |cache: CacheState| -> f64 {

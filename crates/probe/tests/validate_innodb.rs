@@ -5,20 +5,10 @@
 //! both switch points were found on each side; never a time. The full run (10 M rows, as
 //! WL#8737) is a command (see docs/validation/).
 
+mod common;
+use common::{is_root, probe};
 use costlab_core::validation::{CacheState, ValidationReport};
 use std::path::Path;
-use std::process::Command;
-
-fn probe() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_costlab-probe"))
-}
-
-fn is_root() -> bool {
-    std::fs::OpenOptions::new()
-        .write(true)
-        .open("/proc/sys/vm/drop_caches")
-        .is_ok()
-}
 
 fn calibration() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/validation/calibration.json")
@@ -97,48 +87,7 @@ fn innodb_plans_and_switch_points_order_as_they_ran() {
         assert!(p.real.is_some(), "{}", p.line());
         assert!(p.simulated.is_some(), "{}", p.line());
     }
-    let (mut clear, mut clear_wrong, mut wide_wrong) = (0, Vec::new(), Vec::new());
-    for q in &report.queries {
-        assert!(q.plans.len() >= 2, "{}: {} plans", q.name, q.plans.len());
-        for a in &q.plans {
-            for b in &q.plans {
-                let (Some(ra), Some(rb)) = (a.real_s, b.real_s) else {
-                    continue;
-                };
-                let line = format!(
-                    "{} {}: {} really {ra:.4} s < {} {rb:.4} s, simulated {:.4} >= {:.4}",
-                    q.name,
-                    q.cache.name(),
-                    a.key,
-                    b.key,
-                    a.sim_s,
-                    b.sim_s
-                );
-                if ra * 1.3 < rb {
-                    clear += 1;
-                    if a.sim_s >= b.sim_s {
-                        clear_wrong.push(line.clone());
-                    }
-                }
-                if ra * 2.0 < rb && a.sim_s >= b.sim_s {
-                    wide_wrong.push(line);
-                }
-            }
-        }
-    }
-    println!(
-        "pairs over 30 %: {clear}, misordered {}; over 2x misordered {}",
-        clear_wrong.len(),
-        wide_wrong.len()
-    );
-    assert!(clear >= 4, "only {clear} clearly different pairs");
-    assert!(wide_wrong.is_empty(), "{}", wide_wrong.join("\n"));
-    assert!(
-        clear_wrong.len() * 10 <= clear,
-        "{} of {clear} pairs over 30 % misordered:\n{}",
-        clear_wrong.len(),
-        clear_wrong.join("\n")
-    );
+    common::assert_rankings(&report, 4);
 }
 
 #[test]
