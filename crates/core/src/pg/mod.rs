@@ -64,6 +64,14 @@ pub struct PgOptions {
     pub enable_bitmapscan: bool,
     pub enable_sort: bool,
     pub enable_gathermerge: bool,
+    /// Join methods and the join planner's helpers (the DBT3 join planner reads them;
+    /// the single-table planner has no joins).
+    pub enable_hashjoin: bool,
+    pub enable_mergejoin: bool,
+    pub enable_nestloop: bool,
+    pub enable_material: bool,
+    pub enable_memoize: bool,
+    pub enable_hashagg: bool,
     pub parallel_leader_participation: bool,
     /// min_parallel_table_scan_size in 8 kB pages.
     pub min_parallel_table_scan_size: f64,
@@ -80,6 +88,12 @@ impl Default for PgOptions {
             enable_bitmapscan: true,
             enable_sort: true,
             enable_gathermerge: true,
+            enable_hashjoin: true,
+            enable_mergejoin: true,
+            enable_nestloop: true,
+            enable_material: true,
+            enable_memoize: true,
+            enable_hashagg: true,
             parallel_leader_participation: true,
             min_parallel_table_scan_size: 1024.0,
             min_parallel_index_scan_size: 64.0,

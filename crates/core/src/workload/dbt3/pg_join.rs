@@ -59,6 +59,8 @@ pub struct PgJoinEnv {
     pub join_collapse_limit: usize,
     /// max_parallel_workers_per_gather; the real-server comparison runs with 0.
     pub max_parallel_workers_per_gather: usize,
+    /// The enable_* switches (validation forces plans with them).
+    pub opts: crate::pg::PgOptions,
 }
 
 impl Default for PgJoinEnv {
@@ -68,6 +70,7 @@ impl Default for PgJoinEnv {
             from_collapse_limit: 8,
             join_collapse_limit: 8,
             max_parallel_workers_per_gather: 0,
+            opts: crate::pg::PgOptions::default(),
         }
     }
 }
@@ -203,7 +206,7 @@ impl PgDbt3 {
             db: self,
             jc: costs::JoinConsts { c, hash_mem },
             version: self.env.version,
-            opts: crate::pg::PgOptions::default(),
+            opts: self.env.opts.clone(),
             keys: KeyNames::default(),
             sql: q.sql,
         };
