@@ -403,6 +403,7 @@ mod read {
                 skip_read_us: opt(get(&d, "skip_read_us"), JsValue::as_f64)?,
                 iops_cap: opt(get(&d, "iops_cap"), JsValue::as_f64)?,
                 mbps_cap: opt(get(&d, "mbps_cap"), JsValue::as_f64)?,
+                ordered_read_mbps: opt(get(&d, "ordered_read_mbps"), JsValue::as_f64)?,
             },
             buffer_hit_ns: num(v, "buffer_hit_ns")?,
             os_cache_hit_ns: num(v, "os_cache_hit_ns")?,
@@ -416,6 +417,7 @@ mod read {
             bypass_os_cache: flag(v, "bypass_os_cache")?,
             warm_cache: flag(v, "warm_cache")?,
             effective_io_concurrency: num(v, "effective_io_concurrency")?,
+            executor_start_ns: opt(get(v, "executor_start_ns"), JsValue::as_f64)?.unwrap_or(0.0),
         })
     }
 

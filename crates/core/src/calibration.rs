@@ -603,6 +603,7 @@ impl Calibration {
                 skip_read_us: None,
                 iops_cap: None,
                 mbps_cap: None,
+                ordered_read_mbps: None,
             },
             buffer_hit_ns: self.buffer_hit_ns.median,
             os_cache_hit_ns: self.os_cache_hit_ns.median,
@@ -616,6 +617,7 @@ impl Calibration {
             bypass_os_cache: false,
             warm_cache: true,
             effective_io_concurrency: 16.0,
+            executor_start_ns: 0.0,
         };
         profile.validate()?;
         Ok(profile)

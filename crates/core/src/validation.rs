@@ -1206,7 +1206,71 @@ mod tests {
         let s = r.summary(|_| true);
         assert!(s.meets_targets(), "{}", s.line());
     }
+
+    /// The executor's start-up (sim::time assumption 16) comes out of the fit when ten-row
+    /// calibration queries ran, and stays 0 when only large ones did: the calibration of
+    /// the committed PostgreSQL 15 report, re-timed on a profile whose figures are known.
+    #[test]
+    fn executor_start_up_is_fitted_from_short_queries_only() {
+        let r = ValidationReport::from_json(PG15_JSON).expect("committed report");
+        let cal = r.executor_calibration.clone().expect("calibration runs");
+        let base = r.base_profile.clone().expect("base profile");
+        let knobs = r.knobs().expect("knobs");
+        let mut truth = r.executor.clone().expect("fit").apply(&base);
+        truth.executor_start_ns = 40_000.0;
+        let with_short = |short: bool| {
+            let mut c = cal.clone();
+            c.runs.retain(|run| run.cache == CacheState::Warm);
+            if short {
+                for (i, key) in ["index:cal_a", "bitmap:cal_a", "indexonly:cal_a"]
+                    .into_iter()
+                    .enumerate()
+                {
+                    let lo = 1000 * (i + 1);
+                    let cols = if key.starts_with("indexonly") {
+                        "a"
+                    } else {
+                        "*"
+                    };
+                    c.runs.push(CalibrationRun {
+                        name: format!("cal {key} 10 rows"),
+                        sql: format!("SELECT {cols} FROM cal WHERE a >= {lo} AND a < {}", lo + 10),
+                        key: key.into(),
+                        cache: CacheState::Warm,
+                        real_s: 0.0,
+                    });
+                }
+            }
+            let mut warm = truth.clone();
+            warm.warm_cache = true;
+            let sim = Simulator::for_release(&warm, r.engine_version).unwrap();
+            for run in &mut c.runs {
+                let planned = plan_sql(
+                    &c.scenario,
+                    &run.sql,
+                    &knobs,
+                    r.engine_version,
+                    base.buffer_pool_bytes,
+                )
+                .unwrap();
+                let plan = candidate(&planned, &run.key, &run.name).unwrap();
+                run.real_s = sim.time_plan(plan).unwrap().total_s;
+            }
+            c.fit(&base, r.engine_version, &knobs).unwrap()
+        };
+        let fitted = with_short(true);
+        assert!(
+            (fitted.executor_start_ns / 40_000.0 - 1.0).abs() < 0.05,
+            "{}",
+            fitted.executor_start_ns
+        );
+        assert_eq!(with_short(false).executor_start_ns, 0.0);
+    }
 }
+
+/// The name ending of the cold calibration query that measures in-order reads one request
+/// at a time (an index scan of a correlated key; sim::time assumption 17).
+pub const ORDERED_CALIBRATION: &str = "index correlated cold";
 
 /// One calibration query as it ran.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -1250,7 +1314,7 @@ impl ExecutorCalibration {
             let plan = candidate(&planned, &r.key, &r.name)?.clone();
             match r.cache {
                 CacheState::Warm => warm.push((r.name.clone(), plan, r.real_s)),
-                CacheState::Cold => cold.push((r.key.clone(), plan, r.real_s)),
+                CacheState::Cold => cold.push((r.key.clone(), plan, r.real_s, r.name.clone())),
             }
         }
         let mut fit = fit_executor(base, release, &warm)?;
@@ -1261,9 +1325,17 @@ impl ExecutorCalibration {
             .map(|c| (&c.1, c.2));
         let random = cold
             .iter()
-            .find(|c| c.0.starts_with("index:") || c.0.starts_with("range:"))
+            .find(|c| {
+                (c.0.starts_with("index:") || c.0.starts_with("range:"))
+                    && !c.3.ends_with(ORDERED_CALIBRATION)
+            })
             .map(|c| (&c.1, c.2));
         fit.fit_cold(base, release, seq, random)?;
+        let ordered = cold
+            .iter()
+            .find(|c| c.3.ends_with(ORDERED_CALIBRATION))
+            .map(|c| (&c.1, c.2));
+        fit.fit_ordered(base, release, ordered)?;
         Ok(fit)
     }
 }
@@ -1291,6 +1363,14 @@ pub struct ExecutorFit {
     /// A random 8 kB buffered read of a cold page, µs; `None`: the probe's figure.
     #[serde(default)]
     pub random_read_us: Option<f64>,
+    /// In-order reads one request at a time, cold (an index scan of a correlated key),
+    /// MB/s (sim::time assumption 17); `None`: not measured.
+    #[serde(default)]
+    pub ordered_read_mbps: Option<f64>,
+    /// One execution's start and end, ns (sim::time assumption 16); 0 when no calibration
+    /// query was short enough to show it.
+    #[serde(default)]
+    pub executor_start_ns: f64,
     /// Each calibration query: its name, the measured seconds and the fit's seconds.
     pub queries: Vec<(String, f64, f64)>,
 }
@@ -1314,11 +1394,61 @@ impl ExecutorFit {
         if let Some(mbps) = self.seq_read_mbps {
             p.device.seq_read_mbps = mbps;
         }
+        if let Some(mbps) = self.ordered_read_mbps {
+            p.device.ordered_read_mbps = Some(mbps);
+        }
+        p.executor_start_ns = self.executor_start_ns;
         if let Some(us) = self.random_read_us {
             let f = us / p.device.random_8k.qd1_latency_us;
             scale_random_8k(&mut p, f);
         }
         p
+    }
+
+    /// Fits the in-order read bandwidth (`ordered_read_mbps`) to a cold index scan of a
+    /// correlated key, on top of the other figures: the bandwidth that makes its simulated
+    /// time equal the measured one. Left unset when the query is not I/O-bound enough.
+    pub fn fit_ordered(
+        &mut self,
+        profile: &MachineProfile,
+        release: EngineVersion,
+        ordered: Option<(&crate::plan::PlanNode, f64)>,
+    ) -> Result<()> {
+        let Some((plan, real)) = ordered else {
+            return Ok(());
+        };
+        let mut base = self.apply(profile);
+        base.warm_cache = false;
+        let at = |mbps: f64| -> Result<f64> {
+            let mut p = base.clone();
+            p.device.ordered_read_mbps = Some(mbps);
+            Ok(Simulator::for_release(&p, release)?
+                .time_plan(plan)?
+                .total_s)
+        };
+        let (mut lo, mut hi) = (1.0_f64, 100_000.0_f64);
+        if at(hi)? < real && at(lo)? > real {
+            for _ in 0..100 {
+                let mid = (lo * hi).sqrt();
+                if at(mid)? > real {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            self.ordered_read_mbps = Some((lo * hi).sqrt());
+        }
+        let fitted = match self.ordered_read_mbps {
+            Some(m) => at(m)?,
+            None => {
+                Simulator::for_release(&base, release)?
+                    .time_plan(plan)?
+                    .total_s
+            }
+        };
+        self.queries
+            .push(("cold ordered (bandwidth)".into(), real, fitted));
+        Ok(())
     }
 
     /// Fits the cold read figures to cold calibration queries (a sequential scan and a
@@ -1413,7 +1543,14 @@ pub fn fit_executor(
     release: EngineVersion,
     samples: &[(String, crate::plan::PlanNode, f64)],
 ) -> Result<ExecutorFit> {
-    const FIGURES: usize = 6;
+    const FIGURES: usize = 7;
+    // The start-up figure only where a calibration query is short enough to show it: in
+    // queries of tens of milliseconds 50 µs is noise, and the fit would trade it against
+    // the per-row figures.
+    const SHORT_S: f64 = 1e-3;
+    let fit_start = samples
+        .iter()
+        .any(|(_, _, real)| *real > 0.0 && *real < SHORT_S);
     const UNIT: f64 = 1000.0;
     let tiny = 0.01_f64;
     let base = {
@@ -1426,6 +1563,7 @@ pub fn fit_executor(
         p.buffer_hit_ns = 1.0;
         p.os_cache_hit_ns = 1.0;
         p.os_cache_evict_hit_ns = Some(1.0);
+        p.executor_start_ns = 0.0;
         p
     };
     let set = |p: &mut MachineProfile, k: usize, v: f64| match k {
@@ -1437,7 +1575,8 @@ pub fn fit_executor(
         }
         3 => p.buffer_hit_ns = v,
         4 => p.os_cache_hit_ns = v,
-        _ => p.os_cache_evict_hit_ns = Some(v),
+        5 => p.os_cache_evict_hit_ns = Some(v),
+        _ => p.executor_start_ns = if fit_start { v } else { 0.0 },
     };
     let t_base: Vec<f64> = samples
         .iter()
@@ -1484,6 +1623,8 @@ pub fn fit_executor(
         os_cache_evict_hit_ns: measured_evict.then(|| x[5].max(1.0)),
         seq_read_mbps: None,
         random_read_us: None,
+        ordered_read_mbps: None,
+        executor_start_ns: x[6],
         queries: samples
             .iter()
             .zip(&counts)

@@ -56,6 +56,7 @@ fn device(seq_mbps: f64, lat8_us: f64, mult: &[f64; 6]) -> Device {
         skip_read_us: None,
         iops_cap: None,
         mbps_cap: None,
+        ordered_read_mbps: None,
     }
 }
 
@@ -114,6 +115,7 @@ fn generic(b: Base) -> MachineProfile {
         bypass_os_cache: false,
         warm_cache: true,
         effective_io_concurrency: 16.0,
+        executor_start_ns: 0.0,
     }
 }
 

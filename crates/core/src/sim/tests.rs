@@ -807,3 +807,136 @@ fn correlated_bitmap_reads_sequentially_from_postgresql_18() {
         "PG15 {bitmap15} vs PG18 {bitmap18}"
     );
 }
+
+/// A cold PostgreSQL profile whose CPU figures do not hide the reads, with in-order reads
+/// (assumption 17) a tenth of the sequential bandwidth.
+fn cold_reads_profile() -> MachineProfile {
+    let mut p = builtin::profiles()
+        .into_iter()
+        .find(|p| p.id == "nvme-consumer-gen4")
+        .unwrap();
+    p.warm_cache = false;
+    p.cpu_ns_per_row = 1.0;
+    p.cpu_ns_per_index_entry = 1.0;
+    p.cpu_ns_per_operator = 1.0;
+    p.os_cache_hit_ns = 10.0;
+    p.effective_io_concurrency = 1.0;
+    p.device.ordered_read_mbps = Some(p.device.seq_read_mbps / 10.0);
+    p
+}
+
+fn t1_plan(sql: &str, release: EngineVersion, key: &str) -> crate::plan::PlanNode {
+    let q = crate::query::Query::parse(sql).unwrap();
+    let planned = pg::plan(
+        &t1::t1_table(),
+        &q,
+        &pg_knobs(),
+        release,
+        &PgOptions::default(),
+    )
+    .unwrap();
+    planned
+        .find(key)
+        .unwrap_or_else(|| panic!("{key}"))
+        .plan
+        .clone()
+}
+
+fn seconds(p: &MachineProfile, release: EngineVersion, plan: &crate::plan::PlanNode) -> f64 {
+    Simulator::for_release(p, release)
+        .unwrap()
+        .time_plan(plan)
+        .unwrap()
+        .total_s
+}
+
+/// Assumption 17: an index scan on a correlated key reads at the in-order bandwidth; a
+/// sequential scan keeps the sequential one.
+#[test]
+fn index_scan_in_order_reads_at_the_ordered_bandwidth() {
+    let p = cold_reads_profile();
+    let mut unset = p.clone();
+    unset.device.ordered_read_mbps = None;
+    let sql = "SELECT * FROM t1 WHERE pk > 4000000 AND pk < 6000001";
+    for release in [EngineVersion::Pg15, EngineVersion::Pg18] {
+        let index = t1_plan(sql, release, "index:PRIMARY");
+        let seq = t1_plan(sql, release, "seq");
+        let (slow, fast) = (
+            seconds(&p, release, &index),
+            seconds(&unset, release, &index),
+        );
+        assert!(slow > 5.0 * fast, "{release:?}: {slow} vs {fast}");
+        assert_eq!(seconds(&p, release, &seq), seconds(&unset, release, &seq));
+    }
+}
+
+/// Assumption 13: before PostgreSQL 18, a dense bitmap heap scan over the whole table
+/// reads like in-order reads; a bitmap over a contiguous run from mid-table (posix_fadvise
+/// keeps read-ahead from starting) and a sparse one stay random reads.
+#[test]
+fn pg15_dense_bitmap_over_the_table_reads_ahead_a_mid_table_run_does_not() {
+    let mut p = cold_reads_profile();
+    p.device.ordered_read_mbps = Some(p.device.seq_read_mbps);
+    let release = EngineVersion::Pg15;
+    let per_page = |sql: &str, key: &str| {
+        let plan = t1_plan(sql, release, key);
+        let t = Simulator::for_release(&p, release)
+            .unwrap()
+            .time_plan(&plan)
+            .unwrap();
+        t.io.total() / t.cache.misses
+    };
+    // Per page of I/O, the index's few leaf pages included (hence 10 % for the random ones).
+    let ordered_page = 8192.0 / (p.device.ordered_read_mbps.unwrap() * 1e6);
+    let random_page = p.device.random_read_s(8192.0, 2.0);
+    assert!(
+        random_page > 3.0 * ordered_page,
+        "the test needs them apart: {random_page} {ordered_page}"
+    );
+    let dense = per_page(
+        "SELECT * FROM t1 WHERE i7 > -1 AND i7 < 5000000",
+        "bitmap:k7",
+    );
+    let sparse = per_page("SELECT * FROM t1 WHERE i7 > -1 AND i7 < 10000", "bitmap:k7");
+    let run = per_page(
+        "SELECT * FROM t1 WHERE pk > 4000000 AND pk < 6000001",
+        "bitmap:PRIMARY",
+    );
+    assert!(
+        (dense / ordered_page - 1.0).abs() < 0.05,
+        "dense {dense} vs ordered {ordered_page}"
+    );
+    assert!(
+        (sparse / random_page - 1.0).abs() < 0.1,
+        "sparse {sparse} vs random {random_page}"
+    );
+    assert!(
+        (run / random_page - 1.0).abs() < 0.1,
+        "run {run} vs random {random_page}"
+    );
+}
+
+/// Assumption 16: the start-up is paid once per plan, whatever its size.
+#[test]
+fn executor_start_up_is_paid_once_per_plan() {
+    let p = cold_reads_profile();
+    let mut started = p.clone();
+    started.executor_start_ns = 45_000.0;
+    for (sql, key) in [
+        (
+            "SELECT * FROM t1 WHERE pk > 10 AND pk < 20",
+            "index:PRIMARY",
+        ),
+        (
+            "SELECT * FROM t1 WHERE i7 > -1 AND i7 < 5000000",
+            "bitmap:k7",
+        ),
+    ] {
+        let plan = t1_plan(sql, EngineVersion::Pg15, key);
+        let d =
+            seconds(&started, EngineVersion::Pg15, &plan) - seconds(&p, EngineVersion::Pg15, &plan);
+        assert!((d - 45e-6).abs() < 1e-9, "{key}: {d}");
+    }
+    started.executor_start_ns = f64::NAN;
+    assert!(started.validate().is_err());
+}

@@ -77,12 +77,33 @@
 //!     own few buffers and pays `os_cache_hit_ns` only. Measured on PostgreSQL 15: warm
 //!     index and bitmap heap scans of a table 2.5x shared_buffers spent about 4 µs per page
 //!     read from the page cache, a ring scan 1.6 µs.
+//! 16. **Executor start-up.** Each execution costs `executor_start_ns` once (locks,
+//!     opening relations and indexes, plan state), besides its nodes' work. Measured on
+//!     PostgreSQL 15 and 18 (`costlab-probe validate postgres`, calibration queries of ten
+//!     rows): 40 to 50 µs, where the per-row figures gave index scans of 100 rows 10 to
+//!     20 µs against 60 µs real.
+//! 17. **Ordered reads.** A PostgreSQL index scan on a correlated key reads the heap in
+//!     order, one 8 kB request at a time, the backend waiting for each; the kernel's
+//!     read-ahead serves them, but slower than a sequential scan's stream (measured on
+//!     PostgreSQL 15, cold: 13 µs a page against 1.7 µs a page of I/O for the sequential
+//!     scan of the same table). `ordered_read_mbps` is that bandwidth, fitted on a cold
+//!     calibration query (`costlab-probe validate postgres`); without it, the sequential
+//!     bandwidth.
 //! 13. **Releases.** PostgreSQL before 18 reads a bitmap heap scan's pages one 8 kB read at
 //!     a time, prefetched `effective_io_concurrency` ahead, so `eic + 1` reads are in
-//!     flight, and a dense bitmap does not become sequential reading (measured on
-//!     PostgreSQL 15 with eic 1, cold: 26 to 28 µs a page over 87 to 100 % of the pages,
-//!     against 64 µs for a random read and 5 µs a page for a sequential scan); 18's read
-//!     streams keep `eic` in flight and combine adjacent pages (assumption 8's blend).
+//!     flight. A sparse bitmap stays random reads; a dense one (more than 70 to 80 % of the
+//!     pages of its span, [`PG_READAHEAD_DENSITY`]) over the whole table is served by the
+//!     kernel's read-ahead like an index scan's in-order reads (assumption 17): read-ahead
+//!     starts at a file's first page, and the prefetch's posix_fadvise, which brings every
+//!     other page before it is read, keeps it from starting anywhere else. Measured on
+//!     PostgreSQL 15, eic 1, cold, t1-like table of 44,000 pages (`costlab-probe validate
+//!     postgres`, docs/validation/pg15.json of session 4): random key, 84 to 86 µs a page
+//!     at 22 % and 53 % of the pages, 7.1 to 7.6 µs at 88 % and 100 %; correlated key (a
+//!     contiguous run from mid-table), 80 to 88 µs a page at every size, where an index
+//!     scan of the same run read 13 µs a page. An earlier run on a larger table had
+//!     measured 26 to 28 µs at 87 to 100 % of the pages (the virtual disk's host cache
+//!     differs from run to run). 18's read streams keep `eic` in flight and combine adjacent pages
+//!     (assumption 8's blend).
 
 use super::profile::MachineProfile;
 use crate::error::{check_range, Error, Result};
@@ -93,6 +114,13 @@ use serde::Serialize;
 /// PostgreSQL uses a ring buffer (BAS_BULKREAD, 256 kB) for a sequential scan of a table
 /// larger than shared_buffers / 4 (GetAccessStrategy / initscan).
 pub const PG_RING_THRESHOLD: f64 = 0.25;
+
+/// The density of a sorted sweep (pages read over pages spanned) from which, before
+/// PostgreSQL 18, the kernel's read-ahead serves a bitmap heap scan's one-page requests
+/// (blended linearly over the interval; assumption 13): runs of consecutive pages then
+/// average 3.3 to 5 pages, about the kernel's first read-ahead window of 4 pages (16 kB
+/// and 32 kB: `get_init_ra_size` quadruples a one-page request).
+pub const PG_READAHEAD_DENSITY: (f64, f64) = (0.7, 0.8);
 
 /// PostgreSQL 18's default io_workers: with io_method = worker, the reads in flight.
 pub const PG_IO_WORKERS: f64 = 3.0;
@@ -375,6 +403,10 @@ impl Simulator {
             nodes.push(t);
         }
         out.nodes = nodes;
+        // Assumption 16: one start and end per execution.
+        let start_s = self.profile.executor_start_ns * 1e-9;
+        out.total_s += start_s;
+        out.cpu_s += start_s;
         Ok(out)
     }
 
@@ -437,6 +469,13 @@ impl Simulator {
             }
             let bytes = c.misses * r.page_bytes;
             match r.pattern {
+                // Assumption 17: a PostgreSQL index scan's in-order heap reads wait for
+                // each page; only sequential scans read through a stream.
+                AccessPattern::Sequential
+                    if self.engine == Engine::Postgres && !op.contains("Seq Scan") =>
+                {
+                    io.sequential += bytes / dev.ordered_bytes_per_s()
+                }
                 // Assumption 6: read-ahead at device bandwidth.
                 AccessPattern::Sequential => io.sequential += bytes / dev.seq_bytes_per_s(),
                 // Assumption 7: QD1 per process.
@@ -557,11 +596,20 @@ impl Simulator {
             let density = 1.0 / gap;
             let a = ((density - 0.5) / 0.5).clamp(0.0, 1.0);
             t = a * (gap * t_page) + (1.0 - a) * t;
+        } else if self.engine == Engine::Postgres && (span >= 0.999 * r.object_pages || qd <= 1.0) {
+            // Before 18 every page is its own 8 kB request, as an index scan on a correlated
+            // key makes them (assumption 17). Once most requests follow the previous page,
+            // the kernel's read-ahead serves them as it serves those; a sparse sweep stays
+            // random reads. With prefetch (eic >= 1) posix_fadvise brings each page before
+            // it is read, so read-ahead only runs if it started at the file's first page
+            // (a sweep over the whole table) (assumption 13).
+            let density = 1.0 / gap;
+            let a = ((density - PG_READAHEAD_DENSITY.0)
+                / (PG_READAHEAD_DENSITY.1 - PG_READAHEAD_DENSITY.0))
+                .clamp(0.0, 1.0);
+            let t_ordered = r.page_bytes / dev.ordered_bytes_per_s();
+            t = a * (gap * t_ordered) + (1.0 - a) * t;
         }
-        // Before PostgreSQL 18 every page stays its own 8 kB read even when the bitmap is
-        // dense (measured on PostgreSQL 15, eic 1, cold: 26 to 28 µs a page over 87 % and
-        // 100 % of a table's pages, where a sequential scan took 5 µs a page and a random
-        // read 64 µs: the eic + 1 reads in flight, not sequential reading).
         t.max(t_page)
     }
 }
