@@ -404,6 +404,7 @@ mod read {
                 iops_cap: opt(get(&d, "iops_cap"), JsValue::as_f64)?,
                 mbps_cap: opt(get(&d, "mbps_cap"), JsValue::as_f64)?,
                 ordered_read_mbps: opt(get(&d, "ordered_read_mbps"), JsValue::as_f64)?,
+                direct_page_read_mbps: opt(get(&d, "direct_page_read_mbps"), JsValue::as_f64)?,
             },
             buffer_hit_ns: num(v, "buffer_hit_ns")?,
             os_cache_hit_ns: num(v, "os_cache_hit_ns")?,

@@ -21,9 +21,10 @@ use serde_json::Value;
 pub const MAX_PROFILE_BYTES: usize = 1024 * 1024;
 
 /// Optional fields of a profile (null allowed).
-const OPTIONAL: [&str; 5] = [
+const OPTIONAL: [&str; 6] = [
     "skip_read_us",
     "ordered_read_mbps",
+    "direct_page_read_mbps",
     "iops_cap",
     "mbps_cap",
     "os_cache_evict_hit_ns",
@@ -54,6 +55,7 @@ pub fn profile_from_json(text: &str) -> Result<(MachineProfile, Vec<String>)> {
     template.device.mbps_cap = Some(1.0);
     template.os_cache_evict_hit_ns = Some(1.0);
     template.device.ordered_read_mbps = Some(1.0);
+    template.device.direct_page_read_mbps = Some(1.0);
     let template = serde_json::to_value(&template)
         .map_err(|e| Error::invalid("profile file", e.to_string()))?;
     let mut warnings = Vec::new();

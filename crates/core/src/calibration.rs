@@ -604,6 +604,7 @@ impl Calibration {
                 iops_cap: None,
                 mbps_cap: None,
                 ordered_read_mbps: None,
+                direct_page_read_mbps: Some(self.seq_read.page.mbps.median),
             },
             buffer_hit_ns: self.buffer_hit_ns.median,
             os_cache_hit_ns: self.os_cache_hit_ns.median,

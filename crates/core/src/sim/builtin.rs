@@ -57,6 +57,7 @@ fn device(seq_mbps: f64, lat8_us: f64, mult: &[f64; 6]) -> Device {
         iops_cap: None,
         mbps_cap: None,
         ordered_read_mbps: None,
+        direct_page_read_mbps: None,
     }
 }
 

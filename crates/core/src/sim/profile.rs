@@ -116,6 +116,11 @@ pub struct Device {
     /// `None`: as `seq_read_mbps`.
     #[serde(default)]
     pub ordered_read_mbps: Option<f64>,
+    /// Sequential reads one synchronous 8 kB request at a time around the OS page cache
+    /// (direct I/O, no kernel read-ahead), MB/s: how PostgreSQL reads with
+    /// `debug_io_direct = data` (sim::time assumption 18). `None`: as `seq_read_mbps`.
+    #[serde(default)]
+    pub direct_page_read_mbps: Option<f64>,
 }
 
 /// A machine and the engine's memory settings on it.
@@ -298,6 +303,16 @@ impl Device {
         }
     }
 
+    /// One synchronous 8 kB request at a time around the OS cache
+    /// (`direct_page_read_mbps`, else the sequential bandwidth), after any throughput cap,
+    /// bytes per second.
+    pub fn direct_page_bytes_per_s(&self) -> f64 {
+        match self.direct_page_read_mbps {
+            Some(o) => self.mbps_cap.map_or(o, |c| o.min(c)) * 1e6,
+            None => self.seq_bytes_per_s(),
+        }
+    }
+
     /// Sequential bandwidth after any throughput cap, bytes per second.
     pub fn seq_bytes_per_s(&self) -> f64 {
         let mbps = match self.mbps_cap {
@@ -337,6 +352,9 @@ impl Device {
         }
         if let Some(c) = self.ordered_read_mbps {
             check("device.ordered_read_mbps", c, bounds::SEQ_MBPS)?;
+        }
+        if let Some(c) = self.direct_page_read_mbps {
+            check("device.direct_page_read_mbps", c, bounds::SEQ_MBPS)?;
         }
         if let Some(c) = self.mbps_cap {
             check("device.mbps_cap", c, bounds::SEQ_MBPS)?;

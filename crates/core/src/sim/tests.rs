@@ -940,3 +940,38 @@ fn executor_start_up_is_paid_once_per_plan() {
     started.executor_start_ns = f64::NAN;
     assert!(started.validate().is_err());
 }
+
+/// Assumption 18: with direct I/O a PostgreSQL sequential scan reads at the synchronous
+/// 8 kB rate; buffered, at the sequential bandwidth; InnoDB's O_DIRECT keeps its
+/// read-ahead.
+#[test]
+fn postgres_direct_io_reads_sequentially_one_page_at_a_time() {
+    let mut p = cold_reads_profile();
+    p.device.direct_page_read_mbps = Some(p.device.seq_read_mbps / 8.0);
+    let sql = "SELECT * FROM t1 WHERE pk > 0 AND pk < 10000001";
+    let seq = t1_plan(sql, EngineVersion::Pg18, "seq");
+    let io = |p: &MachineProfile| {
+        Simulator::for_release(p, EngineVersion::Pg18)
+            .unwrap()
+            .time_plan(&seq)
+            .unwrap()
+            .io
+            .sequential
+    };
+    let buffered = io(&p);
+    p.bypass_os_cache = true;
+    let direct = io(&p);
+    assert!(
+        (direct / buffered - 8.0).abs() < 0.01,
+        "direct {direct} buffered {buffered}"
+    );
+    let calibration = crate::calibration::Calibration::from_json(include_str!(
+        "../../../../docs/validation/calibration.json"
+    ))
+    .unwrap();
+    let measured = calibration.to_profile().unwrap();
+    assert_eq!(
+        measured.device.direct_page_read_mbps,
+        Some(calibration.seq_read.page.mbps.median)
+    );
+}

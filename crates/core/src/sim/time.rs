@@ -89,6 +89,12 @@
 //!     scan of the same table). `ordered_read_mbps` is that bandwidth, fitted on a cold
 //!     calibration query (`costlab-probe validate postgres`); without it, the sequential
 //!     bandwidth.
+//! 18. **Direct I/O.** PostgreSQL with `debug_io_direct = data` has no kernel read-ahead:
+//!     its sequential reads run at the device's rate for one synchronous 8 kB request at a
+//!     time (the probe's `seq_read.page`, `direct_page_read_mbps`). Measured on
+//!     PostgreSQL 18 (`costlab-probe postgres --direct-io`, docs/validation/
+//!     random_page_cost.md): a sequential scan at 169 MB/s where the probe's 8 kB
+//!     sequential figure was 141 MB/s and its 1 MiB figure 1,266 MB/s.
 //! 13. **Releases.** PostgreSQL before 18 reads a bitmap heap scan's pages one 8 kB read at
 //!     a time, prefetched `effective_io_concurrency` ahead, so `eic + 1` reads are in
 //!     flight. A sparse bitmap stays random reads; a dense one (more than 70 to 80 % of the
@@ -469,6 +475,13 @@ impl Simulator {
             }
             let bytes = c.misses * r.page_bytes;
             match r.pattern {
+                // Assumption 18: PostgreSQL with direct I/O reads every page with its own
+                // request, no kernel read-ahead.
+                AccessPattern::Sequential
+                    if self.engine == Engine::Postgres && p.bypass_os_cache =>
+                {
+                    io.sequential += bytes / dev.direct_page_bytes_per_s()
+                }
                 // Assumption 17: a PostgreSQL index scan's in-order heap reads wait for
                 // each page; only sequential scans read through a stream.
                 AccessPattern::Sequential
