@@ -1228,6 +1228,69 @@ mod tests {
         r
     }
 
+    /// A DBT3 query's plans are the join planner's under each plan's switches, timed on the
+    /// report's machine; the verdict says whether the model's plan is the one that ran.
+    #[test]
+    fn a_dbt3_plan_is_timed_as_the_join_planners_plan_under_its_switches() {
+        let sf = 0.01;
+        let cat = crate::workload::dbt3::catalog::dbt3(sf).expect("catalog");
+        let model = PgDbt3::new(&cat.pg, PgJoinEnv::default()).expect("planner");
+        let knobs = KnobValues::defaults(EngineVersion::Pg15, EngineVersion::Mysql80);
+        let q3 = model
+            .plan(
+                &crate::workload::dbt3::queries::query(3, sf).expect("Q3"),
+                &knobs,
+            )
+            .expect("Q3 plans");
+        let plan = |key: &str, forced_with: &[&str], real_plan: String| PlanRun {
+            key: key.into(),
+            forced_with: forced_with.iter().map(|s| s.to_string()).collect(),
+            real_plan,
+            real_s: Some(0.01),
+            runs: vec![0.01],
+            ..PlanRun::default()
+        };
+        let mut q = query(vec![
+            plan("default", &[], model_shape(&q3.tree)),
+            plan("no-hashjoin", &["enable_hashjoin=off"], "MJ(...)".into()),
+        ]);
+        q.dbt3 = Some(3);
+        let mut r = report(vec![q]);
+        r.scenario.tables = cat.pg.clone();
+        // Without the scale factor the queries' text is unknown.
+        assert!(r.clone().simulate(&r.profile.clone()).is_err());
+        r.dbt3_sf = Some(sf);
+        r.simulate(&r.profile.clone()).expect("simulate");
+        let mut warm = r.profile.clone();
+        warm.warm_cache = true;
+        let sim = Simulator::for_release(&warm, EngineVersion::Pg15).expect("simulator");
+        let default = &r.queries[0].plans[0];
+        assert_eq!(
+            default.sim_s,
+            sim.time_plan(&q3.tree).expect("time").total_s
+        );
+        assert_eq!(default.cost, q3.cost.total);
+        assert_eq!(default.model_matches, Some(true));
+        assert_eq!(r.queries[0].plans[1].model_matches, Some(false));
+        assert_eq!(r.model_matches(|_| true), (1, 2));
+        assert!(r
+            .text()
+            .contains("the simulated plan is the plan that ran for 1 of 2 plans (1 of 1 with every switch on)"));
+        // The report's JSON rescores alike.
+        let back = ValidationReport::from_json(&r.to_json()).expect("reads back");
+        let mut again = back.clone();
+        again.simulate(&back.profile.clone()).expect("rescore");
+        assert_eq!(again, r);
+        // Switches: only `enable_...=off` of ones the model knows.
+        assert!(
+            !switches_off(&["enable_nestloop=off".into()])
+                .expect("a switch")
+                .enable_nestloop
+        );
+        assert!(switches_off(&["enable_nestloop=on".into()]).is_err());
+        assert!(switches_off(&["enable_warp=off".into()]).is_err());
+    }
+
     /// The committed PostgreSQL 15 report and the table its run printed.
     const PG15_JSON: &str = include_str!("../../../docs/validation/pg15.json");
     const PG15_TXT: &str = include_str!("../../../docs/validation/pg15.txt");
@@ -1274,6 +1337,48 @@ mod tests {
             (first.workload.as_str(), first.query.as_str(), first.cache),
             ("t1-random", "i7 0.01 %", CacheState::Warm)
         );
+    }
+
+    /// The committed t1 reports (written before DBT3 queries existed) read, write back
+    /// without a DBT3 field, and rescore as `validate rescore` does (refit on the base
+    /// profile with the server's memory settings) to the simulated times they hold.
+    #[test]
+    fn committed_t1_reports_rescore_to_their_stored_times() {
+        for (name, text) in [
+            ("pg15", PG15_JSON),
+            ("pg18", include_str!("../../../docs/validation/pg18.json")),
+            (
+                "innodb",
+                include_str!("../../../docs/validation/innodb.json"),
+            ),
+        ] {
+            let r = ValidationReport::from_json(text).expect("the committed report reads");
+            assert_eq!(r.dbt3_sf, None);
+            assert!(r.queries.iter().all(|q| q.dbt3.is_none()), "{name}");
+            let json = r.to_json();
+            for field in ["dbt3", "model_plan", "model_matches"] {
+                assert!(!json.contains(&format!("\"{field}")), "{name}: {field}");
+            }
+            let mut base = r.base_profile.clone().unwrap_or_else(|| r.profile.clone());
+            base.buffer_pool_bytes = r.profile.buffer_pool_bytes;
+            base.effective_io_concurrency = r.profile.effective_io_concurrency;
+            base.bypass_os_cache = r.profile.bypass_os_cache;
+            let mut again = r.clone();
+            again.refit(&base).expect("rescore");
+            for (q, q2) in r.queries.iter().zip(&again.queries) {
+                for (p, p2) in q.plans.iter().zip(&q2.plans) {
+                    assert!(
+                        (p.sim_s - p2.sim_s).abs() <= 1e-9 * p.sim_s.abs().max(1e-9),
+                        "{name} {} {} {}: stored {} rescored {}",
+                        q.name,
+                        q.cache.name(),
+                        p.key,
+                        p.sim_s,
+                        p2.sim_s
+                    );
+                }
+            }
+        }
     }
 
     #[test]
