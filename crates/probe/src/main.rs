@@ -68,7 +68,9 @@ enum Cmd {
 enum ValidateCmd {
     /// Against PostgreSQL: a private cluster started here (or --dsn), a t1-like table at
     /// least twice shared_buffers, range queries 0.01 % to 20 % on a random key, a correlated
-    /// key and index-only; the report as a table (stdout) and JSON (--out).
+    /// key and index-only, and/or (--workload) DBT3's 22 queries with the server's plan and
+    /// the alternatives enable_* switches give; the report as a table (stdout) and JSON
+    /// (--out).
     Postgres(ValidatePgArgs),
     /// Against InnoDB (a private MariaDB server started here): WL#8737's t1, the table scan
     /// against the range scan on k7 forced in turn, in memory and disk-bound (a buffer pool
