@@ -618,7 +618,12 @@ fn validate(
             22,
             opts.dbt3_switches.join(","),
             opts.runs,
-            if cold { "as t1's" } else { "not run" }
+            if cold {
+                "median of --cold-runs, each after a server restart and a dropped OS page \
+                 cache, catalogs loaded by a plain EXPLAIN first"
+            } else {
+                "not run"
+            }
         ));
     }
     let table_pages = scenario.table("t1").map(|t| t.rows).unwrap_or(0.0);
