@@ -5,6 +5,7 @@
 //! directly.
 
 pub mod dbt3;
+pub mod dbt3_pg;
 pub mod engines;
 pub mod import;
 pub mod pgarray;

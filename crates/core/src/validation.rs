@@ -17,6 +17,8 @@ use crate::pg::{self, PgOptions};
 use crate::query::Query;
 use crate::scenario_file::ScenarioFile;
 use crate::sim::{MachineProfile, Simulator};
+use crate::workload::dbt3::pg_join::{PgDbt3, PgJoinEnv, PgJoinPlan};
+use crate::workload::dbt3::shape::model_shape;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -55,13 +57,15 @@ impl CacheState {
 }
 
 /// One plan of one query, forced and executed.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct PlanRun {
-    /// The model's candidate key (`seq`, `index:t1_i7`, `bitmap:t1_i7`, `indexonly:t1_i7`).
+    /// The model's candidate key (`seq`, `index:t1_i7`, `bitmap:t1_i7`, `indexonly:t1_i7`);
+    /// for a DBT3 query the switches' name (`default`, `no-hashjoin`, ...).
     pub key: String,
-    /// The enable_* switches turned off to force it.
+    /// The enable_* switches turned off to force it (`enable_hashjoin=off`).
     pub forced_with: Vec<String>,
-    /// The scan the server ran, as EXPLAIN names it ("Index Scan using t1_i7").
+    /// The scan the server ran, as EXPLAIN names it ("Index Scan using t1_i7"); for a DBT3
+    /// query the real plan's shape (`workload::dbt3::shape`).
     pub real_plan: String,
     /// EXPLAIN ANALYZE's Execution Time in seconds, the median of `runs`; `None` when the
     /// plan ran past the report's limit.
@@ -73,8 +77,17 @@ pub struct PlanRun {
     pub shared_read: f64,
     /// The simulation's time for the same plan, seconds ([`ValidationReport::simulate`]).
     pub sim_s: f64,
-    /// The model's estimated total cost of the plan with every switch on.
+    /// The model's estimated total cost of the plan with every switch on (DBT3: under
+    /// `forced_with`).
     pub cost: f64,
+    /// DBT3: the shape of the model's plan under the same switches, the plan `sim_s` times
+    /// ([`ValidationReport::simulate`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_plan: Option<String>,
+    /// DBT3: whether the model's plan under the same switches is the plan that really ran
+    /// (`model_plan` equals `real_plan`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_matches: Option<bool>,
 }
 
 /// One query under one cache state: every candidate plan.
@@ -88,6 +101,11 @@ pub struct QueryRuns {
     /// The plan the server chose with every switch on, as a candidate key, if it is one.
     pub server_choice: Option<String>,
     pub plans: Vec<PlanRun>,
+    /// The DBT3 query number (1 to 22) when this is a DBT3 query: `sql` is its PostgreSQL
+    /// text, and each plan is simulated as the join planner's plan (`PgDbt3`) under the
+    /// plan's switches, at the report's [`ValidationReport::dbt3_sf`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dbt3: Option<u8>,
 }
 
 /// What `costlab-probe validate` writes.
@@ -127,6 +145,10 @@ pub struct ValidationReport {
     /// disk-bound server), bytes; `None`: the profile's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cold_buffer_pool_bytes: Option<f64>,
+    /// The scale factor of the DBT3 queries (their constants depend on it); their tables'
+    /// statistics are in `scenario.tables`. `None`: no DBT3 query.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dbt3_sf: Option<f64>,
 }
 
 /// The model's plans of one query on the scenario's tables, every switch on (the plan the
@@ -152,6 +174,87 @@ pub fn plan_sql(
                 ..crate::mysql::MysqlEnv::default()
             },
         ),
+    }
+}
+
+/// The model's options with the switches `forced_with` names (`enable_hashjoin=off`, as
+/// [`PlanRun::forced_with`] holds them) turned off, every other as PostgreSQL's default.
+pub fn switches_off(forced_with: &[String]) -> Result<PgOptions> {
+    let mut o = PgOptions::default();
+    for f in forced_with {
+        let name = f
+            .strip_suffix("=off")
+            .ok_or_else(|| Error::invalid("forced_with", format!("{f}: not `enable_...=off`")))?;
+        let flag = match name {
+            "enable_seqscan" => &mut o.enable_seqscan,
+            "enable_indexscan" => &mut o.enable_indexscan,
+            "enable_indexonlyscan" => &mut o.enable_indexonlyscan,
+            "enable_bitmapscan" => &mut o.enable_bitmapscan,
+            "enable_sort" => &mut o.enable_sort,
+            "enable_hashjoin" => &mut o.enable_hashjoin,
+            "enable_mergejoin" => &mut o.enable_mergejoin,
+            "enable_nestloop" => &mut o.enable_nestloop,
+            "enable_material" => &mut o.enable_material,
+            "enable_memoize" => &mut o.enable_memoize,
+            "enable_hashagg" => &mut o.enable_hashagg,
+            _ => {
+                return Err(Error::invalid(
+                    "forced_with",
+                    format!("{f}: not a switch the model knows"),
+                ))
+            }
+        };
+        *flag = false;
+    }
+    Ok(o)
+}
+
+/// The DBT3 join planner over a report's tables, one per set of switches (built when first
+/// asked for: each keeps a memo of its own).
+struct Dbt3Models {
+    tables: Vec<crate::catalog::Table>,
+    version: EngineVersion,
+    sf: f64,
+    models: BTreeMap<Vec<String>, PgDbt3>,
+}
+
+impl Dbt3Models {
+    /// `None` when the report has no DBT3 query.
+    fn of(report: &ValidationReport) -> Result<Option<Dbt3Models>> {
+        if report.queries.iter().all(|q| q.dbt3.is_none()) {
+            return Ok(None);
+        }
+        let sf = report.dbt3_sf.ok_or_else(|| {
+            Error::invalid("dbt3_sf", "the report has DBT3 queries but no scale factor")
+        })?;
+        let tables = crate::workload::dbt3::catalog::dbt3(sf)?
+            .pg
+            .iter()
+            .map(|t| report.scenario.table(&t.name).cloned())
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Some(Dbt3Models {
+            tables,
+            version: report.engine_version,
+            sf,
+            models: BTreeMap::new(),
+        }))
+    }
+
+    /// Query `n` planned with the switches `forced_with` off.
+    fn plan(&mut self, n: u8, forced_with: &[String], knobs: &KnobValues) -> Result<PgJoinPlan> {
+        let mut key = forced_with.to_vec();
+        key.sort();
+        if !self.models.contains_key(&key) {
+            let env = PgJoinEnv {
+                version: self.version,
+                opts: switches_off(forced_with)?,
+                ..PgJoinEnv::default()
+            };
+            self.models
+                .insert(key.clone(), PgDbt3::new(&self.tables, env)?);
+        }
+        let model = &self.models[&key];
+        model.plan(&crate::workload::dbt3::queries::query(n, self.sf)?, knobs)
     }
 }
 
@@ -374,6 +477,7 @@ impl ValidationReport {
             queries: Vec::new(),
             switch_points: Vec::new(),
             cold_buffer_pool_bytes: None,
+            dbt3_sf: None,
         }
     }
 
@@ -459,8 +563,22 @@ impl ValidationReport {
             Simulator::for_release(&warm, self.engine_version)?,
             Simulator::for_release(&cold, self.engine_version)?,
         ];
+        let mut dbt3 = Dbt3Models::of(self)?;
         for q in &mut self.queries {
             let sim = &sims[usize::from(q.cache == CacheState::Cold)];
+            if let (Some(n), Some(models)) = (q.dbt3, dbt3.as_mut()) {
+                // The join planner's plan under the plan's switches: the plan the server
+                // would run if the model were right.
+                for p in &mut q.plans {
+                    let plan = models.plan(n, &p.forced_with, &knobs)?;
+                    p.cost = plan.cost.total;
+                    p.sim_s = sim.time_plan(&plan.tree)?.total_s;
+                    let shape = model_shape(&plan.tree);
+                    p.model_matches = Some(shape == p.real_plan);
+                    p.model_plan = Some(shape);
+                }
+                continue;
+            }
             let pool = if q.cache == CacheState::Cold {
                 cold.buffer_pool_bytes
             } else {
@@ -551,6 +669,7 @@ impl ValidationReport {
     /// The model's costs are PostgreSQL's, so this needs no server.
     pub fn knob_agreement(&self, knob: Knob, values: &[f64]) -> Result<Vec<KnobAgreement>> {
         let mut out = Vec::with_capacity(values.len());
+        let mut dbt3 = Dbt3Models::of(self)?;
         for &v in values {
             let mut knobs = self.knobs()?;
             knobs.set(knob, v)?;
@@ -570,22 +689,30 @@ impl ValidationReport {
                 if !best.is_finite() {
                     continue;
                 }
-                let planned = plan_sql(
-                    &self.scenario,
-                    &q.sql,
-                    &knobs,
-                    self.engine_version,
-                    self.profile.buffer_pool_bytes,
-                )?;
-                let chosen = planned
-                    .candidates
-                    .get(planned.chosen)
-                    .map(|c| c.key.as_str())
-                    .unwrap_or_default();
-                let right = q
-                    .plans
-                    .iter()
-                    .find(|p| p.key == chosen)
+                let chosen = match (q.dbt3, dbt3.as_mut()) {
+                    // DBT3: the forced plan that ran as the model's plan with every
+                    // switch on.
+                    (Some(n), Some(models)) => {
+                        let shape = model_shape(&models.plan(n, &[], &knobs)?.tree);
+                        q.plans.iter().find(|p| p.real_plan == shape)
+                    }
+                    _ => {
+                        let planned = plan_sql(
+                            &self.scenario,
+                            &q.sql,
+                            &knobs,
+                            self.engine_version,
+                            self.profile.buffer_pool_bytes,
+                        )?;
+                        let key = planned
+                            .candidates
+                            .get(planned.chosen)
+                            .map(|c| c.key.as_str())
+                            .unwrap_or_default();
+                        q.plans.iter().find(|p| p.key == key)
+                    }
+                };
+                let right = chosen
                     .and_then(|p| p.real_s)
                     .is_some_and(|r| r <= best * TIE);
                 match q.cache {
@@ -667,6 +794,18 @@ impl ValidationReport {
             s.min_ratio = 0.0;
         }
         s
+    }
+
+    /// Of the DBT3 plans of the queries `keep` accepts: how many the model plans as they
+    /// really ran under the same switches, and how many there are.
+    pub fn model_matches(&self, keep: impl Fn(&QueryRuns) -> bool) -> (usize, usize) {
+        self.queries
+            .iter()
+            .filter(|q| q.dbt3.is_some() && keep(q))
+            .flat_map(|q| q.plans.iter())
+            .fold((0, 0), |(m, n), p| {
+                (m + usize::from(p.model_matches == Some(true)), n + 1)
+            })
     }
 
     /// Workload and cache-state pairs in the report, in order of first appearance.
@@ -841,6 +980,28 @@ impl ValidationReport {
         for p in &self.switch_points {
             let _ = writeln!(s, "{}", p.line());
         }
+        for (w, c) in self.groups() {
+            let group = |q: &QueryRuns| q.workload == w && q.cache == c;
+            let (matched, plans) = self.model_matches(group);
+            if plans > 0 {
+                // The plans the server ran with every switch on: its own choices.
+                let (dm, dn) = self
+                    .queries
+                    .iter()
+                    .filter(|q| group(q))
+                    .flat_map(|q| q.plans.iter())
+                    .filter(|p| p.forced_with.is_empty())
+                    .fold((0, 0), |(m, n), p| {
+                        (m + usize::from(p.model_matches == Some(true)), n + 1)
+                    });
+                let _ = writeln!(
+                    s,
+                    "{w} {}: the simulated plan is the plan that ran for {matched} of {plans} \
+                     plans ({dm} of {dn} with every switch on)",
+                    c.name()
+                );
+            }
+        }
         s
     }
 }
@@ -979,6 +1140,7 @@ mod tests {
             shared_read: 0.0,
             sim_s: sim,
             cost: 0.0,
+            ..PlanRun::default()
         }
     }
 
@@ -990,6 +1152,7 @@ mod tests {
             cache: CacheState::Warm,
             server_choice: None,
             plans,
+            dbt3: None,
         }
     }
 
@@ -1065,6 +1228,69 @@ mod tests {
         r
     }
 
+    /// A DBT3 query's plans are the join planner's under each plan's switches, timed on the
+    /// report's machine; the verdict says whether the model's plan is the one that ran.
+    #[test]
+    fn a_dbt3_plan_is_timed_as_the_join_planners_plan_under_its_switches() {
+        let sf = 0.01;
+        let cat = crate::workload::dbt3::catalog::dbt3(sf).expect("catalog");
+        let model = PgDbt3::new(&cat.pg, PgJoinEnv::default()).expect("planner");
+        let knobs = KnobValues::defaults(EngineVersion::Pg15, EngineVersion::Mysql80);
+        let q3 = model
+            .plan(
+                &crate::workload::dbt3::queries::query(3, sf).expect("Q3"),
+                &knobs,
+            )
+            .expect("Q3 plans");
+        let plan = |key: &str, forced_with: &[&str], real_plan: String| PlanRun {
+            key: key.into(),
+            forced_with: forced_with.iter().map(|s| s.to_string()).collect(),
+            real_plan,
+            real_s: Some(0.01),
+            runs: vec![0.01],
+            ..PlanRun::default()
+        };
+        let mut q = query(vec![
+            plan("default", &[], model_shape(&q3.tree)),
+            plan("no-hashjoin", &["enable_hashjoin=off"], "MJ(...)".into()),
+        ]);
+        q.dbt3 = Some(3);
+        let mut r = report(vec![q]);
+        r.scenario.tables = cat.pg.clone();
+        // Without the scale factor the queries' text is unknown.
+        assert!(r.clone().simulate(&r.profile.clone()).is_err());
+        r.dbt3_sf = Some(sf);
+        r.simulate(&r.profile.clone()).expect("simulate");
+        let mut warm = r.profile.clone();
+        warm.warm_cache = true;
+        let sim = Simulator::for_release(&warm, EngineVersion::Pg15).expect("simulator");
+        let default = &r.queries[0].plans[0];
+        assert_eq!(
+            default.sim_s,
+            sim.time_plan(&q3.tree).expect("time").total_s
+        );
+        assert_eq!(default.cost, q3.cost.total);
+        assert_eq!(default.model_matches, Some(true));
+        assert_eq!(r.queries[0].plans[1].model_matches, Some(false));
+        assert_eq!(r.model_matches(|_| true), (1, 2));
+        assert!(r
+            .text()
+            .contains("the simulated plan is the plan that ran for 1 of 2 plans (1 of 1 with every switch on)"));
+        // The report's JSON rescores alike.
+        let back = ValidationReport::from_json(&r.to_json()).expect("reads back");
+        let mut again = back.clone();
+        again.simulate(&back.profile.clone()).expect("rescore");
+        assert_eq!(again, r);
+        // Switches: only `enable_...=off` of ones the model knows.
+        assert!(
+            !switches_off(&["enable_nestloop=off".into()])
+                .expect("a switch")
+                .enable_nestloop
+        );
+        assert!(switches_off(&["enable_nestloop=on".into()]).is_err());
+        assert!(switches_off(&["enable_warp=off".into()]).is_err());
+    }
+
     /// The committed PostgreSQL 15 report and the table its run printed.
     const PG15_JSON: &str = include_str!("../../../docs/validation/pg15.json");
     const PG15_TXT: &str = include_str!("../../../docs/validation/pg15.txt");
@@ -1111,6 +1337,48 @@ mod tests {
             (first.workload.as_str(), first.query.as_str(), first.cache),
             ("t1-random", "i7 0.01 %", CacheState::Warm)
         );
+    }
+
+    /// The committed t1 reports (written before DBT3 queries existed) read, write back
+    /// without a DBT3 field, and rescore as `validate rescore` does (refit on the base
+    /// profile with the server's memory settings) to the simulated times they hold.
+    #[test]
+    fn committed_t1_reports_rescore_to_their_stored_times() {
+        for (name, text) in [
+            ("pg15", PG15_JSON),
+            ("pg18", include_str!("../../../docs/validation/pg18.json")),
+            (
+                "innodb",
+                include_str!("../../../docs/validation/innodb.json"),
+            ),
+        ] {
+            let r = ValidationReport::from_json(text).expect("the committed report reads");
+            assert_eq!(r.dbt3_sf, None);
+            assert!(r.queries.iter().all(|q| q.dbt3.is_none()), "{name}");
+            let json = r.to_json();
+            for field in ["dbt3", "model_plan", "model_matches"] {
+                assert!(!json.contains(&format!("\"{field}")), "{name}: {field}");
+            }
+            let mut base = r.base_profile.clone().unwrap_or_else(|| r.profile.clone());
+            base.buffer_pool_bytes = r.profile.buffer_pool_bytes;
+            base.effective_io_concurrency = r.profile.effective_io_concurrency;
+            base.bypass_os_cache = r.profile.bypass_os_cache;
+            let mut again = r.clone();
+            again.refit(&base).expect("rescore");
+            for (q, q2) in r.queries.iter().zip(&again.queries) {
+                for (p, p2) in q.plans.iter().zip(&q2.plans) {
+                    assert!(
+                        (p.sim_s - p2.sim_s).abs() <= 1e-9 * p.sim_s.abs().max(1e-9),
+                        "{name} {} {} {}: stored {} rescored {}",
+                        q.name,
+                        q.cache.name(),
+                        p.key,
+                        p.sim_s,
+                        p2.sim_s
+                    );
+                }
+            }
+        }
     }
 
     #[test]

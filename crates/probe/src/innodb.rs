@@ -693,6 +693,7 @@ pub fn run(
             cache: CacheState::Warm,
             server_choice: None,
             plans,
+            dbt3: None,
         });
     }
 
@@ -741,6 +742,7 @@ pub fn run(
                 cache: CacheState::Cold,
                 server_choice: None,
                 plans,
+                dbt3: None,
             });
         }
         report.server_settings.insert(
@@ -789,6 +791,7 @@ fn plan_run(f: &Forced, t: Timed) -> PlanRun {
         shared_read: t.pool_reads,
         sim_s: 0.0,
         cost: 0.0,
+        ..PlanRun::default()
     }
 }
 

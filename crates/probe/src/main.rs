@@ -68,7 +68,9 @@ enum Cmd {
 enum ValidateCmd {
     /// Against PostgreSQL: a private cluster started here (or --dsn), a t1-like table at
     /// least twice shared_buffers, range queries 0.01 % to 20 % on a random key, a correlated
-    /// key and index-only; the report as a table (stdout) and JSON (--out).
+    /// key and index-only, and/or (--workload) DBT3's 22 queries with the server's plan and
+    /// the alternatives enable_* switches give; the report as a table (stdout) and JSON
+    /// (--out).
     Postgres(ValidatePgArgs),
     /// Against InnoDB (a private MariaDB server started here): WL#8737's t1, the table scan
     /// against the range scan on k7 forced in turn, in memory and disk-bound (a buffer pool
@@ -118,6 +120,22 @@ struct ValidatePgArgs {
     /// Selectivities to run, comma separated fractions (default 0.0001,0.001,0.01,0.03,0.08,0.2).
     #[arg(long, value_delimiter = ',')]
     selectivities: Vec<f64>,
+    /// The queries: t1 (the t1-like table's range queries), dbt3 (the 22 DBT3 queries, each
+    /// with the server's plan and the plans the --dbt3-switches give), or all.
+    #[arg(long, value_enum, default_value_t = validate::Workload::T1)]
+    workload: validate::Workload,
+    /// DBT3's scale factor (tpchgen's data; lineitem has 6 M rows per unit).
+    #[arg(long, default_value_t = 0.1)]
+    sf: f64,
+    /// DBT3: the switches turned off one at a time for the alternatives to the server's
+    /// plan (plans equal to one already run are run once), comma separated, from hashjoin,
+    /// mergejoin, nestloop, seqscan, indexscan, indexonlyscan, bitmapscan.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "hashjoin,mergejoin,nestloop"
+    )]
+    dbt3_switches: Vec<String>,
     /// Write the report as JSON here.
     #[arg(long)]
     out: Option<PathBuf>,
@@ -789,6 +807,20 @@ fn run_validate_pg(a: ValidatePgArgs) -> Result<(), String> {
     {
         return Err("--selectivities: fractions above 0 and at most 0.6, e.g. 0.001,0.05".into());
     }
+    if let Some(s) = a
+        .dbt3_switches
+        .iter()
+        .find(|s| !validate::SWITCHES.contains(&s.as_str()))
+    {
+        return Err(format!(
+            "--dbt3-switches: {s} is not one of {}",
+            validate::SWITCHES.join(", ")
+        ));
+    }
+    if a.workload != validate::Workload::T1 {
+        costlab_core::workload::dbt3::catalog::check_sf(a.sf)
+            .map_err(|e| format!("--sf {}: {e}", a.sf))?;
+    }
     let dir = match &a.dir {
         Some(d) => d.clone(),
         None => std::env::current_dir().map_err(|e| e.to_string())?,
@@ -820,6 +852,9 @@ fn run_validate_pg(a: ValidatePgArgs) -> Result<(), String> {
             a.selectivities.clone()
         },
         seed: a.seed.unwrap_or_else(default_seed),
+        workload: a.workload,
+        sf: a.sf,
+        dbt3_switches: a.dbt3_switches.clone(),
     };
     let report = finish_validation("validate", a.out.as_deref(), |progress| {
         validate::run(&opts, profile, &CANCEL, progress)

@@ -11,16 +11,25 @@
 //! over the whole table leaves them (see [`steady_state`]), the median of `--runs`. Times are EXPLAIN (ANALYZE, TIMING OFF, BUFFERS)'s Execution
 //! Time: the executor alone, no planning, no client transfer.
 //!
-//! Workloads: a table shaped like WL#8737's t1 (an 8-byte id, a random key `i7` and a key
-//! `c7` equal to the row's position, both indexed, ~290-byte rows), at least twice
-//! shared_buffers; range queries from 0.01 % to 20 % on the random key, on the correlated
-//! key, and on the random key returning only the key (index-only scans).
+//! Workloads (`--workload`):
+//! * t1: a table shaped like WL#8737's t1 (an 8-byte id, a random key `i7` and a key `c7`
+//!   equal to the row's position, both indexed, ~290-byte rows), at least twice
+//!   shared_buffers; range queries from 0.01 % to 20 % on the random key, on the correlated
+//!   key, and on the random key returning only the key (index-only scans);
+//! * dbt3: DBT3 at `--sf` (tpchgen's data, the §2.2 index set: `costlab::dbt3_pg`), its 22
+//!   queries each with the server's own plan and the plans it makes with one of
+//!   `--dbt3-switches` off (enable_hashjoin, enable_mergejoin, enable_nestloop by default),
+//!   a plan whose shape (`costlab_core::workload::dbt3::shape`) equals one already listed
+//!   run once. Warm: one discarded run, then the median of `--runs` (the query's own pages
+//!   cached). The simulation times the model's join plan under the same switches and says
+//!   whether it is the plan that ran.
 
 use crate::pg::{first_line, pg_err, q1, SchemaGuard, CANCEL_TOKEN};
 use costlab::import::{import_with_client, ImportOptions};
 use costlab_core::knobs::EngineVersion;
 use costlab_core::sim::MachineProfile;
 use costlab_core::validation::{plan_sql, CacheState, PlanRun, QueryRuns, ValidationReport};
+use costlab_core::workload::dbt3::shape::explain_shape;
 use costlab_testpg::PgServer;
 use postgres::{Client, NoTls};
 use serde_json::Value as Json;
@@ -44,7 +53,43 @@ pub struct Options {
     pub cold: bool,
     pub selectivities: Vec<f64>,
     pub seed: u64,
+    pub workload: Workload,
+    /// DBT3's scale factor.
+    pub sf: f64,
+    /// DBT3: switches (names without `enable_`) turned off one at a time.
+    pub dbt3_switches: Vec<String>,
 }
+
+/// Which queries a validation runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Workload {
+    /// The t1-like table's range queries.
+    T1,
+    /// The 22 DBT3 queries.
+    Dbt3,
+    /// Both.
+    All,
+}
+
+impl Workload {
+    fn t1(self) -> bool {
+        self != Workload::Dbt3
+    }
+    fn dbt3(self) -> bool {
+        self != Workload::T1
+    }
+}
+
+/// The enable_* switches (without `enable_`) a validation turns off to force plans.
+pub const SWITCHES: [&str; 7] = [
+    "seqscan",
+    "indexscan",
+    "indexonlyscan",
+    "bitmapscan",
+    "hashjoin",
+    "mergejoin",
+    "nestloop",
+];
 
 /// The selectivities of the full run.
 pub const SELECTIVITIES: [f64; 6] = [0.0001, 0.001, 0.01, 0.03, 0.08, 0.2];
@@ -136,7 +181,7 @@ pub fn switches_for(key: &str) -> Option<Vec<&'static str>> {
 }
 
 fn set_switches(off: &[&str]) -> String {
-    ["seqscan", "indexscan", "indexonlyscan", "bitmapscan"]
+    SWITCHES
         .iter()
         .map(|s| {
             format!(
@@ -187,7 +232,21 @@ struct Exec {
     read: f64,
 }
 
+/// How an execution's plan is named: a candidate key and EXPLAIN's name for it, from the
+/// `Plan` object of EXPLAIN (FORMAT JSON).
+type PlanName = fn(&Json) -> Option<(String, String)>;
+
+/// A DBT3 plan's name: its shape, as key and as name.
+fn dbt3_plan_name(plan: &Json) -> Option<(String, String)> {
+    let s = explain_shape(plan);
+    Some((s.clone(), s))
+}
+
 fn explain_analyze(c: &mut Client, sql: &str) -> Result<Exec, String> {
+    explain_analyze_as(c, sql, scan_of)
+}
+
+fn explain_analyze_as(c: &mut Client, sql: &str, name: PlanName) -> Result<Exec, String> {
     let text = format!("EXPLAIN (ANALYZE, TIMING OFF, BUFFERS, FORMAT JSON) {sql}");
     let out = match c.simple_query(&text) {
         Ok(m) => m,
@@ -215,7 +274,7 @@ fn explain_analyze(c: &mut Client, sql: &str) -> Result<Exec, String> {
     let top = v.get(0).ok_or("EXPLAIN output: empty")?;
     let plan = top.get("Plan").ok_or("EXPLAIN output: no Plan")?;
     let (key, real_plan) =
-        scan_of(plan).ok_or_else(|| format!("{sql}: no scan node in the server's plan"))?;
+        name(plan).ok_or_else(|| format!("{sql}: no scan node in the server's plan"))?;
     let num = |k: &str| plan.get(k).and_then(Json::as_f64).unwrap_or(0.0);
     let ms = top
         .get("Execution Time")
@@ -316,7 +375,16 @@ pub fn run(
         .rows
         .unwrap_or_else(|| default_rows(opts.shared_buffers_mb));
     let mut notes = Vec::new();
-    let needed = rows as f64 * ROW_BYTES * 1.6 + 256e6;
+    // DBT3 in PostgreSQL with its indexes: about 2 GB per unit of scale factor.
+    let needed = if opts.workload.t1() {
+        rows as f64 * ROW_BYTES * 1.6
+    } else {
+        0.0
+    } + if opts.workload.dbt3() {
+        opts.sf * 3e9
+    } else {
+        0.0
+    } + 256e6;
     let server = match &opts.dsn {
         Some(d) => Server::External(d.clone()),
         None => {
@@ -331,8 +399,8 @@ pub fn run(
             if let Some(free) = free_bytes(&opts.dir) {
                 if free < needed {
                     return Err(format!(
-                        "{} has {:.1} GB free; the cluster for {rows} rows needs about {:.1} GB \
-                         (pass --rows or --dir elsewhere)",
+                        "{} has {:.1} GB free; the cluster needs about {:.1} GB \
+                         (pass --rows, --sf or --dir elsewhere)",
                         opts.dir.display(),
                         free / 1e9,
                         needed / 1e9
@@ -396,6 +464,34 @@ pub fn run(
     }
 }
 
+/// The t1-like table: `rows` rows, both keys indexed, vacuumed until settled.
+fn load_t1(
+    c: &mut Client,
+    session: &str,
+    rows: u64,
+    seed: u64,
+    cancel: &AtomicBool,
+    progress: &dyn Fn(&str),
+) -> Result<(), String> {
+    progress(&format!("loading {rows} rows into t1"));
+    exec(
+        c,
+        &format!(
+            "{session}
+             SELECT setseed({});
+             CREATE TABLE t1 (id int8 NOT NULL, i7 int4 NOT NULL, c7 int4 NOT NULL,
+                              pad char(270) NOT NULL);
+             INSERT INTO t1 SELECT i, floor(random() * {rows})::int4, i::int4, md5(i::text)
+               FROM generate_series(0, {rows} - 1) i;
+             CREATE INDEX t1_i7 ON t1 (i7);
+             CREATE INDEX t1_c7 ON t1 (c7);",
+            (seed % 1000) as f64 / 1000.0
+        ),
+    )?;
+    check(cancel)?;
+    settle(c, "t1", cancel)
+}
+
 #[allow(clippy::too_many_arguments)]
 fn validate(
     g: &mut SchemaGuard,
@@ -430,23 +526,44 @@ fn validate(
             ))
         }
     };
-    progress(&format!("loading {rows} rows into {s}.t1"));
-    exec(
-        c,
-        &format!(
-            "{session}
-             SELECT setseed({});
-             CREATE TABLE t1 (id int8 NOT NULL, i7 int4 NOT NULL, c7 int4 NOT NULL,
-                              pad char(270) NOT NULL);
-             INSERT INTO t1 SELECT i, floor(random() * {rows})::int4, i::int4, md5(i::text)
-               FROM generate_series(0, {rows} - 1) i;
-             CREATE INDEX t1_i7 ON t1 (i7);
-             CREATE INDEX t1_c7 ON t1 (c7);",
-            (opts.seed % 1000) as f64 / 1000.0
-        ),
-    )?;
-    check(cancel)?;
-    settle(c, "t1", cancel)?;
+    exec(c, &session)?;
+    let mut loaded = Vec::new();
+    if opts.workload.t1() {
+        load_t1(c, &session, rows, opts.seed, cancel, progress)?;
+        loaded.push(format!("{s}.t1"));
+    }
+    let dbt3_cat = if opts.workload.dbt3() {
+        let cat = costlab_core::workload::dbt3::catalog::dbt3(opts.sf)
+            .map_err(|e| format!("--sf {}: {e}", opts.sf))?;
+        progress(&format!(
+            "generating and loading DBT3 at SF {} into {s}",
+            opts.sf
+        ));
+        let index_notes = costlab::dbt3_pg::load(
+            &server.dsn(),
+            &format!("SET search_path = {s}"),
+            &cat,
+            opts.sf,
+            progress,
+        )?;
+        notes.extend(index_notes.into_iter().map(|n| format!("DBT3 index: {n}")));
+        check(cancel)?;
+        for t in &cat.pg {
+            settle(c, &t.name, cancel)?;
+            loaded.push(format!("{s}.{}", t.name));
+        }
+        // Q15's view, kept in the schema (dropped with it).
+        for n in 1..=22 {
+            let q = costlab_core::workload::dbt3::queries::query(n, opts.sf)
+                .map_err(|e| e.to_string())?;
+            for setup in costlab::dbt3_pg::pg_dialect(q.sql)?.setup {
+                exec(c, &format!("{session} {setup}"))?;
+            }
+        }
+        Some(cat)
+    } else {
+        None
+    };
     exec(c, "CHECKPOINT")?;
     let mut settings = BTreeMap::new();
     for name in [
@@ -480,15 +597,38 @@ fn validate(
         .is_some_and(|v| v.contains("data"));
     profile.id = format!("{}-as-validated", profile.id);
     progress("importing the planner's statistics");
-    let imported = import_with_client(c, &[format!("{s}.t1")], &ImportOptions::default())
+    let imported = import_with_client(c, &loaded, &ImportOptions::default())
         .map_err(|e| format!("import: {}", e.0))?;
     let mut scenario = imported.scenario;
     // The session's settings: no parallel plans on either side.
     scenario
         .settings
         .insert("max_parallel_workers_per_gather".into(), 0.0);
-    let table_pages = scenario.tables.first().map(|t| t.rows).unwrap_or(0.0);
-    notes.push(format!(
+    if let Some(cat) = &dbt3_cat {
+        // The BRIN and partial indexes `costlab import` leaves out, from the server.
+        let completed = costlab::dbt3_pg::complete_import(c, cat, &scenario.tables, &mut notes)?;
+        scenario.tables.retain(|t| cat.pg_table(&t.name).is_err());
+        scenario.tables.extend(completed);
+        notes.push(format!(
+            "dbt3: SF {} (tpchgen {}), {} queries, each with the server's plan and the plans \
+             with one of enable_{{{}}} off (equal plans once); warm: one discarded run, then \
+             the median of {} runs; cold: {}",
+            opts.sf,
+            costlab::dbt3_pg::TPCHGEN,
+            22,
+            opts.dbt3_switches.join(","),
+            opts.runs,
+            if cold {
+                "median of --cold-runs, each after a server restart and a dropped OS page \
+                 cache, catalogs loaded by a plain EXPLAIN first"
+            } else {
+                "not run"
+            }
+        ));
+    }
+    let table_pages = scenario.table("t1").map(|t| t.rows).unwrap_or(0.0);
+    if opts.workload.t1() {
+        notes.push(format!(
         "t1: {rows} rows ({table_pages:.0} estimated), shared_buffers {}, {} RAM; warm: median \
          of {} runs, each after an index scan of 5 % of the random key (steady state); cold: {}",
         settings.get("shared_buffers").cloned().unwrap_or_default(),
@@ -500,6 +640,7 @@ fn validate(
             "not run"
         }
     ));
+    }
     let mut report = ValidationReport::new(
         engine_version,
         server_version,
@@ -510,6 +651,9 @@ fn validate(
         notes,
     );
     report.tool = format!("costlab-probe {}", env!("CARGO_PKG_VERSION"));
+    if dbt3_cat.is_some() {
+        report.dbt3_sf = Some(opts.sf);
+    }
     let knobs = report.knobs().map_err(|e| e.to_string())?;
     progress("measuring the executor on calibration tables");
     let (fit, calibration) =
@@ -521,7 +665,12 @@ fn validate(
     report.executor_calibration = Some(calibration);
     exec(&mut g.client, &session)?;
     let mut plans_of = Vec::new();
-    for spec in specs(rows, &opts.selectivities) {
+    let t1_specs = if opts.workload.t1() {
+        specs(rows, &opts.selectivities)
+    } else {
+        Vec::new()
+    };
+    for spec in t1_specs {
         let planned = plan_sql(
             &report.scenario,
             &spec.sql,
@@ -550,6 +699,7 @@ fn validate(
                 cache,
                 server_choice: None,
                 plans: Vec::new(),
+                dbt3: None,
             };
             if cache == CacheState::Warm {
                 exec(&mut g.client, &session)?;
@@ -613,15 +763,173 @@ fn validate(
                     shared_read: e.read,
                     sim_s: 0.0,
                     cost: 0.0,
+                    ..PlanRun::default()
                 });
             }
             report.queries.push(q);
         }
     }
+    if opts.workload.dbt3() {
+        run_dbt3(
+            g,
+            server,
+            opts,
+            &session,
+            cold,
+            &mut report,
+            cancel,
+            progress,
+        )?;
+    }
     report
         .simulate(&report.profile.clone())
         .map_err(|e| format!("simulation: {e}"))?;
     Ok(report)
+}
+
+/// One DBT3 plan to run: its name, the switches that give it, its shape.
+struct Dbt3Plan {
+    key: String,
+    off: Vec<&'static str>,
+    shape: String,
+}
+
+/// The server's plan of one statement under `off`, as a shape.
+fn dbt3_shape(c: &mut Client, session: &str, off: &[&str], sql: &str) -> Result<String, String> {
+    exec(c, &format!("{session} {}", set_switches(off)))?;
+    let json = q1(c, &format!("EXPLAIN (FORMAT JSON) {sql}"))?.unwrap_or_default();
+    let v: Json = serde_json::from_str(&json).map_err(|e| format!("EXPLAIN output: {e}"))?;
+    let plan = v
+        .get(0)
+        .and_then(|t| t.get("Plan"))
+        .ok_or("EXPLAIN output: no Plan")?;
+    Ok(explain_shape(plan))
+}
+
+/// The DBT3 queries: per query the server's plan (every switch on) and the plans with one
+/// of `--dbt3-switches` off, a plan whose shape is already listed left out; each run warm
+/// (one discarded run, then the median of `--runs`) and, when `cold`, cold as t1's plans.
+#[allow(clippy::too_many_arguments)]
+fn run_dbt3(
+    g: &mut SchemaGuard,
+    server: &Server,
+    opts: &Options,
+    session: &str,
+    cold: bool,
+    report: &mut ValidationReport,
+    cancel: &AtomicBool,
+    progress: &dyn Fn(&str),
+) -> Result<(), String> {
+    let switch_sets: Vec<(String, Vec<&'static str>)> = std::iter::once(("default".into(), vec![]))
+        .chain(opts.dbt3_switches.iter().filter_map(|name| {
+            let s = SWITCHES.iter().find(|s| **s == name.as_str())?;
+            Some((format!("no-{s}"), vec![*s]))
+        }))
+        .collect();
+    let mut plans_of = Vec::new();
+    for n in 1..=22u8 {
+        check(cancel)?;
+        progress(&format!("DBT3 Q{n}: the server's plans"));
+        let q =
+            costlab_core::workload::dbt3::queries::query(n, opts.sf).map_err(|e| e.to_string())?;
+        let sql = costlab::dbt3_pg::pg_dialect(q.sql)?.select;
+        let mut plans: Vec<Dbt3Plan> = Vec::new();
+        for (key, off) in &switch_sets {
+            let shape = dbt3_shape(&mut g.client, session, off, &sql)?;
+            if !plans.iter().any(|p| p.shape == shape) {
+                plans.push(Dbt3Plan {
+                    key: key.clone(),
+                    off: off.clone(),
+                    shape,
+                });
+            }
+        }
+        plans_of.push((n, sql, plans));
+    }
+    for cache in [CacheState::Warm, CacheState::Cold] {
+        if cache == CacheState::Cold && !cold {
+            continue;
+        }
+        for (n, sql, plans) in &plans_of {
+            let mut q = QueryRuns {
+                workload: "dbt3".into(),
+                name: format!("Q{n}"),
+                sql: sql.clone(),
+                cache,
+                server_choice: Some("default".into()),
+                plans: Vec::new(),
+                dbt3: Some(*n),
+            };
+            for plan in plans {
+                check(cancel)?;
+                progress(&format!("DBT3 Q{n} {} {}", cache.name(), plan.key));
+                let mut times = Vec::new();
+                let mut last = None;
+                match cache {
+                    CacheState::Warm => {
+                        exec(
+                            &mut g.client,
+                            &format!("{session} {}", set_switches(&plan.off)),
+                        )?;
+                        // The first run brings the query's pages in; it is not measured.
+                        for i in 0..=opts.runs {
+                            let e = explain_analyze_as(&mut g.client, sql, dbt3_plan_name)?;
+                            let stop = e.seconds.is_none();
+                            if i > 0 || stop {
+                                times.extend(e.seconds);
+                                last = Some(e);
+                            }
+                            if stop {
+                                break;
+                            }
+                        }
+                    }
+                    CacheState::Cold => {
+                        for _ in 0..opts.cold_runs.max(1) {
+                            let e =
+                                cold_run_as(g, server, session, &plan.off, sql, dbt3_plan_name)?;
+                            times.extend(e.seconds);
+                            let stop = e.seconds.is_none();
+                            last = Some(e);
+                            if stop {
+                                break;
+                            }
+                        }
+                    }
+                }
+                let Some(e) = last else { continue };
+                if e.seconds.is_some() && e.key != plan.shape {
+                    report.notes.push(format!(
+                        "Q{n} {} {}: EXPLAIN ANALYZE ran another plan than EXPLAIN ({} \
+                         instead of {}); left out",
+                        cache.name(),
+                        plan.key,
+                        e.real_plan,
+                        plan.shape
+                    ));
+                    continue;
+                }
+                times.sort_by(f64::total_cmp);
+                let stopped = e.seconds.is_none();
+                q.plans.push(PlanRun {
+                    key: plan.key.clone(),
+                    forced_with: plan.off.iter().map(|s| format!("enable_{s}=off")).collect(),
+                    real_plan: plan.shape.clone(),
+                    real_s: if stopped {
+                        None
+                    } else {
+                        times.get(times.len() / 2).copied()
+                    },
+                    runs: times,
+                    shared_hit: e.hit,
+                    shared_read: e.read,
+                    ..PlanRun::default()
+                });
+            }
+            report.queries.push(q);
+        }
+    }
+    Ok(())
 }
 
 /// Leaves the caches as a workload over the whole table leaves them (the simulation's warm
@@ -652,6 +960,17 @@ fn cold_run(
     off: &[&str],
     sql: &str,
 ) -> Result<Exec, String> {
+    cold_run_as(g, server, session, off, sql, scan_of)
+}
+
+fn cold_run_as(
+    g: &mut SchemaGuard,
+    server: &Server,
+    session: &str,
+    off: &[&str],
+    sql: &str,
+    name: PlanName,
+) -> Result<Exec, String> {
     if let Server::Private(p) = server {
         p.restart()?;
     }
@@ -662,7 +981,7 @@ fn cold_run(
     }
     exec(&mut g.client, &format!("{session} {}", set_switches(off)))?;
     q1(&mut g.client, &format!("EXPLAIN {sql}"))?;
-    explain_analyze(&mut g.client, sql)
+    explain_analyze_as(&mut g.client, sql, name)
 }
 
 /// Rows of the calibration table `cal` (about 16 MB: a seq scan of it stays in

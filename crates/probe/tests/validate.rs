@@ -79,6 +79,95 @@ fn simulation_orders_plans_whose_real_times_clearly_differ() {
     }
 }
 
+/// DBT3 at SF 0.01, warm only: every query runs with the server's own plan among its plans,
+/// each plan carries its switches and the model's verdict on it, and the report read back
+/// rescores to the same simulated times. Nothing is asserted about times (noise), nor about
+/// which plans the model gets right (the join planner's switches are another change's).
+#[test]
+fn dbt3_queries_run_with_the_servers_plan_and_rescore_alike() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().expect("tempdir");
+    let report_path = dir.path().join("report.json");
+    let cal =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../static/calibration/this-ci-machine.json");
+    let o = probe()
+        .args(["validate", "postgres", "--workload", "dbt3", "--sf", "0.01"])
+        .args(["--warm-only", "--runs", "1", "--shared-buffers-mb", "32"])
+        // A forced plan can take minutes (Q20 without nested loops: 40 s here): stopped.
+        .args(["--limit-seconds", "5", "--dir"])
+        .arg(dir.path())
+        .arg("--calibration")
+        .arg(&cal)
+        .arg("--out")
+        .arg(&report_path)
+        .output()
+        .expect("run costlab-probe validate");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}\n{stdout}");
+    println!("{stdout}");
+    // Nothing left behind but the report: no cluster.
+    assert_eq!(leftovers(dir.path(), "report.json"), Vec::<String>::new());
+    let text = std::fs::read_to_string(&report_path).expect("the report was written");
+    let report = ValidationReport::from_json(&text).expect("the report reads back");
+    assert_eq!(report.dbt3_sf, Some(0.01));
+    for t in [
+        "region", "nation", "supplier", "part", "partsupp", "customer", "orders", "lineitem",
+    ] {
+        assert!(report.scenario.table(t).is_ok(), "{t} statistics");
+    }
+    let numbers: Vec<u8> = report.queries.iter().filter_map(|q| q.dbt3).collect();
+    assert_eq!(
+        numbers,
+        (1..=22).collect::<Vec<u8>>(),
+        "every query, warm, once"
+    );
+    for q in &report.queries {
+        assert_eq!(q.cache, CacheState::Warm);
+        assert_eq!(q.server_choice.as_deref(), Some("default"));
+        let default = q
+            .plans
+            .iter()
+            .find(|p| p.key == "default")
+            .unwrap_or_else(|| panic!("{}: the server's own plan is missing", q.name));
+        assert!(default.forced_with.is_empty());
+        let mut shapes: Vec<&str> = q.plans.iter().map(|p| p.real_plan.as_str()).collect();
+        shapes.sort_unstable();
+        shapes.dedup();
+        assert_eq!(shapes.len(), q.plans.len(), "{}: a plan twice", q.name);
+        for p in &q.plans {
+            assert_eq!(
+                p.forced_with.len(),
+                usize::from(p.key != "default"),
+                "{} {}",
+                q.name,
+                p.key
+            );
+            assert_eq!(
+                p.model_matches,
+                p.model_plan.as_ref().map(|m| *m == p.real_plan),
+                "{} {}",
+                q.name,
+                p.key
+            );
+            assert!(
+                p.model_plan.is_some() && p.sim_s > 0.0,
+                "{} {}",
+                q.name,
+                p.key
+            );
+        }
+    }
+    let mut rescored = report.clone();
+    rescored
+        .simulate(&report.profile.clone())
+        .expect("rescore the report");
+    assert_eq!(
+        rescored, report,
+        "rescoring the stored runs changes nothing"
+    );
+}
+
 #[test]
 fn bad_input_is_one_clear_line_and_leaves_nothing() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
@@ -119,5 +208,11 @@ fn bad_input_is_one_clear_line_and_leaves_nothing() {
     fails(&["--rows", "100000000000"], "GB free");
     // Selectivities out of range.
     fails(&["--selectivities", "0.5,2"], "--selectivities");
+    // A DBT3 scale factor or switch that is not one.
+    fails(&["--workload", "dbt3", "--sf", "0"], "--sf");
+    fails(
+        &["--dbt3-switches", "hashjoin,warpdrive"],
+        "--dbt3-switches",
+    );
     assert_eq!(leftovers(dir.path(), ""), Vec::<String>::new());
 }

@@ -10,6 +10,7 @@ pub mod pg_join;
 #[cfg(test)]
 mod pg_join_tests;
 pub mod queries;
+pub mod shape;
 mod sql;
 #[cfg(test)]
 mod tests;

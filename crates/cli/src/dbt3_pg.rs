@@ -1,0 +1,455 @@
+//! DBT3 (TPC-H) in a real PostgreSQL: the schema and §2.2 index set of the core's derived
+//! catalog (`costlab_core::workload::dbt3::catalog::dbt3`), data generated with the `tpchgen`
+//! crate (dbgen's rows, streamed in with COPY), the imported statistics completed with the
+//! indexes `costlab import` leaves out (BRIN, partial), and the kit's MySQL query text made
+//! PostgreSQL's. The real-server DBT3 test and `costlab-probe validate postgres --workload
+//! dbt3` load and query with it.
+
+use costlab_core::catalog::{Index, PgIndex, Table};
+use costlab_core::workload::dbt3::catalog::Dbt3;
+use postgres::{Client, NoTls};
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::time::Instant;
+
+/// The tpchgen release the data comes from (its rows are dbgen's for a given release).
+pub const TPCHGEN: &str = "4.0.0";
+
+fn db_err(what: &str, e: &postgres::Error) -> String {
+    let msg = e
+        .as_db_error()
+        .map(|d| d.message().to_string())
+        .unwrap_or_else(|| e.to_string());
+    format!("{what}: {msg}")
+}
+
+/// The PostgreSQL type of a catalog column.
+fn sql_type(c: &costlab_core::catalog::Column) -> String {
+    use costlab_core::catalog::ColumnType as T;
+    match c.ty {
+        T::Int4 => "integer".into(),
+        T::Int8 => "bigint".into(),
+        T::Float8 => "double precision".into(),
+        T::Numeric => "numeric(15,2)".into(),
+        T::Date => "date".into(),
+        T::Text => "varchar".into(),
+        T::Char(n) => format!("char({n})"),
+        T::Bool => "boolean".into(),
+    }
+}
+
+/// CREATE TABLE statements, then index statements, from the derived catalog. The
+/// statements that could not be expressed are returned as notes.
+pub fn ddl(cat: &Dbt3) -> (Vec<String>, Vec<String>, Vec<String>) {
+    let mut tables = Vec::new();
+    let mut indexes = Vec::new();
+    let mut notes = Vec::new();
+    for t in &cat.pg {
+        let cols: Vec<String> = t
+            .columns
+            .iter()
+            .map(|c| {
+                format!(
+                    "{} {}{}",
+                    c.name,
+                    sql_type(c),
+                    if c.not_null { " NOT NULL" } else { "" }
+                )
+            })
+            .collect();
+        tables.push(format!("CREATE TABLE {} ({})", t.name, cols.join(", ")));
+        for i in &t.indexes {
+            let note = cat
+                .pg_index_notes
+                .iter()
+                .find(|n| n.index == i.name && n.table == t.name);
+            let include = if i.include.is_empty() {
+                String::new()
+            } else {
+                format!(" INCLUDE ({})", i.include.join(", "))
+            };
+            if i.primary {
+                indexes.push(format!(
+                    "ALTER TABLE {} ADD CONSTRAINT {} PRIMARY KEY ({}){include}",
+                    t.name,
+                    i.name,
+                    i.columns.join(", ")
+                ));
+                continue;
+            }
+            let method = note.map_or("btree", |n| n.method);
+            if method != "btree" && method != "brin" {
+                notes.push(format!("{}: unknown method {method}", i.name));
+                continue;
+            }
+            let predicate = note
+                .and_then(|n| n.predicate)
+                .map(|p| format!(" WHERE {p}"))
+                .unwrap_or_default();
+            indexes.push(format!(
+                "CREATE {}INDEX {} ON {} USING {method} ({}){include}{predicate}",
+                if i.unique { "UNIQUE " } else { "" },
+                i.name,
+                t.name,
+                i.columns.join(", ")
+            ));
+        }
+    }
+    for n in &cat.pg_index_notes {
+        let listed = cat
+            .pg
+            .iter()
+            .any(|t| t.name == n.table && t.indexes.iter().any(|i| i.name == n.index));
+        if !listed {
+            notes.push(format!(
+                "{} ({}) is a note without an index in the catalog: not created",
+                n.index, n.table
+            ));
+        }
+    }
+    (tables, indexes, notes)
+}
+
+/// Streams `rows` (dbgen's `a|b|c|` lines from tpchgen's Display) into `table` with COPY;
+/// the number of rows copied.
+pub fn copy_rows<T: std::fmt::Display>(
+    client: &mut Client,
+    table: &str,
+    rows: impl Iterator<Item = T>,
+) -> Result<u64, String> {
+    let what = format!("COPY {table}");
+    let mut w = client
+        .copy_in(&format!("COPY {table} FROM STDIN (DELIMITER '|')"))
+        .map_err(|e| db_err(&what, &e))?;
+    let mut buf = String::with_capacity(1 << 20);
+    for r in rows {
+        // Writing to a String cannot fail.
+        let _ = write!(buf, "{r}");
+        // dbgen's lines end with the delimiter.
+        if buf.ends_with('|') {
+            buf.pop();
+        }
+        buf.push('\n');
+        if buf.len() >= 1 << 20 {
+            w.write_all(buf.as_bytes())
+                .map_err(|e| format!("{what}: {e}"))?;
+            buf.clear();
+        }
+    }
+    w.write_all(buf.as_bytes())
+        .map_err(|e| format!("{what}: {e}"))?;
+    w.finish().map_err(|e| db_err(&what, &e))
+}
+
+/// A connection with `session` (e.g. `SET search_path = s`) run on it.
+fn connect(dsn: &str, session: &str) -> Result<Client, String> {
+    let mut c =
+        Client::connect(dsn, NoTls).map_err(|e| db_err(&format!("connect to {dsn}"), &e))?;
+    if !session.is_empty() {
+        c.batch_execute(session).map_err(|e| db_err(session, &e))?;
+    }
+    Ok(c)
+}
+
+/// Generates DBT3 at `sf` and loads the eight tables of `cat` (dropped first if they are
+/// there) on the server at `dsn`, each connection running `session` first (a search_path,
+/// so the tables go into a schema of the caller's): lineitem on a connection of its own,
+/// in parallel with the rest. Then the indexes and VACUUM (FREEZE, ANALYZE) of the eight
+/// tables. Returns the index statements that could not be made (notes); `progress` hears
+/// each step with its time.
+pub fn load(
+    dsn: &str,
+    session: &str,
+    cat: &Dbt3,
+    sf: f64,
+    progress: &dyn Fn(&str),
+) -> Result<Vec<String>, String> {
+    use tpchgen::generators::*;
+    let (tables, indexes, notes) = ddl(cat);
+    let mut c = connect(dsn, session)?;
+    let names: Vec<&str> = cat.pg.iter().map(|t| t.name.as_str()).collect();
+    let drop = format!("DROP TABLE IF EXISTS {} CASCADE", names.join(", "));
+    c.batch_execute(&drop).map_err(|e| db_err(&drop, &e))?;
+    for t in &tables {
+        c.batch_execute(t).map_err(|e| db_err(t, &e))?;
+    }
+    let t0 = Instant::now();
+    let (big, counts) = std::thread::scope(|s| {
+        let big = s.spawn(|| -> Result<(u64, f64), String> {
+            let mut c2 = connect(dsn, session)?;
+            let n = copy_rows(&mut c2, "lineitem", LineItemGenerator::new(sf, 1, 1).iter())?;
+            Ok((n, t0.elapsed().as_secs_f64()))
+        });
+        let mut counts = Vec::new();
+        let mut rest = || -> Result<(), String> {
+            counts.push((
+                "region",
+                copy_rows(&mut c, "region", RegionGenerator::new(sf, 1, 1).iter())?,
+            ));
+            counts.push((
+                "nation",
+                copy_rows(&mut c, "nation", NationGenerator::new(sf, 1, 1).iter())?,
+            ));
+            counts.push((
+                "supplier",
+                copy_rows(&mut c, "supplier", SupplierGenerator::new(sf, 1, 1).iter())?,
+            ));
+            counts.push((
+                "part",
+                copy_rows(&mut c, "part", PartGenerator::new(sf, 1, 1).iter())?,
+            ));
+            counts.push((
+                "partsupp",
+                copy_rows(&mut c, "partsupp", PartSuppGenerator::new(sf, 1, 1).iter())?,
+            ));
+            counts.push((
+                "customer",
+                copy_rows(&mut c, "customer", CustomerGenerator::new(sf, 1, 1).iter())?,
+            ));
+            counts.push((
+                "orders",
+                copy_rows(&mut c, "orders", OrderGenerator::new(sf, 1, 1).iter())?,
+            ));
+            Ok(())
+        };
+        let r = rest().map(|()| (counts, t0.elapsed().as_secs_f64()));
+        let big = big
+            .join()
+            .unwrap_or_else(|_| Err("the lineitem loader panicked".into()));
+        (big, r)
+    });
+    let (counts, rest_s) = counts?;
+    let (lineitem, lineitem_s) = big?;
+    progress(&format!(
+        "{} in {rest_s:.1} s; lineitem {lineitem} in {lineitem_s:.1} s",
+        counts
+            .iter()
+            .map(|(t, n)| format!("{t} {n}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
+    let t1 = Instant::now();
+    for i in &indexes {
+        c.batch_execute(i).map_err(|e| db_err(i, &e))?;
+    }
+    progress(&format!(
+        "{} indexes in {:.1} s",
+        indexes.len(),
+        t1.elapsed().as_secs_f64()
+    ));
+    let t2 = Instant::now();
+    // Alone: a multi-statement batch is one implicit transaction, where VACUUM may not run.
+    // FREEZE visits every page: the visibility map covers the tables (index-only scans).
+    c.batch_execute("SET default_statistics_target = 100")
+        .map_err(|e| db_err("SET default_statistics_target", &e))?;
+    let vacuum = format!("VACUUM (FREEZE, ANALYZE) {}", names.join(", "));
+    c.batch_execute(&vacuum).map_err(|e| db_err(&vacuum, &e))?;
+    progress(&format!(
+        "VACUUM (FREEZE, ANALYZE) in {:.1} s",
+        t2.elapsed().as_secs_f64()
+    ));
+    Ok(notes)
+}
+
+/// What identifies a load (a kept cluster skips loading the same again): the scale
+/// factor, the generator's release and every DDL statement.
+pub fn fingerprint(cat: &Dbt3, sf: f64) -> String {
+    let (t, i, _) = ddl(cat);
+    format!(
+        "sf={sf}\ntpchgen={TPCHGEN}\n{}\n{}\n",
+        t.join(";\n"),
+        i.join(";\n")
+    )
+}
+
+/// The imported tables in the derived catalog's order, each with the derived catalog's
+/// indexes in its order. `costlab import` skips BRIN and partial indexes (it does not model
+/// them); those are added from the server: pages from pg_relation_size, the btree level
+/// from pageinspect (0 for BRIN, as the derived catalog has it; -1 without pageinspect).
+/// `notes` hears of imported indexes the catalog does not have (kept, at the end).
+pub fn complete_import(
+    client: &mut Client,
+    cat: &Dbt3,
+    imported: &[Table],
+    notes: &mut Vec<String>,
+) -> Result<Vec<Table>, String> {
+    let mut out = Vec::new();
+    for derived in &cat.pg {
+        let mut t = imported
+            .iter()
+            .find(|t| t.name == derived.name)
+            .ok_or_else(|| format!("{} was not imported", derived.name))?
+            .clone();
+        let mut indexes = Vec::new();
+        for di in &derived.indexes {
+            if let Some(i) = t.indexes.iter().find(|i| i.name == di.name) {
+                indexes.push(i.clone());
+                continue;
+            }
+            let brin = cat
+                .pg_index_notes
+                .iter()
+                .any(|n| n.index == di.name && n.method == "brin");
+            let row = client
+                .query_one(
+                    "SELECT pg_relation_size($1::text::regclass)::int8",
+                    &[&di.name],
+                )
+                .map_err(|e| db_err(&format!("size of {}", di.name), &e))?;
+            let bytes: i64 = row.get(0);
+            let height = if brin {
+                0.0
+            } else {
+                client
+                    .query_one(
+                        "SELECT fastlevel::int8 FROM bt_metap($1)",
+                        &[&di.name.as_str()],
+                    )
+                    .map(|r| r.get::<_, i64>(0) as f64)
+                    .unwrap_or(-1.0)
+            };
+            indexes.push(Index {
+                name: di.name.clone(),
+                columns: di.columns.clone(),
+                include: di.include.clone(),
+                unique: di.unique,
+                primary: di.primary,
+                pg: Some(PgIndex {
+                    pages: (bytes / 8192) as f64,
+                    tree_height: height,
+                }),
+                mysql: None,
+            });
+        }
+        for i in &t.indexes {
+            if !indexes.iter().any(|x| x.name == i.name) {
+                notes.push(format!(
+                    "{}: imported index {} is not in the catalog",
+                    t.name, i.name
+                ));
+                indexes.push(i.clone());
+            }
+        }
+        t.indexes = indexes;
+        out.push(t);
+    }
+    Ok(out)
+}
+
+/// One query as PostgreSQL runs it: statements to run first (Q15's view), the statement
+/// to explain, and what was changed from the kit's MySQL text.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PgQuery {
+    pub setup: Vec<String>,
+    pub select: String,
+    pub changes: Vec<String>,
+}
+
+/// `DATE_ADD('d', INTERVAL n UNIT)` / `DATE_SUB(...)` evaluated to a date literal.
+fn eval_date_fn(add: bool, args: &str) -> Option<String> {
+    let (date, interval) = args.split_once(',')?;
+    let date = date.trim().trim_matches('\'');
+    let mut it = interval.split_whitespace();
+    if !it.next()?.eq_ignore_ascii_case("INTERVAL") {
+        return None;
+    }
+    let n: i64 = it.next()?.parse().ok()?;
+    let unit = it.next()?.to_ascii_uppercase();
+    let n = if add { n } else { -n };
+    let mut p = date.splitn(3, '-');
+    let (y, m, d): (i64, i64, i64) = (
+        p.next()?.parse().ok()?,
+        p.next()?.parse().ok()?,
+        p.next()?.parse().ok()?,
+    );
+    let (y, m, d) = match unit.as_str() {
+        "DAY" => {
+            let days = costlab_core::date::parse(date).ok()? + n;
+            costlab_core::date::civil_from_days(days)
+        }
+        "MONTH" | "YEAR" => {
+            let months = y * 12 + (m - 1) + if unit == "YEAR" { 12 * n } else { n };
+            // Every DBT3 date here is the 1st; no end-of-month clamping needed.
+            if d > 28 {
+                return None;
+            }
+            (months.div_euclid(12), months.rem_euclid(12) + 1, d)
+        }
+        _ => return None,
+    };
+    Some(format!("'{y:04}-{m:02}-{d:02}'"))
+}
+
+/// The kit's MySQL text made PostgreSQL's, by mechanical rewrites only:
+/// * `DATE_ADD/DATE_SUB('d', INTERVAL n DAY|MONTH|YEAR)` is evaluated to a date literal
+///   (what the model's query block holds; PostgreSQL has neither function);
+/// * `SUBSTR(x FROM a FOR b)` is `SUBSTRING(x FROM a FOR b)` (PostgreSQL's SUBSTR takes no
+///   FROM/FOR syntax);
+/// * Q15's `CREATE VIEW ...; SELECT ...; DROP VIEW`: the view is `setup` (the caller runs
+///   it in a transaction it rolls back, or keeps it), the SELECT the statement;
+/// * trailing semicolons go.
+///
+/// Errors name what cannot be rewritten (a date function that is not a constant, two
+/// SELECTs, none).
+pub fn pg_dialect(sql: &str) -> Result<PgQuery, String> {
+    let mut changes = Vec::new();
+    let mut s = sql.to_string();
+    for (name, add) in [("DATE_ADD(", true), ("DATE_SUB(", false)] {
+        while let Some(at) = s.find(name) {
+            let open = at + name.len();
+            let close = open
+                + s[open..]
+                    .find(')')
+                    .ok_or_else(|| format!("{name} without a closing parenthesis"))?;
+            let args = s[open..close].to_string();
+            let lit =
+                eval_date_fn(add, &args).ok_or_else(|| format!("cannot evaluate {name}{args})"))?;
+            changes.push(format!("{name}{args}) → {lit}"));
+            s.replace_range(at..=close, &lit);
+        }
+    }
+    if s.contains("SUBSTR(") {
+        let n = s.matches("SUBSTR(").count();
+        s = s.replace("SUBSTR(", "SUBSTRING(");
+        changes.push(format!("SUBSTR(… FROM … FOR …) → SUBSTRING (×{n})"));
+    }
+    let mut setup = Vec::new();
+    let mut select = None;
+    for st in s.split(';').map(str::trim).filter(|x| !x.is_empty()) {
+        let head = st.to_ascii_uppercase();
+        if head.starts_with("CREATE VIEW") {
+            setup.push(st.to_string());
+        } else if head.starts_with("DROP VIEW") {
+            changes.push("view created in a rolled-back transaction".into());
+        } else if select.is_some() {
+            return Err(format!("two SELECTs in {sql}"));
+        } else {
+            select = Some(st.to_string());
+        }
+    }
+    Ok(PgQuery {
+        setup,
+        select: select.ok_or_else(|| format!("no SELECT in {sql}"))?,
+        changes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mysql_date_functions_become_literals() {
+        assert_eq!(
+            pg_dialect("SELECT 1 FROM t WHERE d < DATE_ADD('1996-01-01', INTERVAL 90 DAY) AND e >= DATE_SUB('1998-12-01', INTERVAL 3 MONTH);")
+                .map(|q| q.select),
+            Ok("SELECT 1 FROM t WHERE d < '1996-03-31' AND e >= '1998-09-01'".to_string())
+        );
+        let q15 = pg_dialect("CREATE VIEW v AS SELECT 1; SELECT * FROM v; DROP VIEW v;")
+            .expect("Q15-like text");
+        assert_eq!(q15.setup, vec!["CREATE VIEW v AS SELECT 1".to_string()]);
+        assert_eq!(q15.select, "SELECT * FROM v");
+        assert!(pg_dialect("SELECT 1; SELECT 2").is_err());
+        assert!(pg_dialect("SELECT DATE_ADD(d, INTERVAL 1 DAY) FROM t").is_err());
+    }
+}
