@@ -166,6 +166,7 @@ fn q12_index_scan_sort_merge_join_and_group_aggregate() {
         false,
         true,
         true,
+        true,
         Qual {
             startup: 0.0,
             per_tuple: COP,
