@@ -1635,15 +1635,25 @@ impl<'a> Planner<'a> {
                     },
                 };
                 // Inner: the cheapest sorted here, and an already-sorted path if any.
-                // (path, its sort here, can mark)
+                // (path, its sort here, can mark) An outer sorted here is
+                // sort_inner_and_outer's, which takes the cheapest inner only;
+                // generate_mergejoin_paths looks for presorted inners under an outer
+                // already in order.
+                // try_mergejoin_path sorts no input already in order.
                 let mut inner_choices: Vec<(&JPath, Option<(SortCost, u32)>, bool)> =
-                    vec![(ci, Some((ci_sort, ci_sort_dis)), true)];
-                if let Some(sp) = inner_paths
-                    .iter()
-                    .filter(|p| p.param == 0 && p.pathkeys.starts_with(&keys))
-                    .min_by(|a, b| cheaper_total(a, b))
-                {
-                    inner_choices.push((sp, None, sp.can_mark));
+                    if ci.pathkeys.starts_with(&keys) {
+                        vec![(ci, None, ci.can_mark)]
+                    } else {
+                        vec![(ci, Some((ci_sort, ci_sort_dis)), true)]
+                    };
+                if outer_sort.is_none() {
+                    if let Some(sp) = inner_paths
+                        .iter()
+                        .filter(|p| p.param == 0 && p.pathkeys.starts_with(&keys))
+                        .min_by(|a, b| cheaper_total(a, b))
+                    {
+                        inner_choices.push((sp, None, sp.can_mark));
+                    }
                 }
                 let ss = scansels[ord[0]];
                 let skip_mark = (matches!(jt, PJ::Semi | PJ::Anti) || unique_inner)
