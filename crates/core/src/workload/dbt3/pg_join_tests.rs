@@ -981,3 +981,24 @@ fn sort_and_hashagg_switches_cost_disable_cost_in_15_and_count_nodes_in_18() {
         }
     }
 }
+
+/// get_memoize_path builds no Memoize over a unique inner whose parameters are not the
+/// whole join condition: Q5's supplier (s_suppkey = l_suppkey by the index, s_nationkey
+/// = c_nationkey left to the join). With hash joins off PostgreSQL 15 at SF 0.1 merge
+/// joins supplier instead; the model used to memoize its index scan.
+#[test]
+fn no_memoize_over_a_unique_inner_with_join_clauses_left() {
+    for (sf, d) in &catalogs()[..3] {
+        let mut env = PgJoinEnv::default();
+        env.opts.enable_hashjoin = false;
+        let pg = PgDbt3::new(&d.pg, env).unwrap();
+        let p = pg.plan(&query(5, *sf).unwrap(), &knobs()).unwrap();
+        let memo_supplier = count_ops(&p, |n, _| {
+            n.op == "Memoize"
+                && n.children
+                    .iter()
+                    .any(|c| c.relation.as_deref() == Some("supplier"))
+        });
+        assert_eq!(memo_supplier, 0, "SF {sf}: {}", p.signature());
+    }
+}

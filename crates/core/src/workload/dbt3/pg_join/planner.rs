@@ -1300,9 +1300,16 @@ impl<'a> Planner<'a> {
             for op in outers {
                 let calls = op.rows.max(1.0);
                 for (k, &(ip, is_param)) in inners.iter().enumerate() {
-                    // get_memoize_path returns nothing with enable_memoize off.
+                    // get_memoize_path returns nothing with enable_memoize off, for a
+                    // semi or anti join (never proven inner-unique), and for a unique
+                    // inner whose parameters are not the whole join condition (the
+                    // cache entry is complete after one row only if they are).
+                    let whole_condition =
+                        fids.is_empty() && eqs.iter().all(|c| ip.param_ecs.contains(&c.ec));
                     if is_param
                         && self.opts.enable_memoize
+                        && !matches!(jt, PJ::Semi | PJ::Anti)
+                        && (!unique_inner || whole_condition)
                         && !memoized.iter().any(|m| m.0 == k && m.1 == calls)
                     {
                         let (mp, info) = self.memoize(b, ip, outer, calls);
