@@ -85,16 +85,26 @@ const COST_TOLERANCE: f64 = 0.05;
 /// by PostgreSQL's own formulas; ANALYZE samples afresh each run, so near-ties may move.
 const MIN_SHAPE_MATCHES: usize = 19;
 
-/// The switches turned off one at a time: the join methods, and two whose nodes some
+/// The switches turned off one at a time: the join methods; two whose nodes some
 /// queries cannot avoid (ORDER BY's Sort), which checks disable_cost (15) and the
-/// disabled-node count (18) against the server.
-const SWITCHES: [&str; 5] = [
+/// disabled-node count (18) against the server; the join helpers; the scans.
+const SWITCHES: [&str; 10] = [
     "enable_hashjoin",
     "enable_mergejoin",
     "enable_nestloop",
     "enable_sort",
     "enable_hashagg",
+    "enable_material",
+    "enable_memoize",
+    "enable_seqscan",
+    "enable_indexscan",
+    "enable_bitmapscan",
 ];
+/// Switches reported but not asserted: without sequential scans PostgreSQL reads
+/// lineitem and orders through their BRIN indexes, without index scans through bitmap
+/// scans of the partial indexes (Q10, Q12); the model has neither (BRIN indexes are not
+/// imported, partial indexes get no plain bitmap path).
+const REPORT_ONLY: [&str; 2] = ["enable_seqscan", "enable_indexscan"];
 /// disable_cost (costsize.c), added per disabled node before PostgreSQL 18.
 const DISABLE_COST: f64 = 1.0e10;
 
@@ -1066,7 +1076,12 @@ fn dbt3_plans_match_real_postgres() {
             "enable_mergejoin" => env.opts.enable_mergejoin = false,
             "enable_nestloop" => env.opts.enable_nestloop = false,
             "enable_sort" => env.opts.enable_sort = false,
-            _ => env.opts.enable_hashagg = false,
+            "enable_hashagg" => env.opts.enable_hashagg = false,
+            "enable_material" => env.opts.enable_material = false,
+            "enable_memoize" => env.opts.enable_memoize = false,
+            "enable_seqscan" => env.opts.enable_seqscan = false,
+            "enable_indexscan" => env.opts.enable_indexscan = false,
+            _ => env.opts.enable_bitmapscan = false,
         }
         let model = PgDbt3::new(&tables, env).expect("PgDbt3::new");
         let (mut shapes, mut costs_ok) = (0, 0);
@@ -1121,13 +1136,20 @@ fn dbt3_plans_match_real_postgres() {
                 }
             );
             if let Err(e) = verdict {
-                switch_failures.push(format!("{sw} off, Q{n}: {e}"));
+                if !REPORT_ONLY.contains(sw) {
+                    switch_failures.push(format!("{sw} off, Q{n}: {e}"));
+                }
             }
         }
         let min = min_switch_shapes(pg18)[si];
         let _ = writeln!(
             switch_report,
-            "{sw} = off: {shapes} of 22 shapes match (at least {min}), {costs_ok} of 22 costs agree"
+            "{sw} = off: {shapes} of 22 shapes match (at least {min}), {costs_ok} of 22 costs agree{}",
+            if REPORT_ONLY.contains(sw) {
+                " (reported, not asserted)"
+            } else {
+                ""
+            }
         );
         if shapes < min {
             switch_failures.push(format!(
@@ -1271,14 +1293,15 @@ fn dbt3_plans_match_real_postgres() {
 }
 
 /// Per switch of [`SWITCHES`], the shapes (of 22) that must match with it off: measured
-/// (kept clusters, SF 0.1) 19, 20, 20, 19 and 18 on PostgreSQL 15.18, 18, 19, 18, 20 and
-/// 18 on 18.6; the minimums sit a little below, since ANALYZE samples afresh when a
-/// cluster is loaded.
-fn min_switch_shapes(pg18: bool) -> [usize; 5] {
+/// (kept clusters, SF 0.1) 19, 20, 20, 19, 18, 20, 21, -, -, 20 on PostgreSQL 15.18 and
+/// 18, 19, 18, 20, 18, 18, 20, -, -, 19 on 18.6 (- for [`REPORT_ONLY`]: 11 and 16 on 15,
+/// 12 and 15 on 18); the minimums sit a little below, since ANALYZE samples afresh when
+/// a cluster is loaded.
+fn min_switch_shapes(pg18: bool) -> [usize; 10] {
     if pg18 {
-        [16, 17, 16, 18, 16]
+        [16, 17, 16, 18, 16, 16, 18, 0, 0, 17]
     } else {
-        [17, 18, 18, 17, 16]
+        [17, 18, 18, 17, 16, 18, 19, 0, 0, 18]
     }
 }
 
