@@ -912,7 +912,7 @@ fn dbt3_plans_match_real_postgres() {
     let cat = dbt3(SF).expect("derived DBT3 catalog");
     let server = match std::env::var_os("COSTLAB_DBT3_PG_KEEP") {
         Some(dir) if !dir.is_empty() => Server::Kept(KeptServer::start(bin, Path::new(&dir))),
-        _ => Server::Temp(PgServer::start()),
+        _ => Server::Temp(PgServer::try_start(&bin, None, "").unwrap_or_else(|e| panic!("{e}"))),
     };
     println!("server up in {:.1} s", started.elapsed().as_secs_f64());
 
@@ -1296,12 +1296,12 @@ fn dbt3_plans_match_real_postgres() {
 /// (kept clusters, SF 0.1) 19, 20, 20, 19, 18, 20, 21, -, -, 20 on PostgreSQL 15.18 and
 /// 18, 19, 18, 20, 18, 18, 20, -, -, 19 on 18.6 (- for [`REPORT_ONLY`]: 11 and 16 on 15,
 /// 12 and 15 on 18); the minimums sit a little below, since ANALYZE samples afresh when
-/// a cluster is loaded.
+/// a cluster is loaded (enable_sort off on 15 went from 17 to 20 over five loads).
 fn min_switch_shapes(pg18: bool) -> [usize; 10] {
     if pg18 {
         [16, 17, 16, 18, 16, 16, 18, 0, 0, 17]
     } else {
-        [17, 18, 18, 17, 16, 18, 19, 0, 0, 18]
+        [17, 18, 18, 15, 16, 18, 19, 0, 0, 18]
     }
 }
 
