@@ -529,7 +529,15 @@ pub(crate) fn finish(
                             rows_out: g2,
                             ..Work::default()
                         },
-                        vec![format!("Group Key: {}", texts.outer_group_key())],
+                        // The GroupAggregate's Sort has no node of its own here: only a
+                        // HashAggregate shows as disabled.
+                        std::iter::once(format!("Group Key: {}", texts.outer_group_key()))
+                            .chain(Planner::disabled_line(if st == AggStrategy::Hashed {
+                                dis
+                            } else {
+                                0
+                            }))
+                            .collect(),
                         vec![p.node.clone()],
                     );
                     add_path(
