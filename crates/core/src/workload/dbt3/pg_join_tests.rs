@@ -9,7 +9,7 @@ use crate::workload::dbt3::catalog::{dbt3, Dbt3};
 use crate::workload::dbt3::pg_join::{
     agg, choose_hash_table_size, eqjoinsel_inner, eqjoinsel_semi, hashjoin, index_loop_cost,
     mergejoin, nestloop, sort, AggCosts, AggStrategy, BucketInput, In, IndexLoopInput, JKind,
-    JoinConsts, PgDbt3, PgJoinEnv, Qual, ScanSel, SemiFactors, VarStats,
+    JoinConsts, PgDbt3, PgJoinEnv, PgJoinPlan, Qual, ScanSel, SemiFactors, VarStats,
 };
 use crate::workload::dbt3::queries::{all, query};
 use proptest::prelude::*;
@@ -164,6 +164,7 @@ fn q12_index_scan_sort_merge_join_and_group_aggregate() {
         input(ss, st, 29_297.0, 15.0),
         ss_sel,
         false,
+        true,
         true,
         true,
         Qual {
@@ -771,5 +772,233 @@ fn explain_text_has_no_placeholder() {
                 );
             }
         }
+    }
+}
+
+// ---- enable_* switches ----------------------------------------------------------------
+
+/// The 22 plans at SF 1 for `version` with the switches `set` changed from the defaults.
+fn plans_with(version: EngineVersion, set: impl Fn(&mut crate::pg::PgOptions)) -> Vec<PgJoinPlan> {
+    let d = &catalogs()[1].1;
+    let mut env = PgJoinEnv {
+        version,
+        ..PgJoinEnv::default()
+    };
+    set(&mut env.opts);
+    let pg = PgDbt3::new(&d.pg, env).unwrap();
+    all(1.0)
+        .unwrap()
+        .iter()
+        .map(|q| pg.plan(q, &knobs()).unwrap())
+        .collect()
+}
+
+/// (node, its parent's op) for every node of the tree.
+fn nodes_with_parent<'a>(n: &'a PlanNode, parent: &'a str, out: &mut Vec<(&'a PlanNode, &'a str)>) {
+    out.push((n, parent));
+    for c in &n.children {
+        nodes_with_parent(c, &n.op, out);
+    }
+}
+
+fn count_ops(p: &PgJoinPlan, f: impl Fn(&PlanNode, &str) -> bool) -> usize {
+    let mut all = Vec::new();
+    nodes_with_parent(&p.tree, "", &mut all);
+    all.iter().filter(|(n, parent)| f(n, parent)).count()
+}
+
+fn is_disabled(n: &PlanNode) -> bool {
+    n.details.iter().any(|d| d == "Disabled: true")
+}
+
+/// enable_hashjoin and enable_mergejoin off: add_paths_to_joinrel builds no such join
+/// (the model has no FULL join, where PostgreSQL ignores them), in 15 and 18 alike, and
+/// nothing is disabled. Before the switches were honoured the default plans' hash and
+/// merge joins stayed.
+#[test]
+fn hash_and_merge_join_switches_remove_the_method() {
+    for version in [EngineVersion::Pg15, EngineVersion::Pg18] {
+        let base = plans_with(version, |_| {});
+        for (name, op, set) in [
+            (
+                "enable_hashjoin",
+                "Hash Join",
+                (|o: &mut crate::pg::PgOptions| o.enable_hashjoin = false)
+                    as fn(&mut crate::pg::PgOptions),
+            ),
+            ("enable_mergejoin", "Merge Join", |o| {
+                o.enable_mergejoin = false
+            }),
+        ] {
+            let with_op = base
+                .iter()
+                .filter(|p| count_ops(p, |n, _| n.op == op) > 0)
+                .count();
+            assert!(
+                with_op >= 2,
+                "{version:?}: only {with_op} default plans use {op}"
+            );
+            // Nothing disabled, so no disable_cost either. (A plan may even come out
+            // cheaper than the default one: add_path's fuzz let the default search drop
+            // it, as PostgreSQL's does, e.g. Q20.)
+            for p in plans_with(version, set) {
+                assert_eq!(
+                    count_ops(&p, |n, _| n.op == op),
+                    0,
+                    "{name} off, Q{}: {}",
+                    p.number,
+                    p.signature()
+                );
+                assert_eq!(count_ops(&p, |n, _| is_disabled(n)), 0, "Q{}", p.number);
+            }
+        }
+    }
+}
+
+/// enable_nestloop off: nested loops are still built but disabled: in 15 each carries
+/// disable_cost (1e10), in 18 a disabled node EXPLAIN marks, and plans that can avoid
+/// them do. At SF 1 every query can.
+#[test]
+fn nestloop_switch_disables_nested_loops() {
+    for version in [EngineVersion::Pg15, EngineVersion::Pg18] {
+        let base = plans_with(version, |_| {});
+        let with_nl = base
+            .iter()
+            .filter(|p| count_ops(p, |n, _| n.op == "Nested Loop") > 0)
+            .count();
+        assert!(
+            with_nl >= 5,
+            "{version:?}: {with_nl} default plans with a nested loop"
+        );
+        for p in plans_with(version, |o| o.enable_nestloop = false) {
+            let nl = count_ops(&p, |n, _| n.op == "Nested Loop");
+            assert_eq!(nl, 0, "{version:?} Q{}: {}", p.number, p.signature());
+            assert_eq!(count_ops(&p, |n, _| is_disabled(n)), 0, "Q{}", p.number);
+        }
+    }
+}
+
+/// enable_material and enable_memoize off: no Materialize as a nested loop's inner and
+/// no Memoize at all (match_unsorted_outer, get_memoize_path).
+#[test]
+fn material_and_memoize_switches_stop_building_the_nodes() {
+    let mat_under_nl = |p: &PgJoinPlan| {
+        count_ops(p, |n, parent| {
+            n.op == "Materialize" && parent == "Nested Loop"
+        })
+    };
+    let memo = |p: &PgJoinPlan| count_ops(p, |n, _| n.op == "Memoize");
+    // SF 0.01, 1 and 10.
+    let plans = |set: fn(&mut crate::pg::PgOptions)| {
+        let mut env = PgJoinEnv::default();
+        set(&mut env.opts);
+        let mut out = Vec::new();
+        for (sf, d) in &catalogs()[..3] {
+            let pg = PgDbt3::new(&d.pg, env.clone()).unwrap();
+            for q in all(*sf).unwrap() {
+                out.push(pg.plan(&q, &knobs()).unwrap());
+            }
+        }
+        out
+    };
+    // The default plans have few nested loops: hash joins off, they have more.
+    let base = plans(|o| o.enable_hashjoin = false);
+    assert!(base.iter().map(mat_under_nl).sum::<usize>() > 0);
+    assert!(base.iter().map(memo).sum::<usize>() > 0);
+    for p in plans(|o| {
+        o.enable_hashjoin = false;
+        o.enable_material = false;
+    }) {
+        assert_eq!(mat_under_nl(&p), 0, "Q{}: {}", p.number, p.signature());
+    }
+    for p in plans(|o| {
+        o.enable_hashjoin = false;
+        o.enable_memoize = false;
+    }) {
+        assert_eq!(memo(&p), 0, "Q{}: {}", p.number, p.signature());
+    }
+}
+
+/// enable_sort off where no plan avoids a sort (Q1's ORDER BY): PostgreSQL 15 keeps the
+/// plan and adds disable_cost once; 18 keeps plan and cost and marks the Sort "Disabled".
+/// enable_hashagg off: Q1's HashAggregate (cheaper) gives way to a GroupAggregate, in 15
+/// through disable_cost, in 18 because add_path compares disabled nodes first.
+#[test]
+fn sort_and_hashagg_switches_cost_disable_cost_in_15_and_count_nodes_in_18() {
+    let d = &catalogs()[1].1;
+    let q1 = query(1, 1.0).unwrap();
+    let plan = |version, set: fn(&mut crate::pg::PgOptions)| {
+        let mut env = PgJoinEnv {
+            version,
+            ..PgJoinEnv::default()
+        };
+        set(&mut env.opts);
+        PgDbt3::new(&d.pg, env)
+            .unwrap()
+            .plan(&q1, &knobs())
+            .unwrap()
+    };
+    for version in [EngineVersion::Pg15, EngineVersion::Pg18] {
+        let base = plan(version, |_| {});
+        assert!(
+            base.signature().contains("HashAggregate"),
+            "{}",
+            base.signature()
+        );
+        let no_sort = plan(version, |o| o.enable_sort = false);
+        assert_eq!(no_sort.signature(), base.signature());
+        let disabled = count_ops(&no_sort, |n, _| is_disabled(n));
+        if version == EngineVersion::Pg15 {
+            assert!((no_sort.cost.total - 1e10 - base.cost.total).abs() < 1e-3);
+            assert!((no_sort.cost.startup - 1e10 - base.cost.startup).abs() < 1e-3);
+            assert_eq!(disabled, 0);
+        } else {
+            assert_eq!(no_sort.cost.total, base.cost.total);
+            assert_eq!(disabled, 1);
+            assert_eq!(no_sort.tree.op, "Sort");
+            assert!(is_disabled(&no_sort.tree));
+        }
+        let no_hashagg = plan(version, |o| o.enable_hashagg = false);
+        let sig = no_hashagg.signature();
+        assert!(
+            sig.contains("GroupAggregate") && !sig.contains("HashAggregate"),
+            "{sig}"
+        );
+        assert!(no_hashagg.cost.total > base.cost.total && no_hashagg.cost.total < 1e10);
+        // Both off: a HashAggregate and the ORDER BY's Sort are two disabled nodes, a
+        // GroupAggregate over a Sort (its order is the ORDER BY's) one: 15 pays
+        // disable_cost once, 18 counts one node.
+        let both = plan(version, |o| {
+            o.enable_sort = false;
+            o.enable_hashagg = false;
+        });
+        assert_eq!(both.signature(), sig);
+        if version == EngineVersion::Pg15 {
+            assert_eq!((both.cost.total / 1e10).floor(), 1.0);
+        } else {
+            assert!(both.cost.total < 1e10);
+            assert_eq!(count_ops(&both, |n, _| is_disabled(n)), 1);
+        }
+    }
+}
+
+/// get_memoize_path builds no Memoize over a unique inner whose parameters are not the
+/// whole join condition: Q5's supplier (s_suppkey = l_suppkey by the index, s_nationkey
+/// = c_nationkey left to the join). With hash joins off PostgreSQL 15 at SF 0.1 merge
+/// joins supplier instead; the model used to memoize its index scan.
+#[test]
+fn no_memoize_over_a_unique_inner_with_join_clauses_left() {
+    for (sf, d) in &catalogs()[..3] {
+        let mut env = PgJoinEnv::default();
+        env.opts.enable_hashjoin = false;
+        let pg = PgDbt3::new(&d.pg, env).unwrap();
+        let p = pg.plan(&query(5, *sf).unwrap(), &knobs()).unwrap();
+        let memo_supplier = count_ops(&p, |n, _| {
+            n.op == "Memoize"
+                && n.children
+                    .iter()
+                    .any(|c| c.relation.as_deref() == Some("supplier"))
+        });
+        assert_eq!(memo_supplier, 0, "SF {sf}: {}", p.signature());
     }
 }

@@ -356,6 +356,7 @@ pub(crate) fn mergejoin(
     skip_mark_restore: bool,
     inner_sorted_here: bool,
     inner_can_mark: bool,
+    enable_material: bool,
     mq: Qual,
     qp: Qual,
     mergejointuples: f64,
@@ -386,12 +387,16 @@ pub(crate) fn mergejoin(
     let rescanratio = 1.0 + rescanned / inner_rows.max(1.0);
     let bare = inner_run * rescanratio;
     let mat = inner_run + jc.cop() * inner_rows * rescanratio;
+    // enable_material off leaves only the materialisation an inner that cannot
+    // mark and restore needs (final_cost_mergejoin).
     let materialize = if skip_mark_restore {
         false
-    } else if mat < bare || (!inner_sorted_here && !inner_can_mark) {
+    } else if (enable_material && mat < bare) || (!inner_sorted_here && !inner_can_mark) {
         true
     } else {
-        inner_sorted_here && relation_byte_size(inner.rows, inner.width) > jc.work_mem()
+        enable_material
+            && inner_sorted_here
+            && relation_byte_size(inner.rows, inner.width) > jc.work_mem()
     };
     run += if materialize { mat } else { bare };
     startup += mq.startup + mq.per_tuple * (outer_skip + inner_skip * rescanratio);

@@ -182,6 +182,10 @@ pub(crate) struct JPath {
     pub param_ecs: Vec<usize>,
     /// The path can restore a mark (plain index scans, Material, Sort) — merge join.
     pub can_mark: bool,
+    /// Disabled nodes in the path, its own and its children's (PostgreSQL 18, where
+    /// add_path compares them before the costs; always 0 before 18, where a disabled
+    /// node's disable_cost is in the costs instead).
+    pub disabled: u32,
 }
 
 impl JPath {
@@ -214,6 +218,14 @@ enum Cmp {
 }
 
 fn compare_costs(p1: &JPath, p2: &JPath, fuzz: f64) -> Cmp {
+    // PostgreSQL 18's compare_path_costs_fuzzily: fewer disabled nodes win outright.
+    if p1.disabled != p2.disabled {
+        return if p1.disabled < p2.disabled {
+            Cmp::Better1
+        } else {
+            Cmp::Better2
+        };
+    }
     if p1.total > p2.total * fuzz {
         return Cmp::Better2;
     }
@@ -360,11 +372,18 @@ pub(crate) fn add_path_keys(
     true
 }
 
-/// set_cheapest's cheapest total (then startup) unparameterized path.
+/// set_cheapest's cheapest total (then startup) unparameterized path; fewer disabled
+/// nodes first (PostgreSQL 18's compare_path_costs).
 pub(crate) fn cheapest_total(list: &[JPath]) -> Option<&JPath> {
-    list.iter().filter(|p| p.param == 0).min_by(|a, b| {
-        a.total
-            .total_cmp(&b.total)
-            .then(a.startup.total_cmp(&b.startup))
-    })
+    list.iter()
+        .filter(|p| p.param == 0)
+        .min_by(|a, b| cheaper_total(a, b))
+}
+
+/// compare_path_costs(TOTAL_COST): disabled nodes, total, then startup cost.
+pub(crate) fn cheaper_total(a: &JPath, b: &JPath) -> std::cmp::Ordering {
+    a.disabled
+        .cmp(&b.disabled)
+        .then(a.total.total_cmp(&b.total))
+        .then(a.startup.total_cmp(&b.startup))
 }

@@ -16,7 +16,9 @@ use crate::query::{CmpOp, OrderKey, Query};
 use crate::workload::dbt3::queries::{ColRef, QueryBlock};
 
 use super::costs::{self, JKind, JoinConsts, Qual, ScanSel, SemiFactors};
-use super::model::{add_path, add_path_keys, cheapest_total, JPath, Node, Rescan, FUZZ};
+use super::model::{
+    add_path, add_path_keys, cheaper_total, cheapest_total, JPath, Node, Rescan, FUZZ,
+};
 use super::setup::{self, bit, BaseRel, Block, ColKey, IxDesc, RelKind, Special};
 use super::PgDbt3;
 
@@ -137,6 +139,33 @@ impl<'a> Planner<'a> {
         )
     }
 
+    /// A node type's switch (enable_nestloop, enable_sort...): off, disable_cost on
+    /// the node's startup and total cost before PostgreSQL 18 (costsize.c), one
+    /// disabled node from 18 on, compared before the costs (pathnode.c add_path).
+    pub fn disable(&self, enabled: bool) -> (f64, u32) {
+        match (
+            enabled,
+            crate::pg::costsize::uses_disabled_nodes(self.version),
+        ) {
+            (true, _) => (0.0, 0),
+            (false, false) => (crate::pg::costsize::DISABLE_COST, 0),
+            (false, true) => (0.0, 1),
+        }
+    }
+
+    /// EXPLAIN's line on a node PostgreSQL 18 planned while disabled.
+    pub fn disabled_line(disabled: u32) -> Option<String> {
+        (disabled > 0).then(|| "Disabled: true".to_string())
+    }
+
+    /// cost_sort with enable_sort: (startup, total, comparisons, spill bytes) and the
+    /// Sort's own disabled nodes.
+    pub fn sort_cost(&self, input: costs::In, limit_tuples: f64) -> (SortCost, u32) {
+        let (s, t, cmps, spill) = costs::sort(&self.jc, input, limit_tuples);
+        let (dc, dis) = self.disable(self.opts.enable_sort);
+        ((s + dc, t + dc, cmps, spill), dis)
+    }
+
     fn ctx<'r>(&'r self, rel: &'r Rel<'a>) -> paths::Ctx<'r, 'a> {
         paths::Ctx {
             rel,
@@ -156,6 +185,7 @@ impl<'a> Planner<'a> {
 
     /// A single-table path as a join input: alias, the block's extra filter costs, rows.
     fn pg_path(&self, br: &BaseRel, p: paths::Path, pathkeys: Vec<usize>) -> JPath {
+        let disabled = p.disabled;
         let mut node = *p.node;
         let examined = node.work.rows_examined;
         let cop = self.jc.cop();
@@ -188,6 +218,7 @@ impl<'a> Planner<'a> {
             can_mark: is_index,
             node: Node::leaf(node),
             param_ecs: Vec::new(),
+            disabled,
         }
     }
 
@@ -463,6 +494,9 @@ impl<'a> Planner<'a> {
             if !lc.total.is_finite() {
                 continue;
             }
+            // cost_index: enable_indexscan covers index-only scans too.
+            let (idc, idis) = self.disable(self.opts.enable_indexscan);
+            let (lc_startup, lc_total) = (lc.startup + idc, lc.total + idc);
             let mut page_reads =
                 setup::index_reads(&ix.name, ix.pages, ix.height + 1.0, lc.index_pages);
             if lc.heap_pages_per_scan > 0.0 {
@@ -528,13 +562,14 @@ impl<'a> Planner<'a> {
             if !filters.is_empty() {
                 details.push(format!("Filter: {}", and_text(&filters)));
             }
+            details.extend(Self::disabled_line(idis));
             let node = Node::op(
                 crate::plan::PlanNode {
                     op: Name::from_static(op),
                     relation: Some(Name::from_static(br.alias)),
                     index: Some(ix.name.clone()),
                     details,
-                    cost: crate::plan::Cost::new(lc.startup, lc.total),
+                    cost: crate::plan::Cost::new(lc_startup, lc_total),
                     rows,
                     width: br.width,
                     work,
@@ -550,6 +585,7 @@ impl<'a> Planner<'a> {
                     per_tuple: (rel.restrict_ops.per_tuple + params.len() as f64) * cop
                         + br.extra.per_tuple,
                 };
+                let (bdc, bdis) = self.disable(self.opts.enable_bitmapscan);
                 let (bs, bt, bpages, btuples) = costs::bitmap_loop_cost(
                     c,
                     lc.index_total,
@@ -562,6 +598,7 @@ impl<'a> Planner<'a> {
                     rel.total_table_pages,
                     bq,
                 );
+                let (bs, bt) = (bs + bdc, bt + bdc);
                 let idx_node = Node::op(
                     crate::plan::PlanNode {
                         op: Name::from_static("Bitmap Index Scan"),
@@ -596,6 +633,7 @@ impl<'a> Planner<'a> {
                             .filter_text
                             .iter()
                             .map(|f| format!("Filter: {f}"))
+                            .chain(Self::disabled_line(bdis))
                             .collect(),
                         cost: crate::plan::Cost::new(bs, bt),
                         rows,
@@ -631,11 +669,12 @@ impl<'a> Planner<'a> {
                     node: heap,
                     param_ecs: params.iter().map(|(_, e)| *e).collect(),
                     can_mark: false,
+                    disabled: bdis,
                 });
             }
             out.push(JPath {
-                startup: lc.startup,
-                total: lc.total,
+                startup: lc_startup,
+                total: lc_total,
                 rows,
                 width: br.width,
                 pathkeys: if outer == 0 && useful_order {
@@ -648,6 +687,7 @@ impl<'a> Planner<'a> {
                 node,
                 param_ecs: params.iter().map(|(_, e)| *e).collect(),
                 can_mark: true,
+                disabled: idis,
             });
         }
         out
@@ -957,8 +997,10 @@ impl<'a> Planner<'a> {
         let groups = super::upper::estimate_num_groups(b, cols, rhs_path.rows);
         let ncols = cols.len() as f64;
         let input = rhs_path.input();
-        let (ss, st, cmps, spill) = costs::sort(jc, input, -1.0);
+        let ((ss, st, cmps, spill), sort_dis) = self.sort_cost(input, -1.0);
         let sort_total = st + jc.cop() * ncols * rhs_path.rows;
+        // create_unique_path: a hashed unique-ification is an Agg HASHED (enable_hashagg).
+        let (hdc, hash_dis) = self.disable(self.opts.enable_hashagg);
         let (hs, ht, hspill) = costs::agg(
             jc,
             costs::AggStrategy::Hashed,
@@ -967,8 +1009,9 @@ impl<'a> Planner<'a> {
             groups,
             input,
         );
+        let (hs, ht) = (hs + hdc, ht + hdc);
         let _ = rhs;
-        if ht <= sort_total {
+        if hash_dis < sort_dis || (hash_dis == sort_dis && ht <= sort_total) {
             let work = Work {
                 rows_examined: rhs_path.rows,
                 comparisons: rhs_path.rows,
@@ -983,13 +1026,15 @@ impl<'a> Planner<'a> {
                 groups,
                 rhs_path.width,
                 work,
-                vec![format!(
+                std::iter::once(format!(
                     "Group Key: {}",
                     cols.iter()
                         .map(|c| c.col.clone())
                         .collect::<Vec<_>>()
                         .join(", ")
-                )],
+                ))
+                .chain(Self::disabled_line(hash_dis))
+                .collect(),
                 vec![rhs_path.node.clone()],
             );
             JPath {
@@ -1003,6 +1048,7 @@ impl<'a> Planner<'a> {
                 node,
                 param_ecs: Vec::new(),
                 can_mark: false,
+                disabled: rhs_path.disabled + hash_dis,
             }
         } else {
             let sort = Node::new(
@@ -1017,7 +1063,7 @@ impl<'a> Planner<'a> {
                     rows_out: rhs_path.rows,
                     ..Work::default()
                 },
-                Vec::new(),
+                Self::disabled_line(sort_dis).into_iter().collect(),
                 vec![rhs_path.node.clone()],
             );
             let node = Node::new(
@@ -1045,6 +1091,7 @@ impl<'a> Planner<'a> {
                 node,
                 param_ecs: Vec::new(),
                 can_mark: false,
+                disabled: rhs_path.disabled + sort_dis,
             }
         }
     }
@@ -1202,7 +1249,11 @@ impl<'a> Planner<'a> {
         // The nested loops' inners: the cheapest inner, a Materialize over it unless it
         // materializes already, and parameterized index paths, each of these with a
         // Memoize per number of calls (the outer paths mostly share their rows).
-        let material = (jt != PJ::Right && !matches!(ci.rescan, Rescan::Fixed(..))).then(|| {
+        // enable_material off: no Materialize is offered (match_unsorted_outer).
+        let material = (self.opts.enable_material
+            && jt != PJ::Right
+            && !matches!(ci.rescan, Rescan::Fixed(..)))
+        .then(|| {
             let (ms, mt) = costs::material(jc, ci.input());
             let node = Node::new(
                 "Materialize",
@@ -1249,7 +1300,18 @@ impl<'a> Planner<'a> {
             for op in outers {
                 let calls = op.rows.max(1.0);
                 for (k, &(ip, is_param)) in inners.iter().enumerate() {
-                    if is_param && !memoized.iter().any(|m| m.0 == k && m.1 == calls) {
+                    // get_memoize_path returns nothing with enable_memoize off, for a
+                    // semi or anti join (never proven inner-unique), and for a unique
+                    // inner whose parameters are not the whole join condition (the
+                    // cache entry is complete after one row only if they are).
+                    let whole_condition =
+                        fids.is_empty() && eqs.iter().all(|c| ip.param_ecs.contains(&c.ec));
+                    if is_param
+                        && self.opts.enable_memoize
+                        && !matches!(jt, PJ::Semi | PJ::Anti)
+                        && (!unique_inner || whole_condition)
+                        && !memoized.iter().any(|m| m.0 == k && m.1 == calls)
+                    {
                         let (mp, info) = self.memoize(b, ip, outer, calls);
                         memoized.push((k, calls, mp, info));
                     }
@@ -1284,26 +1346,28 @@ impl<'a> Planner<'a> {
             }
         }
         // The cheapest inner sorted (the same for every ordering).
-        let ci_sort = costs::sort(jc, ci.input(), -1.0);
-        let sort_node = move |p: &JPath, (s, t, cmps, spill): SortCost, key: Vec<String>| {
-            Node::new(
-                "Sort",
-                s,
-                t,
-                p.rows,
-                p.width,
-                Work {
-                    comparisons: cmps,
-                    spill_bytes: spill,
-                    rows_out: p.rows,
-                    ..Work::default()
-                },
-                text(|| format!("Sort Key: {}", key.join(", ")))
-                    .into_iter()
-                    .collect(),
-                vec![p.node.clone()],
-            )
-        };
+        let (ci_sort, ci_sort_dis) = self.sort_cost(ci.input(), -1.0);
+        let sort_node =
+            move |p: &JPath, (s, t, cmps, spill): SortCost, dis: u32, key: Vec<String>| {
+                Node::new(
+                    "Sort",
+                    s,
+                    t,
+                    p.rows,
+                    p.width,
+                    Work {
+                        comparisons: cmps,
+                        spill_bytes: spill,
+                        rows_out: p.rows,
+                        ..Work::default()
+                    },
+                    text(|| format!("Sort Key: {}", key.join(", ")))
+                        .into_iter()
+                        .chain(Self::disabled_line(dis))
+                        .collect(),
+                    vec![p.node.clone()],
+                )
+            };
 
         // The candidates borrow everything above. Each is offered to add_path as it is
         // built; its node is built only if add_path keeps it. add_path_precheck looks at
@@ -1314,7 +1378,7 @@ impl<'a> Planner<'a> {
             prior: Vec::new(),
         };
         // Per outer path, the precheck bound of the list before this call.
-        let bounds: Vec<f64> = if jt != PJ::Right {
+        let bounds: Vec<(u32, f64)> = if jt != PJ::Right {
             outers
                 .iter()
                 .map(|op| precheck_bound(cand.list, &op.pathkeys))
@@ -1323,7 +1387,9 @@ impl<'a> Planner<'a> {
             Vec::new()
         };
 
-        // Nested loops (match_unsorted_outer), not for RIGHT joins.
+        // Nested loops (match_unsorted_outer), not for RIGHT joins; built with
+        // enable_nestloop off too, disabled.
+        let (nl_dc, nl_dis) = self.disable(self.opts.enable_nestloop);
         if jt != PJ::Right {
             for (oi, op) in outers.iter().enumerate() {
                 let loops = op.rows.max(1.0);
@@ -1343,7 +1409,7 @@ impl<'a> Planner<'a> {
                         };
                         // has_indexed_join_quals: the index path itself, not a Memoize over it.
                         let indexed = is_param && vi == 0 && n_rest == 0 && fids.is_empty();
-                        let c = costs::nestloop(
+                        let mut c = costs::nestloop(
                             jc,
                             op.input(),
                             v.input(),
@@ -1354,7 +1420,13 @@ impl<'a> Planner<'a> {
                             q,
                             rows,
                         );
-                        if c.total > bounds[oi] || !cand.precheck(c.total, &op.pathkeys) {
+                        // final_cost_nestloop's enable_nestloop.
+                        c.startup += nl_dc;
+                        c.total += nl_dc;
+                        let disabled = nl_dis + op.disabled + v.disabled;
+                        if beyond(disabled, c.total, bounds[oi])
+                            || !cand.precheck(disabled, c.total, &op.pathkeys)
+                        {
                             continue;
                         }
                         let pathkeys = if matches!(jt, PJ::UniqueOuter) {
@@ -1362,7 +1434,7 @@ impl<'a> Planner<'a> {
                         } else {
                             useful_keys(b, s, joined, &op.pathkeys)
                         };
-                        cand.note(c.total, pathkeys);
+                        cand.note(disabled, c.total, pathkeys);
                         cand.push(
                             c.startup,
                             c.total,
@@ -1370,6 +1442,7 @@ impl<'a> Planner<'a> {
                             width,
                             pathkeys,
                             Rescan::Same,
+                            disabled,
                             move || {
                                 let mut details = Vec::new();
                                 if n_rest > 0 || !fids.is_empty() {
@@ -1388,6 +1461,7 @@ impl<'a> Planner<'a> {
                                 if let Some(l) = label {
                                     details.insert(0, l.to_string());
                                 }
+                                details.extend(Self::disabled_line(nl_dis));
                                 Node::new(
                                     "Nested Loop",
                                     c.startup,
@@ -1420,8 +1494,10 @@ impl<'a> Planner<'a> {
             }
         }
 
-        // Hash joins (hash_inner_and_outer): cheapest total of each side.
-        if !eqs.is_empty() {
+        // Hash joins (hash_inner_and_outer): cheapest total of each side. With
+        // enable_hashjoin off add_paths_to_joinrel builds none (but for FULL joins,
+        // which the model has not).
+        if !eqs.is_empty() && self.opts.enable_hashjoin {
             let mut buckets: Vec<costs::BucketInput> = if jt == PJ::UniqueInner {
                 Vec::new()
             } else {
@@ -1483,59 +1559,71 @@ impl<'a> Planner<'a> {
             } else {
                 Rescan::Same
             };
-            cand.push(c.startup, c.total, rows, width, &[], rescan, move || {
-                let spill = |rows: f64, width: f64| {
-                    if c.nbatch > 1.0 {
-                        costs::page_size(rows, width) * 8192.0 * 2.0
-                    } else {
-                        0.0
-                    }
-                };
-                let hash = Node::new(
-                    "Hash",
-                    ci.total,
-                    ci.total,
-                    ci.rows,
-                    ci.width,
-                    Work {
-                        rows_examined: ci.rows,
-                        comparisons: ci.rows,
-                        rows_out: ci.rows,
-                        spill_bytes: spill(ci.rows, ci.width),
-                        ..Work::default()
-                    },
-                    text(|| format!("Buckets: {}  Batches: {}", c.nbuckets, c.nbatch))
-                        .into_iter()
-                        .collect(),
-                    vec![ci.node.clone()],
-                );
-                let conds = || eqs.iter().map(|c| eq_text(b, c)).collect::<Vec<_>>();
-                Node::new(
-                    "Hash Join",
-                    c.startup,
-                    c.total,
-                    rows,
-                    width,
-                    Work {
-                        comparisons: co.rows,
-                        rows_examined: co.rows,
-                        rows_out: rows,
-                        spill_bytes: spill(co.rows, co.width),
-                        ..Work::default()
-                    },
-                    join_details(
-                        text(|| format!("Hash Cond: {}", and_text(&conds())))
+            let disabled = co.disabled + ci.disabled;
+            cand.push(
+                c.startup,
+                c.total,
+                rows,
+                width,
+                &[],
+                rescan,
+                disabled,
+                move || {
+                    let spill = |rows: f64, width: f64| {
+                        if c.nbatch > 1.0 {
+                            costs::page_size(rows, width) * 8192.0 * 2.0
+                        } else {
+                            0.0
+                        }
+                    };
+                    let hash = Node::new(
+                        "Hash",
+                        ci.total,
+                        ci.total,
+                        ci.rows,
+                        ci.width,
+                        Work {
+                            rows_examined: ci.rows,
+                            comparisons: ci.rows,
+                            rows_out: ci.rows,
+                            spill_bytes: spill(ci.rows, ci.width),
+                            ..Work::default()
+                        },
+                        text(|| format!("Buckets: {}  Batches: {}", c.nbuckets, c.nbatch))
                             .into_iter()
                             .collect(),
-                    ),
-                    vec![co.node.clone(), hash],
-                )
-            });
+                        vec![ci.node.clone()],
+                    );
+                    let conds = || eqs.iter().map(|c| eq_text(b, c)).collect::<Vec<_>>();
+                    Node::new(
+                        "Hash Join",
+                        c.startup,
+                        c.total,
+                        rows,
+                        width,
+                        Work {
+                            comparisons: co.rows,
+                            rows_examined: co.rows,
+                            rows_out: rows,
+                            spill_bytes: spill(co.rows, co.width),
+                            ..Work::default()
+                        },
+                        join_details(
+                            text(|| format!("Hash Cond: {}", and_text(&conds())))
+                                .into_iter()
+                                .collect(),
+                        ),
+                        vec![co.node.clone(), hash],
+                    )
+                },
+            );
         }
 
         // Merge joins: explicit sorts of the cheapest inputs (sort_inner_and_outer), and
-        // outer paths already in a merge-clause order (match_unsorted_outer).
-        if !eqs.is_empty() {
+        // outer paths already in a merge-clause order (match_unsorted_outer). With
+        // enable_mergejoin off add_paths_to_joinrel finds no merge clauses (but for
+        // FULL joins): none is built.
+        if !eqs.is_empty() && self.opts.enable_mergejoin {
             for (op, ord) in &trials {
                 let op: &JPath = op;
                 let keys: Vec<usize> = ord.iter().map(|&x| eqs[x].ec).collect();
@@ -1543,10 +1631,10 @@ impl<'a> Planner<'a> {
                 let mcl = move || ord.iter().map(move |&x| &eqs[x]);
                 // The outer sorted here, unless it is in the order already.
                 let outer_sort =
-                    (!op.pathkeys.starts_with(&keys)).then(|| costs::sort(jc, op.input(), -1.0));
+                    (!op.pathkeys.starts_with(&keys)).then(|| self.sort_cost(op.input(), -1.0));
                 let oin = match outer_sort {
                     None => op.input(),
-                    Some((s, t, _, _)) => costs::In {
+                    Some(((s, t, _, _), _)) => costs::In {
                         startup: s,
                         total: t,
                         rows: op.rows,
@@ -1554,15 +1642,25 @@ impl<'a> Planner<'a> {
                     },
                 };
                 // Inner: the cheapest sorted here, and an already-sorted path if any.
-                // (path, its sort here, can mark)
-                let mut inner_choices: Vec<(&JPath, Option<SortCost>, bool)> =
-                    vec![(ci, Some(ci_sort), true)];
-                if let Some(sp) = inner_paths
-                    .iter()
-                    .filter(|p| p.param == 0 && p.pathkeys.starts_with(&keys))
-                    .min_by(|a, b| a.total.total_cmp(&b.total))
-                {
-                    inner_choices.push((sp, None, sp.can_mark));
+                // (path, its sort here, can mark) An outer sorted here is
+                // sort_inner_and_outer's, which takes the cheapest inner only;
+                // generate_mergejoin_paths looks for presorted inners under an outer
+                // already in order.
+                // try_mergejoin_path sorts no input already in order.
+                let mut inner_choices: Vec<(&JPath, Option<DisabledSort>, bool)> =
+                    if ci.pathkeys.starts_with(&keys) {
+                        vec![(ci, None, ci.can_mark)]
+                    } else {
+                        vec![(ci, Some((ci_sort, ci_sort_dis)), true)]
+                    };
+                if outer_sort.is_none() {
+                    if let Some(sp) = inner_paths
+                        .iter()
+                        .filter(|p| p.param == 0 && p.pathkeys.starts_with(&keys))
+                        .min_by(|a, b| cheaper_total(a, b))
+                    {
+                        inner_choices.push((sp, None, sp.can_mark));
+                    }
                 }
                 let ss = scansels[ord[0]];
                 let skip_mark = (matches!(jt, PJ::Semi | PJ::Anti) || unique_inner)
@@ -1586,7 +1684,7 @@ impl<'a> Planner<'a> {
                 for (ip, inner_sort, can_mark) in inner_choices {
                     let iin = match inner_sort {
                         None => ip.input(),
-                        Some((s, t, _, _)) => costs::In {
+                        Some(((s, t, _, _), _)) => costs::In {
                             startup: s,
                             total: t,
                             rows: ip.rows,
@@ -1602,10 +1700,17 @@ impl<'a> Planner<'a> {
                         skip,
                         inner_sort.is_some(),
                         can_mark,
+                        self.opts.enable_material,
                         mq,
                         qp,
                         mtuples,
                     );
+                    // The join's, its inputs' and its explicit sorts' disabled nodes
+                    // (initial_cost_mergejoin).
+                    let disabled = op.disabled
+                        + ip.disabled
+                        + outer_sort.map_or(0, |x| x.1)
+                        + inner_sort.map_or(0, |x| x.1);
                     cand.push(
                         c.startup,
                         c.total,
@@ -1613,24 +1718,25 @@ impl<'a> Planner<'a> {
                         width,
                         pk,
                         Rescan::Same,
+                        disabled,
                         move || {
                             let onode = match outer_sort {
                                 None => op.node.clone(),
-                                Some(sc) => {
+                                Some((sc, dis)) => {
                                     // A join's sort keys name their relation (EXPLAIN's useprefix).
                                     let key = mcl().map(|c| {
                                         format!("{}.{}", b.rels[c.outer.rel].alias, c.outer.col)
                                     });
-                                    sort_node(op, sc, key.collect())
+                                    sort_node(op, sc, dis, key.collect())
                                 }
                             };
                             let inode = match inner_sort {
                                 None => ip.node.clone(),
-                                Some(sc) => {
+                                Some((sc, dis)) => {
                                     let key = mcl().map(|c| {
                                         format!("{}.{}", b.rels[c.inner.rel].alias, c.inner.col)
                                     });
-                                    sort_node(ip, sc, key.collect())
+                                    sort_node(ip, sc, dis, key.collect())
                                 }
                             };
                             let inode = if c.materialize_inner {
@@ -1833,22 +1939,22 @@ fn memo_node(mp: &JPath, ip: &JPath, m: &MemoInfo) -> Rc<Node> {
 struct Candidates<'c, 'l> {
     pending: &'c Rc<Node>,
     list: &'l mut Vec<JPath>,
-    /// This call's earlier candidates: (total, pathkeys), for add_path_precheck.
-    prior: Vec<(f64, &'c [usize])>,
+    /// This call's earlier candidates: (disabled nodes, total, pathkeys), for
+    /// add_path_precheck.
+    prior: Vec<(u32, f64, &'c [usize])>,
 }
 
 impl<'c> Candidates<'c, '_> {
     /// add_path_precheck against this call's earlier candidates.
-    fn precheck(&self, total: f64, pathkeys: &[usize]) -> bool {
-        !self
-            .prior
-            .iter()
-            .any(|&(t, keys)| total > t * FUZZ && is_prefix(pathkeys, keys))
+    fn precheck(&self, disabled: u32, total: f64, pathkeys: &[usize]) -> bool {
+        !self.prior.iter().any(|&(d, t, keys)| {
+            beyond(disabled, total, (d, t * FUZZ)) && is_prefix(pathkeys, keys)
+        })
     }
 
     /// Notes a nested loop candidate for add_path_precheck (before `push`).
-    fn note(&mut self, total: f64, pathkeys: &'c [usize]) {
-        self.prior.push((total, pathkeys));
+    fn note(&mut self, disabled: u32, total: f64, pathkeys: &'c [usize]) {
+        self.prior.push((disabled, total, pathkeys));
     }
 
     /// A join path (unparameterized, no mark/restore) whose node `make` builds.
@@ -1861,6 +1967,7 @@ impl<'c> Candidates<'c, '_> {
         width: f64,
         pathkeys: &[usize],
         rescan: Rescan,
+        disabled: u32,
         make: impl FnOnce() -> Rc<Node>,
     ) {
         add_path_keys(
@@ -1876,6 +1983,7 @@ impl<'c> Candidates<'c, '_> {
                 node: self.pending.clone(),
                 param_ecs: Vec::new(),
                 can_mark: false,
+                disabled,
             },
             std::borrow::Cow::Borrowed(pathkeys),
             |p| p.node = make(),
@@ -1888,19 +1996,26 @@ fn is_prefix(prefix: &[usize], keys: &[usize]) -> bool {
     prefix.len() <= keys.len() && prefix.iter().zip(keys).all(|(a, b)| a == b)
 }
 
-/// add_path_precheck's bound from `list`: a path with these pathkeys and a total above
-/// the bound would be rejected (infinite when no path of the list bounds it).
-fn precheck_bound(list: &[JPath], pathkeys: &[usize]) -> f64 {
-    let mut bound = f64::INFINITY;
+/// add_path_precheck's bound from `list` as (disabled nodes, total × fuzz): a path with
+/// these pathkeys `beyond` the bound would be rejected (infinite when no path of the
+/// list bounds it).
+fn precheck_bound(list: &[JPath], pathkeys: &[usize]) -> (u32, f64) {
+    let mut bound = (u32::MAX, f64::INFINITY);
     for old in list.iter().filter(|p| p.param == 0) {
         if is_prefix(pathkeys, &old.pathkeys) {
-            let t = old.total * FUZZ;
-            if t < bound {
-                bound = t;
+            let b = (old.disabled, old.total * FUZZ);
+            if b.0 < bound.0 || (b.0 == bound.0 && b.1 < bound.1) {
+                bound = b;
             }
         }
     }
     bound
+}
+
+/// A path with `disabled` nodes and cost `total` loses to a bound (disabled nodes,
+/// total × fuzz): PostgreSQL 18's add_path_precheck compares the disabled nodes first.
+fn beyond(disabled: u32, total: f64, (bd, bt): (u32, f64)) -> bool {
+    disabled > bd || (disabled == bd && total > bt)
 }
 
 /// An EXPLAIN detail line, built only with the `explain-text` feature (the page leaves
@@ -1920,7 +2035,10 @@ fn text(f: impl FnOnce() -> String) -> Option<String> {
 }
 
 /// costs::sort's (startup, total, comparisons, spill bytes).
-type SortCost = (f64, f64, f64, f64);
+pub(crate) type SortCost = (f64, f64, f64, f64);
+
+/// A Sort's costs and its own disabled nodes (enable_sort).
+type DisabledSort = (SortCost, u32);
 
 /// Hash bucket statistics of a join column.
 fn bucket_input(b: &Block, k: &ColKey) -> costs::BucketInput {

@@ -2090,6 +2090,7 @@ pub(crate) fn subquery_scan(br: &BaseRel, cop: f64, ctup: f64, elide: bool) -> O
         node,
         param_ecs: Vec::new(),
         can_mark: false,
+        disabled: path.disabled,
     })
 }
 

@@ -9,7 +9,7 @@ use crate::workload::dbt3::queries::QueryBlock;
 
 use super::costs::{self, AggCosts, AggStrategy, In};
 use super::deparse;
-use super::model::{add_path, cheapest_total, JPath, Node, Rescan};
+use super::model::{add_path, cheaper_total, cheapest_total, JPath, Node, Rescan};
 use super::planner::{pk_of, JoinRel, Planner};
 use super::setup::{Block, ColKey, RelKind};
 use super::sqlexpr;
@@ -241,7 +241,7 @@ fn agg_costs_of(pl: &Planner, block: &QueryBlock, sql: &str) -> (AggCosts, f64, 
 }
 
 fn sort_path(pl: &Planner, p: &JPath, keys: Vec<usize>, limit: f64, key_text: String) -> JPath {
-    let (s, t, cmps, spill) = costs::sort(&pl.jc, p.input(), limit);
+    let ((s, t, cmps, spill), dis) = pl.sort_cost(p.input(), limit);
     let node = Node::new(
         "Sort",
         s,
@@ -254,7 +254,9 @@ fn sort_path(pl: &Planner, p: &JPath, keys: Vec<usize>, limit: f64, key_text: St
             rows_out: p.rows,
             ..Work::default()
         },
-        vec![format!("Sort Key: {key_text}")],
+        std::iter::once(format!("Sort Key: {key_text}"))
+            .chain(Planner::disabled_line(dis))
+            .collect(),
         vec![p.node.clone()],
     );
     JPath {
@@ -268,6 +270,7 @@ fn sort_path(pl: &Planner, p: &JPath, keys: Vec<usize>, limit: f64, key_text: St
         node,
         param_ecs: Vec::new(),
         can_mark: true,
+        disabled: p.disabled + dis,
     }
 }
 
@@ -407,6 +410,10 @@ pub(crate) fn finish(
             for (inp, _) in inputs {
                 let (mut s, mut t, spill) =
                     costs::agg(jc, st, &aggc, group.len() as f64, groups, inp.input());
+                // cost_agg: enable_hashagg off disables a hashed aggregation.
+                let (adc, adis) = pl.disable(st != AggStrategy::Hashed || pl.opts.enable_hashagg);
+                s += adc;
+                t += adc;
                 if has_having {
                     t += cop * groups;
                 }
@@ -427,6 +434,7 @@ pub(crate) fn finish(
                 if has_having {
                     details.push(format!("Filter: {}", texts.having()));
                 }
+                details.extend(Planner::disabled_line(adis));
                 let node = Node::new(
                     op,
                     s,
@@ -465,6 +473,7 @@ pub(crate) fn finish(
                         node,
                         param_ecs: Vec::new(),
                         can_mark: false,
+                        disabled: inp.disabled + adis,
                     },
                 );
             }
@@ -489,19 +498,24 @@ pub(crate) fn finish(
                     width: p.width,
                 };
                 let g2 = 200f64.min(p.rows).max(1.0);
-                let sorted = {
-                    let (s, t, _, _) = costs::sort(jc, input, -1.0);
-                    In {
-                        startup: s,
-                        total: t,
-                        ..input
-                    }
+                let (sorted, sort_dis) = {
+                    let ((s, t, _, _), dis) = pl.sort_cost(input, -1.0);
+                    (
+                        In {
+                            startup: s,
+                            total: t,
+                            ..input
+                        },
+                        dis,
+                    )
                 };
-                for (st, inp, op) in [
-                    (AggStrategy::Hashed, input, "HashAggregate"),
-                    (AggStrategy::Sorted, sorted, "GroupAggregate"),
+                let (hdc, hash_dis) = pl.disable(pl.opts.enable_hashagg);
+                for (st, inp, op, dc, dis) in [
+                    (AggStrategy::Hashed, input, "HashAggregate", hdc, hash_dis),
+                    (AggStrategy::Sorted, sorted, "GroupAggregate", 0.0, sort_dis),
                 ] {
                     let (s2, t2, spill) = costs::agg(jc, st, &a2, 1.0, g2, inp);
+                    let (s2, t2) = (s2 + dc, t2 + dc);
                     let node = Node::new(
                         op,
                         s2,
@@ -515,7 +529,15 @@ pub(crate) fn finish(
                             rows_out: g2,
                             ..Work::default()
                         },
-                        vec![format!("Group Key: {}", texts.outer_group_key())],
+                        // The GroupAggregate's Sort has no node of its own here: only a
+                        // HashAggregate shows as disabled.
+                        std::iter::once(format!("Group Key: {}", texts.outer_group_key()))
+                            .chain(Planner::disabled_line(if st == AggStrategy::Hashed {
+                                dis
+                            } else {
+                                0
+                            }))
+                            .collect(),
                         vec![p.node.clone()],
                     );
                     add_path(
@@ -531,6 +553,7 @@ pub(crate) fn finish(
                             node,
                             param_ecs: Vec::new(),
                             can_mark: false,
+                            disabled: p.disabled + dis,
                         },
                     );
                 }
@@ -628,11 +651,7 @@ pub(crate) fn finish(
     }
     let best = finals
         .into_iter()
-        .min_by(|a, b| {
-            a.total
-                .total_cmp(&b.total)
-                .then(a.startup.total_cmp(&b.startup))
-        })
+        .min_by(cheaper_total)
         .ok_or_else(|| Error::Unsupported("no final path".into()))?;
     // InitPlans are charged to the top node's startup and total (§6.2).
     let mut best = best;
