@@ -103,32 +103,56 @@ mod tests {
         ))
         .expect("the committed report");
         let report = ValidationReport::from_json(&text).expect("a report");
-        let executed = report
-            .queries
-            .iter()
-            .flat_map(|q| &q.plans)
-            .filter(|p| p.real_s.is_some())
-            .count();
+        let plans = |r: &ValidationReport| r.queries.iter().flat_map(|q| &q.plans).count();
+        // A legend entry per cache state, and one per cache state with a stopped plan.
+        let legend = |r: &ValidationReport| {
+            2 + [CacheState::Warm, CacheState::Cold]
+                .into_iter()
+                .filter(|c| {
+                    r.queries
+                        .iter()
+                        .filter(|q| q.cache == *c)
+                        .flat_map(|q| &q.plans)
+                        .any(|p| p.real_s.is_none())
+                })
+                .count()
+        };
+        let hollow_in = |drawn: &str| {
+            drawn
+                .split("<circle")
+                .skip(1)
+                .filter(|c| c[..c.find("/>").unwrap_or(0)].contains("fill=\"none\""))
+                .count()
+        };
+        // One mark per plan, besides the legend's.
         let drawn = svg(&report, "PostgreSQL 15").expect("drawn");
-        // Two legend marks besides the plans' circles.
-        assert_eq!(drawn.matches("<circle").count(), executed + 2);
         assert!(drawn.contains("simulated time (s)"));
-        // A cold plan stopped at the limit: a hollow mark and a legend entry of its own.
+        assert_eq!(
+            drawn.matches("<circle").count(),
+            plans(&report) + legend(&report)
+        );
+        // A cold plan stopped at the limit: a hollow mark, and the legend's entry for it.
         let mut stopped = report.clone();
         let q = stopped
             .queries
             .iter_mut()
-            .find(|q| q.cache == CacheState::Cold)
+            .find(|q| q.cache == CacheState::Cold && q.plans[0].real_s.is_some())
             .expect("a cold query");
         q.plans[0].real_s = None;
-        let drawn = svg(&stopped, "PostgreSQL 15").expect("drawn");
-        assert_eq!(drawn.matches("<circle").count(), executed + 3);
-        let hollow = drawn
-            .split("<circle")
-            .skip(1)
-            .filter(|c| c[..c.find("/>").unwrap_or(0)].contains("fill=\"none\""))
-            .count();
-        assert_eq!(hollow, 2, "the mark and its legend");
-        assert!(drawn.contains("cold, stopped at the limit (60 s)"));
+        let drawn_stopped = svg(&stopped, "PostgreSQL 15").expect("drawn");
+        assert_eq!(
+            drawn_stopped.matches("<circle").count(),
+            plans(&stopped) + legend(&stopped)
+        );
+        let new_legend = legend(&stopped) - legend(&report);
+        assert_eq!(
+            hollow_in(&drawn_stopped),
+            hollow_in(&drawn) + 1 + new_legend
+        );
+        let drawn = drawn_stopped;
+        assert!(drawn.contains(&format!(
+            "cold, stopped at the limit ({} s)",
+            report.limit_s
+        )));
     }
 }
