@@ -38,7 +38,7 @@ async function markPixels(page) {
     const ctx = canvas.getContext('2d');
     const sx = canvas.width / svg.viewBox.baseVal.width;
     const sy = canvas.height / svg.viewBox.baseVal.height;
-    return [...svg.querySelectorAll('circle.mark')].map((c) => {
+    return [...svg.querySelectorAll('circle.mark:not(.hollow)')].map((c) => {
       const x = Math.round(c.cx.baseVal.value * sx);
       const y = Math.round(c.cy.baseVal.value * sy);
       const px = ctx.getImageData(x - 1, y - 1, 3, 3).data;
@@ -68,7 +68,7 @@ test('a validation report draws one mark per executed plan and the summary the p
   const series = await marks(page).evaluateAll((els) => els.map((e) => e.dataset.series));
   assert.equal(series.filter((s) => s === '0').length, executed.filter((p) => p.cache === 'warm').length);
   assert.equal(series.filter((s) => s === '1').length, executed.filter((p) => p.cache === 'cold').length);
-  // The canvas has a mark under each of them.
+  // The canvas has a mark under each finished plan's (a hollow one has none at its centre).
   const pixels = await markPixels(page);
   assert.equal(pixels.length, executed.length);
   const bare = pixels.filter((p) => !p.coloured);
@@ -90,7 +90,10 @@ test('a validation report draws one mark per executed plan and the summary the p
 
   // The legend, the axes' units, the header and the core's summary lines.
   const legend = await page.locator('#validation-scatter-view .legend .label').allInnerTexts();
-  assert.deepEqual(legend, ['simulated = real', 'simulated within 2x of real', 'warm', 'cold']);
+  // Then an entry per cache state with a plan stopped at the limit.
+  const stoppedStates = ['warm', 'cold'].filter((c) => plans.some((p) => p.cache === c && p.real_s === null));
+  assert.deepEqual(legend.slice(0, 4), ['simulated = real', 'simulated within 2x of real', 'warm', 'cold']);
+  assert.deepEqual(legend.slice(4).map((l) => l.split(',')[0]), stoppedStates);
   const header = await page.locator('.validation-header').innerText();
   assert.match(header, /^pg15\.json: PostgreSQL 15 \(server 15\.18 \(Debian 15\.18-0\+deb12u1\)\) on Measured: AMD EPYC/);
   assert.ok(
