@@ -19,7 +19,7 @@ const USAGE: &str = "usage:
   cargo xtask size                                     print the release bundle's sizes, page and worker apart (build first)
   cargo xtask screenshot                               refresh docs/screenshot.png from the end-to-end run
   cargo xtask validation [--release 15|18 | --innodb]  hold the simulation against real PostgreSQL 15 and 18 and a real
-                                                       InnoDB (MariaDB, WL#8737's t1) on this machine (about 5 minutes
+                                                       InnoDB (MariaDB, WL#8737's t1) on this machine (about 11 minutes
                                                        per PostgreSQL release and 20 for InnoDB, root for cold runs) and
                                                        write docs/validation/ (commit it when the model changed on purpose)";
 
