@@ -1700,18 +1700,7 @@ impl ExecutorFit {
                 .time_plan(plan)?
                 .total_s)
         };
-        let (mut lo, mut hi) = (1.0_f64, 100_000.0_f64);
-        if at(hi)? < real && at(lo)? > real {
-            for _ in 0..100 {
-                let mid = (lo * hi).sqrt();
-                if at(mid)? > real {
-                    lo = mid;
-                } else {
-                    hi = mid;
-                }
-            }
-            self.ordered_read_mbps = Some((lo * hi).sqrt());
-        }
+        self.ordered_read_mbps = solve_log((1.0, 100_000.0), false, real, at)?;
         let fitted = match self.ordered_read_mbps {
             Some(m) => at(m)?,
             None => {
@@ -1750,18 +1739,10 @@ impl ExecutorFit {
                 time(&p, plan)
             };
             let probe = base.device.seq_read_mbps;
-            let (mut lo, mut hi) = ((probe / 10.0).max(1.0), (probe * 10.0).min(100_000.0));
-            if at(hi)? < real && at(lo)? > real {
-                for _ in 0..100 {
-                    let mid = (lo * hi).sqrt();
-                    if at(mid)? > real {
-                        lo = mid;
-                    } else {
-                        hi = mid;
-                    }
-                }
-                self.seq_read_mbps = Some((lo * hi).sqrt());
-                base.device.seq_read_mbps = (lo * hi).sqrt();
+            let range = ((probe / 10.0).max(1.0), (probe * 10.0).min(100_000.0));
+            if let Some(mbps) = solve_log(range, false, real, at)? {
+                self.seq_read_mbps = Some(mbps);
+                base.device.seq_read_mbps = mbps;
             }
             self.queries
                 .push(("cold seq (bandwidth)".into(), real, time(&base, plan)?));
@@ -1775,17 +1756,7 @@ impl ExecutorFit {
             };
             // Within a factor of 10 of the probe's figure: beyond it the query was not
             // I/O-bound as the model sees it, and the figure is left alone.
-            let (mut lo, mut hi) = (0.1_f64, 10.0_f64);
-            if at(lo)? < real && at(hi)? > real {
-                for _ in 0..100 {
-                    let mid = (lo * hi).sqrt();
-                    if at(mid)? < real {
-                        lo = mid;
-                    } else {
-                        hi = mid;
-                    }
-                }
-                let f = (lo * hi).sqrt();
+            if let Some(f) = solve_log((0.1, 10.0), true, real, at)? {
                 self.random_read_us = Some(lat0 * f);
                 scale_random_8k(&mut base, f);
             }
@@ -1794,6 +1765,36 @@ impl ExecutorFit {
         }
         Ok(())
     }
+}
+
+/// The `x` within `range` at which `at(x)` equals `target`, by bisection in log(x); `at`
+/// rises with `x` when `rising`, else falls. `None` when `target` lies outside what `at`
+/// gives over the range (the query did not depend enough on the figure to tell it).
+fn solve_log(
+    range: (f64, f64),
+    rising: bool,
+    target: f64,
+    at: impl Fn(f64) -> Result<f64>,
+) -> Result<Option<f64>> {
+    let (mut lo, mut hi) = range;
+    let (a, b) = (at(lo)?, at(hi)?);
+    let inside = if rising {
+        a < target && target < b
+    } else {
+        b < target && target < a
+    };
+    if !inside {
+        return Ok(None);
+    }
+    for _ in 0..100 {
+        let mid = (lo * hi).sqrt();
+        if (at(mid)? < target) == rising {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Ok(Some((lo * hi).sqrt()))
 }
 
 /// Random reads (8 and 16 kB) `f` times as slow at every queue depth.

@@ -709,34 +709,16 @@ fn validate(
                 check(cancel)?;
                 progress(&format!("{} {} {key}", spec.name, cache.name()));
                 let off = switches_for(key).unwrap_or_default();
-                let mut times = Vec::new();
-                let mut last = None;
-                match cache {
-                    CacheState::Warm => {
-                        for _ in 0..opts.runs {
-                            steady_state(&mut g.client, &session, rows)?;
-                            exec(&mut g.client, &format!("{session} {}", set_switches(&off)))?;
-                            let e = explain_analyze(&mut g.client, &spec.sql)?;
-                            let stop = e.seconds.is_none();
-                            times.extend(e.seconds);
-                            last = Some(e);
-                            if stop {
-                                break;
-                            }
-                        }
-                    }
-                    CacheState::Cold => {
-                        for _ in 0..opts.cold_runs.max(1) {
-                            let e = cold_run(g, server, &session, &off, &spec.sql)?;
-                            times.extend(e.seconds);
-                            let stop = e.seconds.is_none();
-                            last = Some(e);
-                            if stop {
-                                break;
-                            }
-                        }
-                    }
-                }
+                let (times, last) = match cache {
+                    CacheState::Warm => repeat_runs(opts.runs, || {
+                        steady_state(&mut g.client, &session, rows)?;
+                        exec(&mut g.client, &format!("{session} {}", set_switches(&off)))?;
+                        explain_analyze(&mut g.client, &spec.sql)
+                    })?,
+                    CacheState::Cold => repeat_runs(opts.cold_runs.max(1), || {
+                        cold_run(g, server, &session, &off, &spec.sql)
+                    })?,
+                };
                 let Some(e) = last else { continue };
                 if e.seconds.is_some() && &e.key != key {
                     report.notes.push(format!(
@@ -747,24 +729,8 @@ fn validate(
                     ));
                     continue;
                 }
-                times.sort_by(f64::total_cmp);
-                let stopped = e.seconds.is_none();
-                q.plans.push(PlanRun {
-                    key: key.clone(),
-                    forced_with: off.iter().map(|s| format!("enable_{s}=off")).collect(),
-                    real_plan: e.real_plan,
-                    real_s: if stopped {
-                        None
-                    } else {
-                        times.get(times.len() / 2).copied()
-                    },
-                    runs: times,
-                    shared_hit: e.hit,
-                    shared_read: e.read,
-                    sim_s: 0.0,
-                    cost: 0.0,
-                    ..PlanRun::default()
-                });
+                let real_plan = e.real_plan.clone();
+                q.plans.push(plan_run(key, &off, real_plan, times, &e));
             }
             report.queries.push(q);
         }
@@ -863,40 +829,27 @@ fn run_dbt3(
             for plan in plans {
                 check(cancel)?;
                 progress(&format!("DBT3 Q{n} {} {}", cache.name(), plan.key));
-                let mut times = Vec::new();
-                let mut last = None;
-                match cache {
+                let (times, last) = match cache {
                     CacheState::Warm => {
                         exec(
                             &mut g.client,
                             &format!("{session} {}", set_switches(&plan.off)),
                         )?;
-                        // The first run brings the query's pages in; it is not measured.
-                        for i in 0..=opts.runs {
-                            let e = explain_analyze_as(&mut g.client, sql, dbt3_plan_name)?;
-                            let stop = e.seconds.is_none();
-                            if i > 0 || stop {
-                                times.extend(e.seconds);
-                                last = Some(e);
-                            }
-                            if stop {
-                                break;
-                            }
+                        // The first run brings the query's pages in; it is not measured,
+                        // unless it already ran past the limit.
+                        let first = explain_analyze_as(&mut g.client, sql, dbt3_plan_name)?;
+                        if first.seconds.is_none() {
+                            (Vec::new(), Some(first))
+                        } else {
+                            repeat_runs(opts.runs, || {
+                                explain_analyze_as(&mut g.client, sql, dbt3_plan_name)
+                            })?
                         }
                     }
-                    CacheState::Cold => {
-                        for _ in 0..opts.cold_runs.max(1) {
-                            let e =
-                                cold_run_as(g, server, session, &plan.off, sql, dbt3_plan_name)?;
-                            times.extend(e.seconds);
-                            let stop = e.seconds.is_none();
-                            last = Some(e);
-                            if stop {
-                                break;
-                            }
-                        }
-                    }
-                }
+                    CacheState::Cold => repeat_runs(opts.cold_runs.max(1), || {
+                        cold_run_as(g, server, session, &plan.off, sql, dbt3_plan_name)
+                    })?,
+                };
                 let Some(e) = last else { continue };
                 if e.seconds.is_some() && e.key != plan.shape {
                     report.notes.push(format!(
@@ -909,27 +862,54 @@ fn run_dbt3(
                     ));
                     continue;
                 }
-                times.sort_by(f64::total_cmp);
-                let stopped = e.seconds.is_none();
-                q.plans.push(PlanRun {
-                    key: plan.key.clone(),
-                    forced_with: plan.off.iter().map(|s| format!("enable_{s}=off")).collect(),
-                    real_plan: plan.shape.clone(),
-                    real_s: if stopped {
-                        None
-                    } else {
-                        times.get(times.len() / 2).copied()
-                    },
-                    runs: times,
-                    shared_hit: e.hit,
-                    shared_read: e.read,
-                    ..PlanRun::default()
-                });
+                q.plans.push(plan_run(
+                    &plan.key,
+                    &plan.off,
+                    plan.shape.clone(),
+                    times,
+                    &e,
+                ));
             }
             report.queries.push(q);
         }
     }
     Ok(())
+}
+
+/// Executes `run` up to `n` times, stopping at the first execution past the limit: the
+/// times measured and the last execution (`None` when `n` is 0).
+fn repeat_runs(
+    n: u32,
+    mut run: impl FnMut() -> Result<Exec, String>,
+) -> Result<(Vec<f64>, Option<Exec>), String> {
+    let mut times = Vec::new();
+    let mut last = None;
+    for _ in 0..n {
+        let e = run()?;
+        let stopped = e.seconds.is_none();
+        times.extend(e.seconds);
+        last = Some(e);
+        if stopped {
+            break;
+        }
+    }
+    Ok((times, last))
+}
+
+/// A plan's record from its measured times and last execution: the median, or `None` when
+/// that execution ran past the limit (simulated later, by `ValidationReport::simulate`).
+fn plan_run(key: &str, off: &[&str], real_plan: String, mut times: Vec<f64>, e: &Exec) -> PlanRun {
+    times.sort_by(f64::total_cmp);
+    PlanRun {
+        key: key.to_string(),
+        forced_with: off.iter().map(|s| format!("enable_{s}=off")).collect(),
+        real_plan,
+        real_s: e.seconds.and_then(|_| times.get(times.len() / 2).copied()),
+        runs: times,
+        shared_hit: e.hit,
+        shared_read: e.read,
+        ..PlanRun::default()
+    }
 }
 
 /// Leaves the caches as a workload over the whole table leaves them (the simulation's warm

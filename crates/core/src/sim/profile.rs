@@ -297,18 +297,20 @@ impl Device {
     /// In-order reads one request at a time (`ordered_read_mbps`, else the sequential
     /// bandwidth), after any throughput cap, bytes per second.
     pub fn ordered_bytes_per_s(&self) -> f64 {
-        match self.ordered_read_mbps {
-            Some(o) => self.mbps_cap.map_or(o, |c| o.min(c)) * 1e6,
-            None => self.seq_bytes_per_s(),
-        }
+        self.capped_or_seq(self.ordered_read_mbps)
     }
 
     /// One synchronous 8 kB request at a time around the OS cache
     /// (`direct_page_read_mbps`, else the sequential bandwidth), after any throughput cap,
     /// bytes per second.
     pub fn direct_page_bytes_per_s(&self) -> f64 {
-        match self.direct_page_read_mbps {
-            Some(o) => self.mbps_cap.map_or(o, |c| o.min(c)) * 1e6,
+        self.capped_or_seq(self.direct_page_read_mbps)
+    }
+
+    /// `mbps` after any throughput cap, bytes per second; `None`: the sequential bandwidth.
+    fn capped_or_seq(&self, mbps: Option<f64>) -> f64 {
+        match mbps {
+            Some(m) => self.mbps_cap.map_or(m, |c| m.min(c)) * 1e6,
             None => self.seq_bytes_per_s(),
         }
     }

@@ -776,16 +776,7 @@ proptest! {
 fn correlated_bitmap_reads_sequentially_from_postgresql_18() {
     let t = t1::t1_table();
     let q = crate::query::Query::parse("SELECT * FROM t1 WHERE pk > 0 AND pk < 2000001").unwrap();
-    let mut p = builtin::profiles()
-        .into_iter()
-        .find(|p| p.id == "nvme-consumer-gen4")
-        .unwrap();
-    p.warm_cache = false;
-    // The reads alone: CPU figures that do not hide them.
-    p.cpu_ns_per_row = 1.0;
-    p.cpu_ns_per_index_entry = 1.0;
-    p.cpu_ns_per_operator = 1.0;
-    p.os_cache_hit_ns = 10.0;
+    let p = cold_reads_only();
     let time = |release: EngineVersion, key: &str| {
         let planned = pg::plan(&t, &q, &pg_knobs(), release, &PgOptions::default()).unwrap();
         let plan = &planned.find(key).unwrap_or_else(|| panic!("{key}")).plan;
@@ -808,9 +799,8 @@ fn correlated_bitmap_reads_sequentially_from_postgresql_18() {
     );
 }
 
-/// A cold PostgreSQL profile whose CPU figures do not hide the reads, with in-order reads
-/// (assumption 17) a tenth of the sequential bandwidth.
-fn cold_reads_profile() -> MachineProfile {
+/// A cold NVMe profile whose CPU figures do not hide the reads.
+fn cold_reads_only() -> MachineProfile {
     let mut p = builtin::profiles()
         .into_iter()
         .find(|p| p.id == "nvme-consumer-gen4")
@@ -820,6 +810,13 @@ fn cold_reads_profile() -> MachineProfile {
     p.cpu_ns_per_index_entry = 1.0;
     p.cpu_ns_per_operator = 1.0;
     p.os_cache_hit_ns = 10.0;
+    p
+}
+
+/// [`cold_reads_only`] with PostgreSQL 15's prefetch (eic 1) and in-order reads
+/// (assumption 17) a tenth of the sequential bandwidth.
+fn cold_reads_profile() -> MachineProfile {
+    let mut p = cold_reads_only();
     p.effective_io_concurrency = 1.0;
     p.device.ordered_read_mbps = Some(p.device.seq_read_mbps / 10.0);
     p

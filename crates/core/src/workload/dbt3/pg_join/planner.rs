@@ -153,6 +153,34 @@ impl<'a> Planner<'a> {
         }
     }
 
+    /// A Sort node over `p` with its cost (start-up, total, comparisons, spill bytes), its
+    /// disabled count and the `Sort Key:` line when there is one.
+    pub(crate) fn sort_node(
+        p: &JPath,
+        (s, t, cmps, spill): SortCost,
+        dis: u32,
+        sort_key: Option<String>,
+    ) -> Rc<Node> {
+        Node::new(
+            "Sort",
+            s,
+            t,
+            p.rows,
+            p.width,
+            Work {
+                comparisons: cmps,
+                spill_bytes: spill,
+                rows_out: p.rows,
+                ..Work::default()
+            },
+            sort_key
+                .into_iter()
+                .chain(Self::disabled_line(dis))
+                .collect(),
+            vec![p.node.clone()],
+        )
+    }
+
     /// EXPLAIN's line on a node PostgreSQL 18 planned while disabled.
     pub fn disabled_line(disabled: u32) -> Option<String> {
         (disabled > 0).then(|| "Disabled: true".to_string())
@@ -1347,27 +1375,14 @@ impl<'a> Planner<'a> {
         }
         // The cheapest inner sorted (the same for every ordering).
         let (ci_sort, ci_sort_dis) = self.sort_cost(ci.input(), -1.0);
-        let sort_node =
-            move |p: &JPath, (s, t, cmps, spill): SortCost, dis: u32, key: Vec<String>| {
-                Node::new(
-                    "Sort",
-                    s,
-                    t,
-                    p.rows,
-                    p.width,
-                    Work {
-                        comparisons: cmps,
-                        spill_bytes: spill,
-                        rows_out: p.rows,
-                        ..Work::default()
-                    },
-                    text(|| format!("Sort Key: {}", key.join(", ")))
-                        .into_iter()
-                        .chain(Self::disabled_line(dis))
-                        .collect(),
-                    vec![p.node.clone()],
-                )
-            };
+        let sort_node = move |p: &JPath, cost: SortCost, dis: u32, key: Vec<String>| {
+            Self::sort_node(
+                p,
+                cost,
+                dis,
+                text(|| format!("Sort Key: {}", key.join(", "))),
+            )
+        };
 
         // The candidates borrow everything above. Each is offered to add_path as it is
         // built; its node is built only if add_path keeps it. add_path_precheck looks at

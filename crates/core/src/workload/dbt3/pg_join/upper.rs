@@ -241,24 +241,9 @@ fn agg_costs_of(pl: &Planner, block: &QueryBlock, sql: &str) -> (AggCosts, f64, 
 }
 
 fn sort_path(pl: &Planner, p: &JPath, keys: Vec<usize>, limit: f64, key_text: String) -> JPath {
-    let ((s, t, cmps, spill), dis) = pl.sort_cost(p.input(), limit);
-    let node = Node::new(
-        "Sort",
-        s,
-        t,
-        p.rows,
-        p.width,
-        Work {
-            comparisons: cmps,
-            spill_bytes: spill,
-            rows_out: p.rows,
-            ..Work::default()
-        },
-        std::iter::once(format!("Sort Key: {key_text}"))
-            .chain(Planner::disabled_line(dis))
-            .collect(),
-        vec![p.node.clone()],
-    );
+    let (cost, dis) = pl.sort_cost(p.input(), limit);
+    let (s, t) = (cost.0, cost.1);
+    let node = Planner::sort_node(p, cost, dis, Some(format!("Sort Key: {key_text}")));
     JPath {
         startup: s,
         total: t,
