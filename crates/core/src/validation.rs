@@ -599,6 +599,42 @@ impl ValidationReport {
         Ok(())
     }
 
+    /// The join planner's plan of a DBT3 query of the report (`name` as `Q18`) under a
+    /// plan's switches (`key`, as `no-hashjoin`), timed on `profile` as the report's
+    /// warm or cold runs are: to see which node a misprediction comes from.
+    pub fn dbt3_plan_times(
+        &self,
+        profile: &MachineProfile,
+        name: &str,
+        key: &str,
+        cache: CacheState,
+    ) -> Result<(crate::plan::PlanNode, crate::sim::PlanTime)> {
+        let runs = self
+            .queries
+            .iter()
+            .find(|q| q.name == name && q.cache == cache)
+            .ok_or_else(|| Error::invalid("query", format!("{name}: not in the report")))?;
+        let n = runs
+            .dbt3
+            .ok_or_else(|| Error::invalid("query", format!("{name}: not a DBT3 query")))?;
+        let run = runs
+            .plans
+            .iter()
+            .find(|p| p.key == key)
+            .ok_or_else(|| Error::invalid("plan", format!("{name} has no plan {key}")))?;
+        let mut p = profile.clone();
+        p.warm_cache = cache == CacheState::Warm;
+        if let (CacheState::Cold, Some(pool)) = (cache, self.cold_buffer_pool_bytes) {
+            p.buffer_pool_bytes = pool;
+        }
+        let sim = Simulator::for_release(&p, self.engine_version)?;
+        let mut models = Dbt3Models::of(self)?
+            .ok_or_else(|| Error::invalid("query", "the report has no DBT3 query"))?;
+        let plan = models.plan(n, &run.forced_with, &self.knobs()?)?;
+        let time = sim.time_plan(&plan.tree)?;
+        Ok((plan.tree, time))
+    }
+
     /// WL#8737's switch points of an InnoDB report on its t1: per cache state, where the
     /// range scan on k7 stops being faster than the table scan, really (from the measured
     /// fractions) and as simulated on `warm` / `cold` (bisection on the model).

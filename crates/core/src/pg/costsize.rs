@@ -293,7 +293,6 @@ pub(crate) struct IndexScanCost {
     pub max_pages: f64,
     /// Heap pages if perfectly correlated, after the visibility-map discount.
     pub min_pages: f64,
-    pub csquared: f64,
     pub workers: u32,
 }
 
@@ -375,7 +374,6 @@ pub(crate) fn cost_index(
         tuples_fetched,
         max_pages: pages,
         min_pages: pc,
-        csquared,
         workers,
     })
 }

@@ -75,7 +75,11 @@ pub(crate) struct IndexScan {
     pub sorted: bool,
     pub backward: bool,
     pub indexonly: bool,
+    /// btcost_correlation's figure, for the cost (x0.75 for multi-column indexes).
     pub correlation: f64,
+    /// The leading column's correlation itself: how the heap really lies in index order,
+    /// for the work (the 0.75 is the cost model's caution, not the table's layout).
+    pub heap_correlation: f64,
 }
 
 /// A node without relation, index, details or children (the builders add them). Written
@@ -376,11 +380,12 @@ impl Ctx<'_, '_> {
         let bt = costsize::btcostestimate(self.c, self.version, &input);
         // btcost_correlation: leading column, x0.75 for multi-column indexes.
         let lead = &rel.cols[ix.keys[0]];
-        let mut correlation = if lead.has_stats {
+        let heap_correlation = if lead.has_stats {
             lead.stats.correlation
         } else {
             0.0
         };
+        let mut correlation = heap_correlation;
         if ix.keys.len() > 1 {
             correlation *= 0.75;
         }
@@ -393,6 +398,7 @@ impl Ctx<'_, '_> {
             backward,
             indexonly,
             correlation,
+            heap_correlation,
         })
     }
 
@@ -451,11 +457,13 @@ impl Ctx<'_, '_> {
         )?;
 
         // Heap page requests: one per fetched tuple when uncorrelated, one per page
-        // when correlated; interpolated with correlation squared like the cost.
+        // when correlated; interpolated with correlation squared like the cost, but the
+        // heap's own correlation (see `heap_correlation`).
         let t = rel.pages;
         let heap_share = 1.0 - visible.unwrap_or(0.0);
-        let random_requests = cost.tuples_fetched * heap_share * (1.0 - cost.csquared);
-        let seq_requests = cost.min_pages * cost.csquared;
+        let c2 = s.heap_correlation * s.heap_correlation;
+        let random_requests = cost.tuples_fetched * heap_share * (1.0 - c2);
+        let seq_requests = cost.min_pages * heap_share * c2;
         let mut page_reads = self.index_reads(s);
         if random_requests > 0.0 {
             page_reads.push(reads(
@@ -659,7 +667,7 @@ impl Ctx<'_, '_> {
         // the index scan's heap pages are (for a BitmapAnd, the least correlated index).
         let corr = scans
             .iter()
-            .map(|s| s.correlation.abs())
+            .map(|s| s.heap_correlation.abs())
             .fold(f64::INFINITY, f64::min)
             .min(1.0);
         let c2 = if corr.is_finite() { corr * corr } else { 0.0 };

@@ -138,6 +138,9 @@ pub struct PgDbt3 {
     env: PgJoinEnv,
     /// The queries' SQL analysis, once per text (it does not depend on the knobs).
     memo: Box<memo::SqlMemo>,
+    /// The scale factor the tables hold (orders' rows over SF 1's 1.5 million): the
+    /// true group counts of some queries grow with it.
+    sf: f64,
 }
 
 impl PgDbt3 {
@@ -188,13 +191,22 @@ impl PgDbt3 {
             .iter()
             .map(TableInfo::build)
             .collect::<Result<Vec<_>>>()?;
+        let sf = kept
+            .iter()
+            .find(|t| t.name.eq_ignore_ascii_case("orders"))
+            .map_or(1.0, |t| t.rows / 1_500_000.0);
         Ok(PgDbt3 {
             tables: kept,
             infos,
             partials,
             env,
             memo: Box::default(),
+            sf,
         })
+    }
+
+    pub(crate) fn sf(&self) -> f64 {
+        self.sf
     }
 
     /// Plans one query with the knob values.

@@ -188,8 +188,11 @@ pub struct QueryBlock {
     pub limit: Option<f64>,
     /// Aggregates without GROUP BY (one output row).
     pub scalar_aggregate: bool,
-    /// True number of groups (or output rows) at SF1 divided by SF where it scales.
+    /// True number of groups (or output rows, after HAVING) at SF 1.
     pub true_groups: f64,
+    /// `true_groups` grows with the scale factor (orders, customers, suppliers); when
+    /// not, it is a count of categories (nations, flags, years).
+    pub groups_scale_with_sf: bool,
 }
 
 impl QueryBlock {
@@ -474,6 +477,7 @@ fn q2() -> QueryBlock {
     ]);
     b.q.limit = Some(100.0);
     b.q.true_groups = 460.0;
+    b.q.groups_scale_with_sf = true;
     b.done()
 }
 
@@ -495,6 +499,7 @@ fn q3() -> QueryBlock {
     b.q.order_by_expression = true;
     b.q.limit = Some(10.0);
     b.q.true_groups = 11_620.0;
+    b.q.groups_scale_with_sf = true;
     b.done()
 }
 
@@ -699,6 +704,7 @@ fn q10() -> QueryBlock {
     b.q.order_by_expression = true;
     b.q.limit = Some(20.0);
     b.q.true_groups = 37_967.0;
+    b.q.groups_scale_with_sf = true;
     b.done()
 }
 
@@ -732,6 +738,7 @@ fn q11() -> QueryBlock {
     b.group(&[(ps, "ps_partkey")]);
     b.q.order_by_expression = true;
     b.q.true_groups = 1_048.0;
+    b.q.groups_scale_with_sf = true;
     b.done()
 }
 
@@ -815,6 +822,7 @@ fn revenue0() -> Source {
     v.dates(l, "l_shipdate", "1996-01-01", "1996-03-31");
     v.group(&[(l, "l_suppkey")]);
     v.q.true_groups = 10_000.0;
+    v.q.groups_scale_with_sf = true;
     Source::Derived {
         block: Box::new(v.done()),
         columns: vec!["supplier_no", "total_revenue"],
@@ -945,6 +953,7 @@ fn q18() -> QueryBlock {
     let l2 = sb.t("lineitem", "lineitem", &["l_orderkey", "l_quantity"]);
     sb.group(&[(l2, "l_orderkey")]);
     sb.q.true_groups = 57.0;
+    sb.q.groups_scale_with_sf = true;
     b.q.subqueries.push(Subquery {
         kind: SubqueryKind::InGrouped,
         block: sb.done(),
@@ -961,6 +970,7 @@ fn q18() -> QueryBlock {
     b.q.order_by_expression = true;
     b.q.limit = Some(100.0);
     b.q.true_groups = 57.0;
+    b.q.groups_scale_with_sf = true;
     b.done()
 }
 
@@ -1050,6 +1060,7 @@ fn q20() -> QueryBlock {
     });
     b.order(&[(s, "s_name")]);
     b.q.true_groups = 186.0;
+    b.q.groups_scale_with_sf = true;
     b.done()
 }
 
@@ -1117,6 +1128,7 @@ fn q21() -> QueryBlock {
     b.q.order_by_expression = true;
     b.q.limit = Some(100.0);
     b.q.true_groups = 411.0;
+    b.q.groups_scale_with_sf = true;
     b.done()
 }
 

@@ -12,8 +12,14 @@ use crate::plan::{Cost, Name, PlanNode, Work};
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub(crate) enum Node {
-    /// One node; `plan.children` stays empty, the children are `kids`.
-    Op { plan: PlanNode, kids: Vec<Rc<Node>> },
+    /// One node; `plan.children` stays empty, the children are `kids`. `true_rows`:
+    /// the rows the node really returns per loop, where the planner knows them
+    /// (NaN: as many times its estimate as its first input's).
+    Op {
+        plan: PlanNode,
+        kids: Vec<Rc<Node>>,
+        true_rows: TrueRows,
+    },
     /// `node`'s subtree with its work repeated `loops` times (the inner of a nested loop,
     /// a SubPlan), applied when the tree is built (`to_plan`): scaling a copy of the
     /// whole subtree for every nested-loop candidate cost more than planning.
@@ -22,7 +28,35 @@ pub(crate) enum Node {
 
 impl Node {
     pub fn op(plan: PlanNode, kids: Vec<Rc<Node>>) -> Rc<Node> {
-        Rc::new(Node::Op { plan, kids })
+        Rc::new(Node::Op {
+            plan,
+            kids,
+            true_rows: TrueRows::UNKNOWN,
+        })
+    }
+
+    /// The node with its true rows set (the node is new: no copy is made then).
+    pub fn with_true_rows(mut n: Rc<Node>, t: TrueRows) -> Rc<Node> {
+        if let Some(Node::Op { true_rows, .. }) = Rc::get_mut(&mut n) {
+            *true_rows = t;
+            return n;
+        }
+        match &*n {
+            Node::Op { plan, kids, .. } => Rc::new(Node::Op {
+                plan: plan.clone(),
+                kids: kids.clone(),
+                true_rows: t,
+            }),
+            Node::Repeated { .. } => n,
+        }
+    }
+
+    /// The true rows per loop the node was given, if any.
+    pub fn true_rows(&self) -> Option<f64> {
+        match self {
+            Node::Op { true_rows, .. } => Some(true_rows.rows).filter(|r| r.is_finite()),
+            Node::Repeated { node, .. } => node.true_rows(),
+        }
     }
 
     pub fn leaf(plan: PlanNode) -> Rc<Node> {
@@ -70,12 +104,20 @@ impl Node {
     /// The tree with `f` applied to every detail line: costs, rows and work stay.
     pub fn map_details(n: &Rc<Node>, f: &dyn Fn(&str) -> String) -> Rc<Node> {
         match &**n {
-            Node::Op { plan, kids } => {
+            Node::Op {
+                plan,
+                kids,
+                true_rows,
+            } => {
                 let mut plan = plan.clone();
                 for d in &mut plan.details {
                     *d = f(d);
                 }
-                Node::op(plan, kids.iter().map(|k| Node::map_details(k, f)).collect())
+                Rc::new(Node::Op {
+                    plan,
+                    kids: kids.iter().map(|k| Node::map_details(k, f)).collect(),
+                    true_rows: *true_rows,
+                })
             }
             Node::Repeated { node, loops } => Rc::new(Node::Repeated {
                 node: Node::map_details(node, f),
@@ -88,7 +130,7 @@ impl Node {
     /// children, to change the top node.
     pub fn root_parts(&self) -> (PlanNode, Vec<Rc<Node>>) {
         match self {
-            Node::Op { plan, kids } => (plan.clone(), kids.clone()),
+            Node::Op { plan, kids, .. } => (plan.clone(), kids.clone()),
             Node::Repeated { node, loops } => {
                 let (mut plan, kids) = node.root_parts();
                 scale_work(&mut plan.work, *loops);
@@ -102,43 +144,152 @@ impl Node {
         }
     }
 
-    /// The owned EXPLAIN tree.
+    /// The owned EXPLAIN tree. Costs and rows are the planner's; the work is counted
+    /// from the true rows where nodes know them (see [`TrueRows`]), so that a
+    /// misestimate costs time as it does in the executor.
     pub fn to_plan(&self) -> PlanNode {
-        self.build(&mut Vec::new())
+        self.build(&mut Vec::new()).0
     }
 
     /// `factors`: the repetitions of the Repeated nodes above, outermost first. They
     /// are applied innermost first, the order in which nested loops were built: each
     /// level multiplies what the level below produced (bit-exact with scaling copies).
-    fn build(&self, factors: &mut Vec<f64>) -> PlanNode {
+    /// `loops_override`: the true loops of a Repeated node (a nested loop's inner runs
+    /// once per true outer row). Returns the node and its true/estimated rows factor.
+    fn build(&self, factors: &mut Vec<f64>) -> (PlanNode, f64) {
+        self.build_loops(factors, None)
+    }
+
+    fn build_loops(&self, factors: &mut Vec<f64>, loops_override: Option<f64>) -> (PlanNode, f64) {
         match self {
             Node::Repeated { node, loops } => {
-                factors.push(*loops);
+                factors.push(loops_override.unwrap_or(*loops));
                 let p = node.build(factors);
                 factors.pop();
                 p
             }
-            Node::Op { plan, kids } => {
+            Node::Op { .. } if loops_override.is_some() => {
+                // An inner planned to run once (at most one outer row estimated).
+                factors.push(loops_override.unwrap_or(1.0));
+                let p = self.build_loops(factors, None);
+                factors.pop();
+                p
+            }
+            Node::Op {
+                plan,
+                kids,
+                true_rows,
+            } => {
                 let mut p = plan.clone();
+                let keeps = keeps_input(&p);
+                let mut none = Vec::new();
+                let mut kid_factors = Vec::with_capacity(kids.len());
+                let mut true_outer = None;
+                for (i, k) in kids.iter().enumerate() {
+                    // A Material, Hash or Sort replays what it keeps: its input runs once.
+                    let fs = if keeps { &mut none } else { &mut *factors };
+                    let over = if i == 1 && p.op.as_str() == "Nested Loop" {
+                        true_outer
+                    } else {
+                        None
+                    };
+                    let (c, f) = k.build_loops(fs, over);
+                    if i == 0 {
+                        true_outer = Some(c.rows * f);
+                    }
+                    kid_factors.push(f);
+                    p.children.push(c);
+                }
+                let in_f = kid_factors.first().copied().unwrap_or(1.0);
+                // A nested loop reads the inner's rows of every outer row.
+                let pair_f = in_f * kid_factors.get(1).copied().unwrap_or(1.0);
+                let out_f = if true_rows.rows.is_finite() && p.rows > 0.0 {
+                    true_rows.rows / p.rows
+                } else {
+                    in_f
+                };
+                true_work(
+                    &mut p,
+                    in_f,
+                    pair_f,
+                    out_f,
+                    true_rows.whole,
+                    kids.is_empty(),
+                );
                 for &f in factors.iter().rev() {
                     scale_work(&mut p.work, f);
                 }
-                if keeps_input(&p) {
-                    // A Material, Hash or Sort replays what it keeps: its input runs once.
-                    let mut none = Vec::new();
-                    p.children.extend(kids.iter().map(|k| k.build(&mut none)));
-                } else {
-                    p.children.extend(kids.iter().map(|k| k.build(factors)));
-                }
-                p
+                (p, out_f)
             }
         }
     }
 }
 
-/// Nodes whose input runs once however often they are rescanned.
+/// What a node really returns, as the planner knows it from the workload's true
+/// selectivities (the estimates stay in the costs and rows EXPLAIN prints).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct TrueRows {
+    /// True rows per loop; NaN when unknown.
+    pub rows: f64,
+    /// All of the node's work follows its own rows (a parameterized scan's per-loop
+    /// fetches), not only its output.
+    pub whole: bool,
+}
+
+impl TrueRows {
+    pub const UNKNOWN: TrueRows = TrueRows {
+        rows: f64::NAN,
+        whole: false,
+    };
+
+    pub fn out(rows: f64) -> TrueRows {
+        TrueRows { rows, whole: false }
+    }
+
+    pub fn whole(rows: f64) -> TrueRows {
+        TrueRows { rows, whole: true }
+    }
+}
+
+/// The node's work re-counted from true rows: `in_f` is its first input's true/estimated
+/// factor, `pair_f` its first two inputs' together, `out_f` its own. What it returns
+/// follows `out_f`; what it reads follows its input's, a nested loop's the pairs it
+/// tries, a sort's comparisons n·log n. Leaves read what the table holds, unless
+/// `whole` (a parameterized scan: its entries and rows per loop; its pages, mostly the
+/// descent, stay as planned).
+fn true_work(p: &mut PlanNode, in_f: f64, pair_f: f64, out_f: f64, whole: bool, leaf: bool) {
+    if in_f == 1.0 && out_f == 1.0 && pair_f == 1.0 {
+        return;
+    }
+    let w = &mut p.work;
+    w.rows_out *= out_f;
+    if leaf && !whole {
+        return;
+    }
+    let f = if whole {
+        out_f
+    } else if p.op.as_str() == "Nested Loop" {
+        pair_f
+    } else {
+        in_f
+    };
+    w.rows_examined *= f;
+    w.index_entries *= f;
+    w.operator_evals *= f;
+    w.spill_bytes *= f;
+    if p.op.as_str() == "Sort" && w.comparisons > 0.0 {
+        let n = p.rows.max(2.0);
+        let t = (n * f).max(2.0);
+        w.comparisons *= (t * t.log2()) / (n * n.log2());
+    } else {
+        w.comparisons *= f;
+    }
+}
+
+/// Nodes whose input runs once however often they are rescanned (a Memoize's runs once
+/// per cache miss, which its child's Repeated says).
 fn keeps_input(p: &PlanNode) -> bool {
-    matches!(p.op.as_str(), "Materialize" | "Hash" | "Sort")
+    matches!(p.op.as_str(), "Materialize" | "Hash" | "Sort" | "Memoize")
 }
 
 /// One node's work repeated `f` times (pages stay within the object's).

@@ -17,7 +17,7 @@ use crate::workload::dbt3::queries::{ColRef, QueryBlock};
 
 use super::costs::{self, JKind, JoinConsts, Qual, ScanSel, SemiFactors};
 use super::model::{
-    add_path, add_path_keys, cheaper_total, cheapest_total, JPath, Node, Rescan, FUZZ,
+    add_path, add_path_keys, cheaper_total, cheapest_total, JPath, Node, Rescan, TrueRows, FUZZ,
 };
 use super::setup::{self, bit, BaseRel, Block, ColKey, IxDesc, RelKind, Special};
 use super::PgDbt3;
@@ -34,6 +34,8 @@ pub(crate) struct BlockOpts {
     /// That condition's text over the block's own expressions and what its sub-select
     /// shows as, for EXPLAIN (Q15: `(SUM(...)) = (SELECT MAX(...) ...)`, `$0`).
     pub having_text: Option<(String, String)>,
+    /// The true share of groups that pass `having_op` (the outer filter's).
+    pub having_true_sel: Option<f64>,
 }
 
 pub(crate) struct Planner<'a> {
@@ -94,6 +96,8 @@ struct EqClause<'b> {
 
 pub(crate) struct JoinRel {
     pub rows: f64,
+    /// The rows the join really returns (`Block::true_rows`).
+    pub true_rows: f64,
     pub width: f64,
     pub paths: Vec<JPath>,
 }
@@ -244,7 +248,7 @@ impl<'a> Planner<'a> {
             param: 0,
             rescan: Rescan::Same,
             can_mark: is_index,
-            node: Node::leaf(node),
+            node: Node::with_true_rows(Node::leaf(node), TrueRows::out(br.true_rows)),
             param_ecs: Vec::new(),
             disabled,
         }
@@ -259,7 +263,9 @@ impl<'a> Planner<'a> {
             RelKind::Sub { .. } => {
                 let elide =
                     b.rels.len() == 1 || matches!(br.kind, RelKind::Sub { sublink: true, .. });
-                if let Some(p) = setup::subquery_scan(br, self.jc.cop(), self.jc.ctup(), elide) {
+                if let Some(mut p) = setup::subquery_scan(br, self.jc.cop(), self.jc.ctup(), elide)
+                {
+                    p.node = Node::with_true_rows(p.node, TrueRows::out(br.true_rows));
                     add_path(&mut list, p);
                 }
             }
@@ -491,11 +497,12 @@ impl<'a> Planner<'a> {
                 per_tuple: qp_ops.per_tuple * cop + br.extra.per_tuple,
             };
             let lead = &rel.cols[ix.keys[0]];
-            let mut corr = if lead.has_stats {
+            let heap_corr = if lead.has_stats {
                 lead.stats.correlation
             } else {
                 0.0
             };
+            let mut corr = heap_corr;
             if ix.keys.len() > 1 {
                 corr *= 0.75;
             }
@@ -532,7 +539,8 @@ impl<'a> Planner<'a> {
                     object: Name::new(&self.db.tables[*tidx].name),
                     object_pages: t,
                     page_bytes: 8192.0,
-                    pattern: if corr.abs() > 0.5 {
+                    // The heap's own order (not the cost's x0.75, see IndexScan).
+                    pattern: if heap_corr.abs() > 0.5 {
                         AccessPattern::Sequential
                     } else {
                         AccessPattern::Random
@@ -591,6 +599,16 @@ impl<'a> Planner<'a> {
                 details.push(format!("Filter: {}", and_text(&filters)));
             }
             details.extend(Self::disabled_line(idis));
+            // Per outer row: the join's true rows over the outer's (every match, also on
+            // a semi join's inner side); unparameterized, the relation's.
+            let truth = if required != 0 {
+                TrueRows::whole(
+                    b.true_rows_as(required | bit(r), false)
+                        / b.true_rows_as(required, false).max(1e-9),
+                )
+            } else {
+                TrueRows::out(br.true_rows)
+            };
             let node = Node::op(
                 crate::plan::PlanNode {
                     op: Name::from_static(op),
@@ -605,6 +623,7 @@ impl<'a> Planner<'a> {
                 },
                 Vec::new(),
             );
+            let node = Node::with_true_rows(node, truth);
             // The same index quals as a parameterized Bitmap Heap Scan (bitmap paths
             // are built for every index path, create_index_paths).
             if outer != 0 && ix.implied_clauses.is_empty() && ix.implied_filters.is_empty() {
@@ -684,8 +703,15 @@ impl<'a> Planner<'a> {
                         },
                         children: Vec::new(),
                     },
-                    vec![idx_node],
+                    vec![Node::with_true_rows(
+                        idx_node,
+                        TrueRows {
+                            rows: truth.rows * lc.tuples_fetched / rows.max(1e-9),
+                            ..truth
+                        },
+                    )],
                 );
+                let heap = Node::with_true_rows(heap, truth);
                 out.push(JPath {
                     startup: bs,
                     total: bt,
@@ -741,6 +767,7 @@ impl<'a> Planner<'a> {
                 bit(i),
                 JoinRel {
                     rows: br.rows,
+                    true_rows: br.true_rows,
                     width: br.width,
                     paths: br.paths.clone(),
                 },
@@ -815,6 +842,7 @@ impl<'a> Planner<'a> {
                     joined,
                     JoinRel {
                         rows,
+                        true_rows: b.true_rows(joined),
                         width,
                         paths: Vec::new(),
                     },
@@ -1388,6 +1416,10 @@ impl<'a> Planner<'a> {
         // built; its node is built only if add_path keeps it. add_path_precheck looks at
         // the list as it was before this call and at this call's earlier candidates.
         let mut cand = Candidates {
+            true_rows: s
+                .rels
+                .get(&(outer | inner))
+                .map_or(f64::NAN, |j| j.true_rows),
             pending: &s.pending,
             list,
             prior: Vec::new(),
@@ -1905,7 +1937,11 @@ impl<'a> Planner<'a> {
                 rescan: Rescan::Fixed(rs, rt),
                 ..ip.clone()
             },
-            MemoInfo { pcols, hit },
+            MemoInfo {
+                pcols,
+                hit,
+                misses: (calls * (1.0 - hit)).max(1.0),
+            },
         )
     }
 }
@@ -1914,6 +1950,8 @@ impl<'a> Planner<'a> {
 struct MemoInfo {
     pcols: Vec<ColKey>,
     hit: f64,
+    /// Calls the cache misses: the inner runs only for these, however many loops.
+    misses: f64,
 }
 
 /// The Memoize node of path `mp` (from `memoize`) over parameterized path `ip`.
@@ -1944,7 +1982,7 @@ fn memo_node(mp: &JPath, ip: &JPath, m: &MemoInfo) -> Rc<Node> {
         .into_iter()
         .flatten()
         .collect(),
-        vec![ip.node.clone()],
+        vec![Node::repeated(&ip.node, m.misses)],
     )
 }
 
@@ -1957,6 +1995,8 @@ struct Candidates<'c, 'l> {
     /// This call's earlier candidates: (disabled nodes, total, pathkeys), for
     /// add_path_precheck.
     prior: Vec<(u32, f64, &'c [usize])>,
+    /// The join relation's true rows.
+    true_rows: f64,
 }
 
 impl<'c> Candidates<'c, '_> {
@@ -2001,7 +2041,7 @@ impl<'c> Candidates<'c, '_> {
                 disabled,
             },
             std::borrow::Cow::Borrowed(pathkeys),
-            |p| p.node = make(),
+            |p| p.node = Node::with_true_rows(make(), TrueRows::out(self.true_rows)),
         );
     }
 }

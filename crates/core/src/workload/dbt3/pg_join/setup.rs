@@ -60,6 +60,11 @@ pub(crate) struct BaseRel<'a> {
     pub filter_ops: QualOps,
     /// Product of the selectivities of those filters.
     pub filter_sel: f64,
+    /// The same product from the workload's true selectivities, where it has them.
+    pub true_sel: f64,
+    /// Rows the relation really returns: the single-table model's rows for the
+    /// sargable conditions, times `true_sel` (a sub-select: its true output rows).
+    pub true_rows: f64,
     pub extra: Qual,
     pub filter_text: Vec<String>,
     /// The single-table filters one by one (partial indexes imply some).
@@ -75,6 +80,8 @@ pub(crate) struct Special {
     pub kind: JKind,
     pub lhs: u64,
     pub rhs: u64,
+    /// Semi and anti joins: the true share of outer rows with a match (the nest's).
+    pub true_match: f64,
 }
 
 /// A condition on two or more relations, applied where they meet.
@@ -84,6 +91,8 @@ pub(crate) struct JFilter {
     /// Selectivity as an inner-join clause and under a semi/anti join.
     pub sel: f64,
     pub sel_semi: f64,
+    /// The true selectivity, where the workload gives it.
+    pub true_sel: f64,
     pub qual: Qual,
     pub text: String,
     pub cols: Vec<ColKey>,
@@ -126,6 +135,8 @@ pub(crate) struct Block<'a> {
     pub having: bool,
     /// A pushed-down condition on an aggregate output (see `BlockOpts::having_op`).
     pub having_op: Option<Op>,
+    /// The true share of groups that pass `having_op`.
+    pub having_true_sel: Option<f64>,
     /// The HAVING condition's text and what its sub-select shows as (`$0`), when the
     /// block's SQL does not spell it (see `BlockOpts::having_text`).
     pub having_text: Option<(String, String)>,
@@ -1146,6 +1157,8 @@ pub(crate) fn build<'a>(
                     width: 0.0,
                     filter_ops: QualOps::default(),
                     filter_sel: 1.0,
+                    true_sel: 1.0,
+                    true_rows: 0.0,
                     extra: Qual::default(),
                     filter_text: Vec::new(),
                     filters: Vec::new(),
@@ -1160,6 +1173,7 @@ pub(crate) fn build<'a>(
                 // Conditions on the view's aggregate outputs move into its HAVING
                 // (qual pushdown into a grouped sub-select, allpaths.c).
                 let mut having_op = None;
+                let mut having_true_sel = None;
                 let mut pushed_cond = None;
                 for (fi, f) in block.filters.iter().enumerate() {
                     if f.tables != [ti] {
@@ -1168,6 +1182,7 @@ pub(crate) fn build<'a>(
                     if let Expr::Cmp { col, op, .. } = &*memo.condition(f.sql) {
                         if columns.iter().skip(1).any(|c| c.eq_ignore_ascii_case(col)) {
                             having_op = Some(*op);
+                            having_true_sel = Some(f.true_selectivity);
                             pushed.push(fi);
                             let k = columns.iter().position(|c| c.eq_ignore_ascii_case(col));
                             pushed_cond = k.map(|k| (k, f.sql, col.clone()));
@@ -1194,6 +1209,7 @@ pub(crate) fn build<'a>(
                     &BlockOpts {
                         having_op,
                         having_text,
+                        having_true_sel,
                         ..BlockOpts::default()
                     },
                 )?;
@@ -1286,6 +1302,7 @@ pub(crate) fn build<'a>(
         initplans: Vec::new(),
         having: opts.having,
         having_op: opts.having_op,
+        having_true_sel: opts.having_true_sel,
         having_text: opts.having_text.clone(),
         initplan_names: Vec::new(),
         outcols,
@@ -1382,7 +1399,12 @@ pub(crate) fn build<'a>(
             NestKind::Semi => JKind::Semi,
             NestKind::Anti => JKind::Anti,
         };
-        b.specials.push(Special { kind, lhs, rhs });
+        b.specials.push(Special {
+            kind,
+            lhs,
+            rhs,
+            true_match: nest.true_match,
+        });
     }
     for (ti, t) in block.tables.iter().enumerate() {
         if !t.outer_join_after.is_empty() {
@@ -1396,6 +1418,7 @@ pub(crate) fn build<'a>(
                     kind: JKind::Left,
                     lhs,
                     rhs: bit(r),
+                    true_match: f64::NAN,
                 });
             }
         }
@@ -1491,6 +1514,9 @@ pub(crate) fn build<'a>(
             Some(p) => &p.1,
             None => &other,
         };
+        // The filter's true selectivity covers it whole: it applies where the filter
+        // is one condition; a filter split into several keeps the estimates.
+        let exact = exprs.len() == 1;
         for e in exprs {
             // Sargable single-table conditions pulled out of an OR go to the scan's
             // restriction clauses.
@@ -1593,6 +1619,7 @@ pub(crate) fn build<'a>(
                 br.filter_text.push(scan_text.clone());
                 // Selectivity: kept with the relation's rows below.
                 br.filter_sel *= sel;
+                br.true_sel *= if exact { f.true_selectivity } else { sel };
                 let mut cols: Vec<String> = Vec::new();
                 for id in memo.identifiers(f.sql).iter() {
                     if br.uses.iter().any(|u| u.eq_ignore_ascii_case(id)) && !cols.contains(id) {
@@ -1613,6 +1640,9 @@ pub(crate) fn build<'a>(
                 // relation's scan; the join clause's selectivity is divided by them
                 // (extract_restriction_or_clauses, orclauses.c).
                 let mut sel = sel;
+                // The selectivity the per-relation OR restrictions took out of the
+                // condition's true one.
+                let mut restricted = 1.0;
                 if let Expr::Or(arms) = &e {
                     for r in 0..b.rels.len() {
                         if rels_of & bit(r) == 0 || all & bit(r) == 0 {
@@ -1650,6 +1680,8 @@ pub(crate) fn build<'a>(
                         br.filter_ops = br.filter_ops.add(oops);
                         br.filter_text.push(text);
                         br.filter_sel *= os;
+                        br.true_sel *= os;
+                        restricted *= os;
                         if rels_of.count_ones() == 2 && os > 0.0 && os < 1.0 {
                             sel = (sel / os).min(1.0);
                         }
@@ -1666,10 +1698,16 @@ pub(crate) fn build<'a>(
                     ) => b.resolve(col, fr, block, &ref_rel),
                     _ => None,
                 };
+                let true_sel = if exact && restricted > 0.0 {
+                    (f.true_selectivity / restricted).min(1.0)
+                } else {
+                    sel
+                };
                 b.jfilters.push(JFilter {
                     rels: rels_of,
                     sel,
                     sel_semi,
+                    true_sel,
                     qual,
                     text: join_text,
                     cols,
@@ -1699,6 +1737,7 @@ pub(crate) fn build<'a>(
                 br.filter_text
                     .push(format!("(NOT (hashed SubPlan {}))", b.initplans.len() + 1));
                 br.filter_sel *= 0.5;
+                br.true_sel *= 1.0 - nest.true_match;
             }
         }
         let n = b.initplans.len() + 1;
@@ -1751,10 +1790,12 @@ pub(crate) fn build<'a>(
             };
             let mut rel = pl.rel_for(tidx, &q)?;
             rel.total_table_pages = total_pages;
+            let sargable_rows = rel.rows;
             rel.rows = clamp_row_est(rel.rows * filter_sel);
             rel.restrict_ops = rel.restrict_ops.add(b.rels[r].filter_ops);
             let br = &mut b.rels[r];
             br.rows = rel.rows;
+            br.true_rows = sargable_rows * br.true_sel;
             br.kind = RelKind::Table {
                 tidx,
                 rel: Box::new(rel),
@@ -1763,6 +1804,7 @@ pub(crate) fn build<'a>(
         } else {
             let br = &mut b.rels[r];
             br.rows = clamp_row_est(br.tuples * br.filter_sel);
+            br.true_rows *= br.true_sel;
         }
     }
 
@@ -1888,6 +1930,7 @@ fn sub_rel<'a>(
     uses: Vec<&'static str>,
     sublink: bool,
 ) -> BaseRel<'a> {
+    let true_rows = sp.node.true_rows().unwrap_or(sp.rows);
     BaseRel {
         alias,
         rows: sp.rows,
@@ -1901,6 +1944,8 @@ fn sub_rel<'a>(
         },
         filter_ops: QualOps::default(),
         filter_sel: 1.0,
+        true_sel: 1.0,
+        true_rows,
         extra: Qual::default(),
         filter_text: Vec::new(),
         filters: Vec::new(),
@@ -2132,4 +2177,81 @@ fn sub_text(pl: &Planner, sub: &QueryBlock) -> String {
         sqlexpr::subselect_for(pl.sql, &tables, sub.scalar_aggregate).unwrap_or_default()
     });
     (*text).clone()
+}
+
+impl Block<'_> {
+    /// The rows the join of `relids` really returns, from the workload's true
+    /// selectivities (the MySQL planner's `true_rows` does the same for its plans):
+    /// each relation's true rows, one division per equivalence class member but the
+    /// one with the fewest distinct values (a foreign key meets its key), the true
+    /// selectivities of the conditions between them, and for a semi or anti join whose
+    /// inner side is all there, the outer rows with (without) a match.
+    pub fn true_rows(&self, relids: u64) -> f64 {
+        self.true_rows_as(relids, true)
+    }
+
+    /// `true_rows` with the semi, anti and outer joins applied (`specials`) or every
+    /// join taken as an inner join: a parameterized scan of a semi join's inner side
+    /// fetches all of its matches per outer row.
+    pub fn true_rows_as(&self, relids: u64, specials: bool) -> f64 {
+        let mut hidden = 0u64;
+        let mut factor = 1.0;
+        let mut left: Option<u64> = None;
+        for sp in self.specials.iter().filter(|_| specials) {
+            let done = relids & sp.rhs == sp.rhs && relids & !sp.rhs != 0;
+            if !done {
+                continue;
+            }
+            match sp.kind {
+                JKind::Semi => {
+                    hidden |= sp.rhs;
+                    factor *= sp.true_match;
+                }
+                JKind::Anti => {
+                    hidden |= sp.rhs;
+                    factor *= 1.0 - sp.true_match;
+                }
+                JKind::Left => left = Some(left.unwrap_or(0) | sp.rhs),
+                JKind::Inner => {}
+            }
+        }
+        let counted = relids & !hidden;
+        let mut rows = factor;
+        for (r, br) in self.rels.iter().enumerate() {
+            if counted & bit(r) != 0 {
+                rows *= br.true_rows;
+            }
+        }
+        for ec in &self.ecs {
+            let mut nds: Vec<(usize, f64)> = Vec::new();
+            for m in ec.iter().filter(|m| counted & bit(m.rel) != 0) {
+                let nd = match &self.rels[m.rel].kind {
+                    // A sub-select's join column is its grouping key: one row per value.
+                    RelKind::Sub { .. } => self.rels[m.rel].true_rows,
+                    RelKind::Table { .. } => self.stats(m).nd,
+                };
+                match nds.iter_mut().find(|(r, _)| *r == m.rel) {
+                    Some(x) => x.1 = x.1.min(nd),
+                    None => nds.push((m.rel, nd)),
+                }
+            }
+            if nds.len() < 2 {
+                continue;
+            }
+            nds.sort_by(|a, b| b.1.total_cmp(&a.1));
+            for (_, nd) in &nds[..nds.len() - 1] {
+                rows /= nd.max(1.0);
+            }
+        }
+        for jf in &self.jfilters {
+            if jf.rels.count_ones() >= 2 && jf.rels & counted == jf.rels {
+                rows *= jf.true_sel;
+            }
+        }
+        if let Some(rhs) = left {
+            // Outer rows without a match come out once, null-extended.
+            rows = rows.max(self.true_rows(relids & !rhs));
+        }
+        rows
+    }
 }

@@ -9,7 +9,7 @@ use crate::workload::dbt3::queries::QueryBlock;
 
 use super::costs::{self, AggCosts, AggStrategy, In};
 use super::deparse;
-use super::model::{add_path, cheaper_total, cheapest_total, JPath, Node, Rescan};
+use super::model::{add_path, cheaper_total, cheapest_total, JPath, Node, Rescan, TrueRows};
 use super::planner::{pk_of, JoinRel, Planner};
 use super::setup::{Block, ColKey, RelKind};
 use super::sqlexpr;
@@ -270,6 +270,7 @@ pub(crate) fn finish(
     let jc = &pl.jc;
     let cop = jc.cop();
     let ctup = jc.ctup();
+    let true_in = top.true_rows;
     let mut paths: Vec<JPath> = top.paths.into_iter().filter(|p| p.param == 0).collect();
     if paths.is_empty() {
         return Err(Error::Unsupported("no path for the join".into()));
@@ -366,6 +367,29 @@ pub(crate) fn finish(
         } else {
             groups
         };
+        // What the aggregation really returns: the workload's true groups (after the
+        // block's HAVING; a condition pushed into it from outside has its own true
+        // share), at most one per input row; a scalar aggregate one row.
+        let true_groups = if group.is_empty() {
+            1.0
+        } else if block.true_groups > 0.0 {
+            let g = if block.groups_scale_with_sf {
+                block.true_groups * pl.db.sf()
+            } else {
+                block.true_groups
+            };
+            (g * b.having_true_sel.unwrap_or(1.0)).min(true_in)
+        } else {
+            f64::NAN
+        };
+        let derived_grouped = !sql.is_empty() && pl.db.memo.derived_grouped(sql);
+        // Q13's first level groups per customer: as many as estimated, at most the
+        // true input rows; its second level returns the block's true groups.
+        let level1_truth = if derived_grouped {
+            groups.min(true_in)
+        } else {
+            true_groups
+        };
         let gwidth = {
             let w: f64 = group.iter().map(|g| b.width_of(g)).sum();
             w + 32.0 * ac.num_trans.max(1.0)
@@ -441,6 +465,7 @@ pub(crate) fn finish(
                     details,
                     vec![inp.node.clone()],
                 );
+                let node = Node::with_true_rows(node, TrueRows::out(level1_truth));
                 add_path(
                     &mut grouped_paths,
                     JPath {
@@ -467,7 +492,7 @@ pub(crate) fn finish(
         // A grouped sub-select in FROM aggregated again by the outer query (Q13's
         // histogram): the Subquery Scan's cpu_tuple_cost per row, then a second
         // aggregation on an aggregate's value, which has no statistics (200 groups).
-        if !sql.is_empty() && pl.db.memo.derived_grouped(sql) {
+        if derived_grouped {
             let a2 = AggCosts {
                 trans_per_tuple: cop,
                 final_per_group: 0.0,
@@ -525,6 +550,7 @@ pub(crate) fn finish(
                             .collect(),
                         vec![p.node.clone()],
                     );
+                    let node = Node::with_true_rows(node, TrueRows::out(true_groups));
                     add_path(
                         &mut lvl2,
                         JPath {
@@ -666,7 +692,8 @@ pub(crate) fn finish(
         }
         best.startup += ip;
         best.total += ip;
-        best.node = Node::op(plan, kids);
+        let truth = best.node.true_rows().unwrap_or(f64::NAN);
+        best.node = Node::with_true_rows(Node::op(plan, kids), TrueRows::out(truth));
     }
     let _ = (ctup, In::default());
     Ok(best)
