@@ -535,18 +535,26 @@ impl<'a> Planner<'a> {
             let mut page_reads =
                 setup::index_reads(&ix.name, ix.pages, ix.height + 1.0, lc.index_pages);
             if lc.heap_pages_per_scan > 0.0 {
+                // The heap's own order (not the cost's x0.75, see IndexScan). In order, a
+                // scan reads its pages once each; out of order, every fetched row asks
+                // for its page; the pages it reads are the cost's pages per scan (those
+                // repeated loops do not find cached already).
+                let (pattern, requests) = if heap_corr.abs() > 0.5 {
+                    (AccessPattern::Sequential, lc.heap_pages_per_scan)
+                } else {
+                    let heap_share = if indexonly { 1.0 - rel.allvisfrac } else { 1.0 };
+                    (
+                        AccessPattern::Random,
+                        (lc.tuples_fetched * heap_share).max(lc.heap_pages_per_scan),
+                    )
+                };
                 page_reads.push(PageReads {
                     object: Name::new(&self.db.tables[*tidx].name),
                     object_pages: t,
                     page_bytes: 8192.0,
-                    // The heap's own order (not the cost's x0.75, see IndexScan).
-                    pattern: if heap_corr.abs() > 0.5 {
-                        AccessPattern::Sequential
-                    } else {
-                        AccessPattern::Random
-                    },
-                    requests: lc.heap_pages_per_scan,
-                    distinct: lc.heap_pages_per_scan.min(t),
+                    pattern,
+                    requests,
+                    distinct: lc.heap_pages_per_scan.min(requests).min(t),
                     span_pages: None,
                 });
             }
