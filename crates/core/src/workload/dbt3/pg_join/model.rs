@@ -182,6 +182,8 @@ impl Node {
             } => {
                 let mut p = plan.clone();
                 let keeps = keeps_input(&p);
+                // The true calls of this node (a Memoize's), before its kids are built.
+                let calls: f64 = factors.iter().product();
                 let mut none = Vec::new();
                 let mut kid_factors = Vec::with_capacity(kids.len());
                 let mut true_outer = None;
@@ -190,6 +192,12 @@ impl Node {
                     let fs = if keeps { &mut none } else { &mut *factors };
                     let over = if i == 1 && p.op.as_str() == "Nested Loop" {
                         true_outer
+                    } else if p.op.as_str() == "Memoize" {
+                        // Misses as planned, but no more than the true calls.
+                        match &**k {
+                            Node::Repeated { loops, .. } => Some(loops.min(calls)),
+                            Node::Op { .. } => None,
+                        }
                     } else {
                         None
                     };
