@@ -148,7 +148,7 @@ impl Node {
     /// from the true rows where nodes know them (see [`TrueRows`]), so that a
     /// misestimate costs time as it does in the executor.
     pub fn to_plan(&self) -> PlanNode {
-        self.build(&mut Vec::new()).0
+        self.build(&mut Vec::new(), None).0
     }
 
     /// `factors`: the repetitions of the Repeated nodes above, outermost first. They
@@ -156,22 +156,18 @@ impl Node {
     /// level multiplies what the level below produced (bit-exact with scaling copies).
     /// `loops_override`: the true loops of a Repeated node (a nested loop's inner runs
     /// once per true outer row). Returns the node and its true/estimated rows factor.
-    fn build(&self, factors: &mut Vec<f64>) -> (PlanNode, f64) {
-        self.build_loops(factors, None)
-    }
-
-    fn build_loops(&self, factors: &mut Vec<f64>, loops_override: Option<f64>) -> (PlanNode, f64) {
+    fn build(&self, factors: &mut Vec<f64>, loops_override: Option<f64>) -> (PlanNode, f64) {
         match self {
             Node::Repeated { node, loops } => {
                 factors.push(loops_override.unwrap_or(*loops));
-                let p = node.build(factors);
+                let p = node.build(factors, None);
                 factors.pop();
                 p
             }
             Node::Op { .. } if loops_override.is_some() => {
                 // An inner planned to run once (at most one outer row estimated).
                 factors.push(loops_override.unwrap_or(1.0));
-                let p = self.build_loops(factors, None);
+                let p = self.build(factors, None);
                 factors.pop();
                 p
             }
@@ -201,7 +197,7 @@ impl Node {
                     } else {
                         None
                     };
-                    let (c, f) = k.build_loops(fs, over);
+                    let (c, f) = k.build(fs, over);
                     if i == 0 {
                         true_outer = Some(c.rows * f);
                     }
