@@ -80,6 +80,10 @@ enum ValidateCmd {
     /// Simulate a stored report's plans again (after a change of the time model, or on
     /// another calibration file) and print the verdicts; no server needed.
     Rescore(RescoreArgs),
+    /// How well the machine repeats itself: the first report's real times taken as the
+    /// prediction of the second's (two runs of the same queries), with the same verdicts
+    /// and summaries as a simulation gets. The ceiling a model can reach on one run.
+    Repeat(RepeatArgs),
 }
 
 #[derive(Args)]
@@ -198,6 +202,14 @@ struct RescoreArgs {
     /// Draw simulated against real time (log-log, one mark per plan) as SVG here.
     #[arg(long)]
     svg: Option<PathBuf>,
+}
+
+#[derive(Args)]
+struct RepeatArgs {
+    /// The earlier run (`validate postgres --out`).
+    first: PathBuf,
+    /// A later run of the same queries on the same machine.
+    second: PathBuf,
 }
 
 #[derive(Args)]
@@ -375,6 +387,7 @@ fn main() {
         Some(Cmd::Io(a)) => run_io(a),
         Some(Cmd::Validate(ValidateCmd::Postgres(a))) => run_validate_pg(a),
         Some(Cmd::Validate(ValidateCmd::Rescore(a))) => run_rescore(a),
+        Some(Cmd::Validate(ValidateCmd::Repeat(a))) => run_repeat(a),
         Some(Cmd::Validate(ValidateCmd::Innodb(a))) => run_validate_innodb(a),
         None => run_probe(cli.run),
     };
@@ -1029,6 +1042,49 @@ fn run_rescore(a: RescoreArgs) -> Result<(), String> {
         );
         let svg = scatter::svg(&report, &title)?;
         std::fs::write(p, svg).map_err(|e| format!("write {}: {e}", p.display()))?;
+    }
+    Ok(())
+}
+
+fn run_repeat(a: RepeatArgs) -> Result<(), String> {
+    let read = |p: &PathBuf| {
+        let text = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
+        costlab_core::validation::ValidationReport::from_json(&text)
+            .map_err(|e| format!("{}: {e}", p.display()))
+    };
+    let (first, second) = (read(&a.first)?, read(&a.second)?);
+    if first.engine_version != second.engine_version {
+        return Err(format!(
+            "the runs are of different servers ({} and {})",
+            first.engine_version.label(),
+            second.engine_version.label()
+        ));
+    }
+    let ceiling = first.as_prediction_of(&second);
+    if ceiling.queries.is_empty() {
+        return Err("the two runs have no query in common".into());
+    }
+    println!(
+        "{} ({}), then {} ({}): the first run's real times as the prediction of the second's",
+        a.first.display(),
+        first.created,
+        a.second.display(),
+        second.created
+    );
+    for q in &ceiling.queries {
+        if let Some(v) = q.verdict(ceiling.limit_s).filter(|v| !v.right) {
+            println!(
+                "  {} {}: first run's fastest {}, second run's {}, {:.0} % lost",
+                q.name,
+                q.cache.name(),
+                v.sim_pick,
+                v.real_fastest,
+                100.0 * v.lost
+            );
+        }
+    }
+    for row in ceiling.summary_rows() {
+        println!("{}", row.line());
     }
     Ok(())
 }

@@ -134,7 +134,7 @@ fn wrap(mut boxed: Box<PlanNode>, parent: PlanNode) -> Box<PlanNode> {
 }
 
 /// Expected distinct pages among `n` uniformly random page requests on `t` pages.
-fn expected_distinct(t: f64, n: f64) -> f64 {
+pub(crate) fn expected_distinct(t: f64, n: f64) -> f64 {
     if t <= 1.0 {
         return t.min(n).max(0.0);
     }
@@ -403,8 +403,9 @@ impl Ctx<'_, '_> {
     }
 
     /// Index page reads of one index scan: root-to-leaf descents (random) and the
-    /// leaf pages walked in key order (taken as sequential: a btree built in one go
-    /// lays its leaves out in key order).
+    /// leaf pages walked in key order after the first (taken as sequential: a btree
+    /// built in one go lays its leaves out in key order). The cost's index pages count
+    /// the first leaf, which the descent has read already.
     /// Room is left for the two heap reads an index scan adds.
     fn index_reads(&self, s: &IndexScan) -> Vec<PageReads> {
         let ix = &self.rel.indexes[s.idx];
@@ -423,8 +424,8 @@ impl Ctx<'_, '_> {
                 &ix.name,
                 ix.pages,
                 AccessPattern::Sequential,
-                s.bt.num_index_pages * sa,
-                (s.bt.num_index_pages * sa).min(ix.pages.max(1.0)),
+                (s.bt.num_index_pages - 1.0).max(0.0) * sa,
+                ((s.bt.num_index_pages - 1.0).max(0.0) * sa).min(ix.pages.max(1.0)),
             ),
         ]);
         v

@@ -972,3 +972,49 @@ fn postgres_direct_io_reads_sequentially_one_page_at_a_time() {
         Some(calibration.seq_read.page.mbps.median)
     );
 }
+
+/// Assumption 20: in a cold execution, what one node read into the engine's buffer is
+/// there for the next node reading the same object (Q11 on PostgreSQL 15, SF 0.1, cold:
+/// the InitPlan's scan of partsupp by supplier read 1,622 pages, the main query's same
+/// scan found all 4,100 of its pages in shared_buffers). A scan through PostgreSQL's ring
+/// leaves nothing there.
+#[test]
+fn a_cold_execution_finds_what_its_earlier_nodes_read_into_the_buffer() {
+    use crate::plan::{AccessPattern, Cost, PageReads, PlanNode, Work};
+    let p = cold_reads_only();
+    let probe = |object: &str, pages: f64, pattern: AccessPattern| Work {
+        page_reads: vec![PageReads {
+            object: object.into(),
+            object_pages: pages,
+            page_bytes: 8192.0,
+            pattern,
+            requests: pages,
+            distinct: pages,
+            span_pages: None,
+        }],
+        ..Work::default()
+    };
+    let sim = Simulator::for_release(&p, EngineVersion::Pg15).unwrap();
+    let twice = |object: &str, pages: f64, pattern: AccessPattern, op: &str| {
+        let mut root = PlanNode::leaf("Append", Cost::default(), 0.0, Work::default());
+        root.children = vec![
+            PlanNode::leaf(op, Cost::default(), 0.0, probe(object, pages, pattern)),
+            PlanNode::leaf(op, Cost::default(), 0.0, probe(object, pages, pattern)),
+        ];
+        let t = sim.time_plan(&root).unwrap();
+        (t.nodes[1].cache.misses, t.nodes[2].cache.misses)
+    };
+    // 1,800 pages (14 MB) in shared_buffers of 128 MB: the second read hits.
+    assert!(
+        p.buffer_pool_bytes >= 128.0 * 1048576.0,
+        "{}",
+        p.buffer_pool_bytes
+    );
+    let (first, second) = twice("partsupp", 1800.0, AccessPattern::Random, "Index Scan");
+    assert_eq!(first, 1800.0);
+    assert!(second < 1.0, "{second}");
+    // A sequential scan larger than a quarter of shared_buffers reads through its ring.
+    let pages = 0.5 * p.buffer_pool_bytes / 8192.0;
+    let (first, second) = twice("lineitem", pages, AccessPattern::Sequential, "Seq Scan");
+    assert_eq!((first, second), (pages, pages));
+}

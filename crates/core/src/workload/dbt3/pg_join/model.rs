@@ -296,11 +296,21 @@ fn keeps_input(p: &PlanNode) -> bool {
     matches!(p.op.as_str(), "Materialize" | "Hash" | "Sort" | "Memoize")
 }
 
-/// One node's work repeated `f` times (pages stay within the object's).
+/// One node's work repeated `f` times. Each repetition reads `distinct` pages of the
+/// object somewhere else (a parameterized scan with the next outer row's key), so all of
+/// them together touch the union of `f` independent draws, `O (1 - (1 - d/O)^f)`: as
+/// many as `d f` while that is small beside the object, then fewer, never more than the
+/// object (the formula assumption 8 of `sim::time` inverts to recover sweeps).
 fn scale_work(w: &mut Work, f: f64) {
     for r in &mut w.page_reads {
         r.requests *= f;
-        r.distinct = (r.distinct * f).min(r.object_pages.max(r.distinct));
+        let o = r.object_pages.max(r.distinct);
+        r.distinct = if o > 0.0 && r.distinct < o {
+            let union = o * (1.0 - (1.0 - r.distinct / o).powf(f));
+            union.max(r.distinct).min(r.requests)
+        } else {
+            r.distinct.min(r.requests)
+        };
     }
     w.rows_examined *= f;
     w.index_entries *= f;

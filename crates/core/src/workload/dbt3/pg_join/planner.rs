@@ -534,18 +534,55 @@ impl<'a> Planner<'a> {
             let (lc_startup, lc_total) = (lc.startup + idc, lc.total + idc);
             let mut page_reads =
                 setup::index_reads(&ix.name, ix.pages, ix.height + 1.0, lc.index_pages);
-            if lc.heap_pages_per_scan > 0.0 {
+            // Per outer row: the join's true rows over the outer's (every match, also on
+            // a semi join's inner side); unparameterized, the relation's.
+            let truth = if required != 0 {
+                TrueRows::whole(
+                    b.true_rows_as(required | bit(r), false)
+                        / b.true_rows_as(required, false).max(1e-9),
+                )
+            } else {
+                TrueRows::out(br.true_rows)
+            };
+            // The heap rows one scan really fetches: the estimate scaled as its output is
+            // (the work's other counts follow the same factor, `model::true_work`).
+            let true_factor = if required != 0 && truth.rows.is_finite() && rows > 0.0 {
+                truth.rows / rows
+            } else {
+                1.0
+            };
+            let heap_share = if indexonly { 1.0 - rel.allvisfrac } else { 1.0 };
+            let fetched = lc.tuples_fetched * true_factor * heap_share;
+            if lc.heap_pages_per_scan > 0.0 && fetched > 0.0 {
                 // The heap's own order (not the cost's x0.75, see IndexScan). In order, a
-                // scan reads its pages once each; out of order, every fetched row asks
-                // for its page; the pages it reads are the cost's pages per scan (those
-                // repeated loops do not find cached already).
-                let (pattern, requests) = if heap_corr.abs() > 0.5 {
-                    (AccessPattern::Sequential, lc.heap_pages_per_scan)
+                // scan reads the pages its rows lie on, once each; out of order, every
+                // fetched row asks for its page. Which pages one scan reads is the heap's
+                // business, not the cost's pages per scan: those are amortised over the
+                // loops PostgreSQL expected (index_pages_fetched), where the simulation's
+                // cache decides what repeated loops find (`model::scale_work`).
+                let rows_per_page = (rel.tuples / t.max(1.0)).max(1.0);
+                let (pattern, requests, distinct) = if heap_corr.abs() > 0.5 {
+                    // The key range's heap rows lie together; a partial index holds a
+                    // share of them (its predicate's), spread over the range's pages.
+                    let share = ix.pred_sel.clamp(1e-9, 1.0);
+                    let range_rows = fetched / share;
+                    let range_pages = (1.0 + (range_rows - 1.0).max(0.0) / rows_per_page).min(t);
+                    let pages = (range_pages * (1.0 - (1.0 - share).powf(rows_per_page)))
+                        .clamp(1.0_f64.min(range_pages), t);
+                    (AccessPattern::Sequential, pages, pages)
+                } else if required != 0 && all_eq {
+                    // Equal keys sit in heap order in the btree (heap TID breaks ties
+                    // since PostgreSQL 12): one scan's fetches sweep the heap in order.
+                    (
+                        AccessPattern::Sorted,
+                        fetched,
+                        paths::expected_distinct(t, fetched),
+                    )
                 } else {
-                    let heap_share = if indexonly { 1.0 - rel.allvisfrac } else { 1.0 };
                     (
                         AccessPattern::Random,
-                        (lc.tuples_fetched * heap_share).max(lc.heap_pages_per_scan),
+                        fetched,
+                        paths::expected_distinct(t, fetched),
                     )
                 };
                 page_reads.push(PageReads {
@@ -554,7 +591,7 @@ impl<'a> Planner<'a> {
                     page_bytes: 8192.0,
                     pattern,
                     requests,
-                    distinct: lc.heap_pages_per_scan.min(requests).min(t),
+                    distinct,
                     span_pages: None,
                 });
             }
@@ -607,16 +644,6 @@ impl<'a> Planner<'a> {
                 details.push(format!("Filter: {}", and_text(&filters)));
             }
             details.extend(Self::disabled_line(idis));
-            // Per outer row: the join's true rows over the outer's (every match, also on
-            // a semi join's inner side); unparameterized, the relation's.
-            let truth = if required != 0 {
-                TrueRows::whole(
-                    b.true_rows_as(required | bit(r), false)
-                        / b.true_rows_as(required, false).max(1e-9),
-                )
-            } else {
-                TrueRows::out(br.true_rows)
-            };
             let node = Node::op(
                 crate::plan::PlanNode {
                     op: Name::from_static(op),
