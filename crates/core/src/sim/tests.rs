@@ -1018,3 +1018,42 @@ fn a_cold_execution_finds_what_its_earlier_nodes_read_into_the_buffer() {
     let (first, second) = twice("lineitem", pages, AccessPattern::Sequential, "Seq Scan");
     assert_eq!((first, second), (pages, pages));
 }
+
+/// An index scan's sorted reads (lookups in key order) have no posix_fadvise to keep the
+/// kernel's read-ahead from running: through gaps of two pages it reads at twice the
+/// in-order time per page, where a PostgreSQL 15 bitmap heap scan over the same pages
+/// stays random reads (assumption 13).
+#[test]
+fn sorted_lookups_read_ahead_through_small_gaps_a_bitmap_does_not() {
+    use crate::plan::{AccessPattern, Cost, PageReads, PlanNode, Work};
+    let mut p = cold_reads_profile();
+    p.device.ordered_read_mbps = Some(p.device.seq_read_mbps);
+    let work = Work {
+        page_reads: vec![PageReads {
+            object: "lineitem".into(),
+            object_pages: 20_000.0,
+            page_bytes: 8192.0,
+            pattern: AccessPattern::Sorted,
+            requests: 10_000.0,
+            distinct: 10_000.0,
+            span_pages: None,
+        }],
+        ..Work::default()
+    };
+    let per_page = |op: &str| {
+        let node = PlanNode::leaf(op, Cost::default(), 0.0, work.clone());
+        let t = Simulator::for_release(&p, EngineVersion::Pg15)
+            .unwrap()
+            .time_plan(&node)
+            .unwrap();
+        t.io.total() / t.cache.misses
+    };
+    let ordered = 8192.0 / (p.device.ordered_read_mbps.unwrap() * 1e6);
+    let index = per_page("Index Scan");
+    assert!(
+        (index - 2.0 * ordered).abs() < 1e-9 * ordered.max(1.0),
+        "{index} vs {ordered}"
+    );
+    let bitmap = per_page("Bitmap Heap Scan");
+    assert!(bitmap > 2.0 * index, "{bitmap} vs {index}");
+}

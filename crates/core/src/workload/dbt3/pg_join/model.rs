@@ -51,6 +51,46 @@ impl Node {
         }
     }
 
+    /// The equivalence classes the node's rows come out in, ascending (bits): its own
+    /// (`TrueRows::order`), or its outer's through joins that keep the outer's order.
+    pub fn order(&self) -> u64 {
+        match self {
+            Node::Repeated { node, .. } => node.order(),
+            Node::Op {
+                plan,
+                kids,
+                true_rows,
+            } => {
+                if true_rows.order != 0 {
+                    true_rows.order
+                } else if matches!(plan.op.as_str(), "Nested Loop" | "Hash Join") {
+                    kids.first().map_or(0, |k| k.order())
+                } else {
+                    0
+                }
+            }
+        }
+    }
+
+    /// The outer values a parameterized scan looks up (bits of equivalence classes),
+    /// through a Bitmap Heap Scan to its index scan.
+    pub fn probes(&self) -> u64 {
+        match self {
+            Node::Repeated { node, .. } => node.probes(),
+            Node::Op {
+                kids, true_rows, ..
+            } => {
+                if true_rows.probes != 0 {
+                    true_rows.probes
+                } else if kids.len() == 1 {
+                    kids[0].probes()
+                } else {
+                    0
+                }
+            }
+        }
+    }
+
     /// The true rows per loop the node was given, if any.
     pub fn true_rows(&self) -> Option<f64> {
         match self {
@@ -183,6 +223,10 @@ impl Node {
                 let mut none = Vec::new();
                 let mut kid_factors = Vec::with_capacity(kids.len());
                 let mut true_outer = None;
+                // Lookups in the order of the inner's key (see `read_in_order`).
+                let in_order = p.op.as_str() == "Nested Loop"
+                    && kids.len() == 2
+                    && kids[0].order() & kids[1].probes() != 0;
                 for (i, k) in kids.iter().enumerate() {
                     // A Material, Hash or Sort replays what it keeps: its input runs once.
                     let fs = if keeps { &mut none } else { &mut *factors };
@@ -197,9 +241,11 @@ impl Node {
                     } else {
                         None
                     };
-                    let (c, f) = k.build(fs, over);
+                    let (mut c, f) = k.build(fs, over);
                     if i == 0 {
                         true_outer = Some(c.rows * f);
+                    } else if in_order {
+                        read_in_order(&mut c);
                     }
                     kid_factors.push(f);
                     p.children.push(c);
@@ -230,7 +276,8 @@ impl Node {
 }
 
 /// What a node really returns, as the planner knows it from the workload's true
-/// selectivities (the estimates stay in the costs and rows EXPLAIN prints).
+/// selectivities (the estimates stay in the costs and rows EXPLAIN prints), and in
+/// which order.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct TrueRows {
     /// True rows per loop; NaN when unknown.
@@ -238,20 +285,35 @@ pub(crate) struct TrueRows {
     /// All of the node's work follows its own rows (a parameterized scan's per-loop
     /// fetches), not only its output.
     pub whole: bool,
+    /// Equivalence classes (bits) whose values the rows come out in, ascending, because
+    /// the heap stores them so (a sequential scan of a correlated column); joins that
+    /// keep their outer's order pass it on (`Node::order`).
+    pub order: u64,
+    /// A parameterized scan's equivalence classes (bits): the outer values it looks up.
+    pub probes: u64,
 }
 
 impl TrueRows {
     pub const UNKNOWN: TrueRows = TrueRows {
         rows: f64::NAN,
         whole: false,
+        order: 0,
+        probes: 0,
     };
 
     pub fn out(rows: f64) -> TrueRows {
-        TrueRows { rows, whole: false }
+        TrueRows {
+            rows,
+            ..TrueRows::UNKNOWN
+        }
     }
 
     pub fn whole(rows: f64) -> TrueRows {
-        TrueRows { rows, whole: true }
+        TrueRows {
+            rows,
+            whole: true,
+            ..TrueRows::UNKNOWN
+        }
     }
 }
 
@@ -287,6 +349,45 @@ fn true_work(p: &mut PlanNode, in_f: f64, pair_f: f64, out_f: f64, whole: bool, 
         w.comparisons *= (t * t.log2()) / (n * n.log2());
     } else {
         w.comparisons *= f;
+    }
+}
+
+/// The page reads of a nested loop's inner whose lookups come in the order of its key
+/// (the outer's rows ascend in the key they look up): all loops together sweep the
+/// index and the heap once, in order. Each object's distinct pages become one sorted
+/// sweep (dense sweeps are read like in-order reads, sparse ones like random reads:
+/// `sim::time` assumption 8), the repeats of a page hit the buffer the sweep just
+/// filled. Measured on PostgreSQL 15 (Q4, SF 0.1, cold): orders scanned in key order
+/// probing a lineitem index, 5,459 lookups over its 1,463 pages in 72 ms with the scan
+/// of orders, where random reads of those pages would take 0.19 s.
+fn read_in_order(p: &mut PlanNode) {
+    use crate::plan::{AccessPattern, PageReads};
+    let mut reads: Vec<PageReads> = Vec::with_capacity(p.work.page_reads.len());
+    for r in p.work.page_reads.drain(..) {
+        if r.pattern == AccessPattern::Sorted && r.requests <= r.distinct {
+            reads.push(r);
+            continue;
+        }
+        let d = r.distinct.min(r.requests);
+        let repeats = r.requests - d;
+        if repeats > 0.0 {
+            reads.push(PageReads {
+                pattern: AccessPattern::Random,
+                requests: repeats,
+                distinct: 0.0,
+                ..r.clone()
+            });
+        }
+        reads.push(PageReads {
+            pattern: AccessPattern::Sorted,
+            requests: d,
+            distinct: d,
+            ..r
+        });
+    }
+    p.work.page_reads = reads;
+    for c in &mut p.children {
+        read_in_order(c);
     }
 }
 

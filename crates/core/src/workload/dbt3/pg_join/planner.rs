@@ -271,7 +271,15 @@ impl<'a> Planner<'a> {
             }
             RelKind::Table { tidx, rel, query } => {
                 let ctx = self.ctx(rel);
-                add_path(&mut list, self.pg_path(br, ctx.seq_path(0), Vec::new()));
+                let mut seq = self.pg_path(br, ctx.seq_path(0), Vec::new());
+                seq.node = Node::with_true_rows(
+                    seq.node,
+                    TrueRows {
+                        order: heap_order(b, r, rel),
+                        ..TrueRows::out(br.true_rows)
+                    },
+                );
+                add_path(&mut list, seq);
                 let planner = crate::pg::Planner::new(&ctx);
                 for i in 0..rel.indexes.len() {
                     if let Some(s) = ctx.index_scan(i) {
@@ -537,10 +545,13 @@ impl<'a> Planner<'a> {
             // Per outer row: the join's true rows over the outer's (every match, also on
             // a semi join's inner side); unparameterized, the relation's.
             let truth = if required != 0 {
-                TrueRows::whole(
-                    b.true_rows_as(required | bit(r), false)
-                        / b.true_rows_as(required, false).max(1e-9),
-                )
+                TrueRows {
+                    probes: params.iter().fold(0, |m, (_, e)| m | ec_bit(*e)),
+                    ..TrueRows::whole(
+                        b.true_rows_as(required | bit(r), false)
+                            / b.true_rows_as(required, false).max(1e-9),
+                    )
+                }
             } else {
                 TrueRows::out(br.true_rows)
             };
@@ -2301,4 +2312,34 @@ impl Search {
                 .iter()
                 .any(|f| f.rels & r1 != 0 && f.rels & r2 != 0 && f.rels & !(r1 | r2) == 0)
     }
+}
+
+/// The bit of an equivalence class in `TrueRows::order` and `probes` (none past 63).
+fn ec_bit(ec: usize) -> u64 {
+    if ec < 64 {
+        1 << ec
+    } else {
+        0
+    }
+}
+
+/// The equivalence classes whose values relation `r`'s heap stores in ascending order
+/// (a column correlation above 0.5: tpchgen writes orders and lineitem by order key).
+fn heap_order(b: &Block, r: usize, rel: &Rel) -> u64 {
+    let mut m = 0;
+    for (key, &ec) in &b.ec_of {
+        if key.rel != r {
+            continue;
+        }
+        if let Some(c) = rel
+            .cols
+            .iter()
+            .find(|c| c.has_stats && c.name.eq_ignore_ascii_case(&key.col))
+        {
+            if c.stats.correlation > 0.5 {
+                m |= ec_bit(ec);
+            }
+        }
+    }
+    m
 }
