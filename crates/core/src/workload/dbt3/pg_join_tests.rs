@@ -1005,9 +1005,10 @@ fn no_memoize_over_a_unique_inner_with_join_clauses_left() {
 
 // ---- work from true rows ---------------------------------------------------------------
 
-/// Q18 at SF 0.1 with `switches` off, planned on the derived catalog (PG15).
-fn q18_tree(switches: &[&str]) -> PlanNode {
-    let d = dbt3(0.1).unwrap();
+/// The planner on the derived catalog at SF 0.1 (PG15) with `switches` off.
+fn sf01_planner(switches: &[&str]) -> PgDbt3 {
+    static CATALOG: OnceLock<Dbt3> = OnceLock::new();
+    let d = CATALOG.get_or_init(|| dbt3(0.1).unwrap());
     let opts = crate::validation::switches_off(
         &switches.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
     )
@@ -1016,8 +1017,20 @@ fn q18_tree(switches: &[&str]) -> PlanNode {
         opts,
         ..PgJoinEnv::default()
     };
-    let pg = PgDbt3::new(&d.pg, env).unwrap();
-    pg.plan(&query(18, 0.1).unwrap(), &knobs()).unwrap().tree
+    PgDbt3::new(&d.pg, env).unwrap()
+}
+
+/// Query `n` at SF 0.1 with `switches` off (see [`sf01_planner`]).
+fn sf01_tree(n: u8, switches: &[&str]) -> PlanNode {
+    sf01_planner(switches)
+        .plan(&query(n, 0.1).unwrap(), &knobs())
+        .unwrap()
+        .tree
+}
+
+/// Q18 at SF 0.1 with `switches` off, planned on the derived catalog (PG15).
+fn q18_tree(switches: &[&str]) -> PlanNode {
+    sf01_tree(18, switches)
 }
 
 fn nodes<'a>(n: &'a PlanNode, op: &str) -> Vec<&'a PlanNode> {
@@ -1084,14 +1097,8 @@ fn a_nested_loops_inner_runs_once_per_true_outer_row() {
 /// 5.7 true orders only, fewer than its estimated misses.
 #[test]
 fn a_memoized_inner_runs_once_per_miss_and_at_most_once_per_call() {
-    let d = dbt3(0.1).unwrap();
-    let env = PgJoinEnv {
-        opts: crate::validation::switches_off(&["enable_hashjoin=off".into()]).unwrap(),
-        ..PgJoinEnv::default()
-    };
-    let pg = PgDbt3::new(&d.pg, env).unwrap();
     for (n, at_most) in [(9u8, 0.1), (18, 1.0)] {
-        let tree = pg.plan(&query(n, 0.1).unwrap(), &knobs()).unwrap().tree;
+        let tree = sf01_tree(n, &["enable_hashjoin=off"]);
         let memo = nodes(&tree, "Memoize");
         assert!(!memo.is_empty(), "Q{n}: {}", crate::pg::explain_node(&tree));
         for m in memo {
@@ -1116,14 +1123,9 @@ fn a_memoized_inner_runs_once_per_miss_and_at_most_once_per_call() {
 /// the plan came out twice too fast cold (docs/validation/pg18.txt, session 6).
 #[test]
 fn a_repeated_scan_out_of_heap_order_touches_the_pages_of_independent_draws() {
-    let d = dbt3(0.1).unwrap();
     let mut seen = 0;
-    for switches in [&[][..], &["enable_hashjoin=off".to_string()][..]] {
-        let env = PgJoinEnv {
-            opts: crate::validation::switches_off(switches).unwrap(),
-            ..PgJoinEnv::default()
-        };
-        let pg = PgDbt3::new(&d.pg, env).unwrap();
+    for switches in [&[][..], &["enable_hashjoin=off"][..]] {
+        let pg = sf01_planner(switches);
         for n in 1..=22u8 {
             let tree = pg.plan(&query(n, 0.1).unwrap(), &knobs()).unwrap().tree;
             let mut scans = nodes(&tree, "Index Scan");
@@ -1164,14 +1166,8 @@ fn a_repeated_scan_out_of_heap_order_touches_the_pages_of_independent_draws() {
 /// ms, where random reads of the index's 1,463 pages alone would take 0.19 s.
 #[test]
 fn lookups_in_key_order_read_the_inner_as_one_sorted_sweep() {
-    let d = dbt3(0.1).unwrap();
     // The server's plan at SF 0.1 (the catalog's statistics prefer a merge join).
-    let env = PgJoinEnv {
-        opts: crate::validation::switches_off(&["enable_mergejoin=off".into()]).unwrap(),
-        ..PgJoinEnv::default()
-    };
-    let pg = PgDbt3::new(&d.pg, env).unwrap();
-    let tree = pg.plan(&query(4, 0.1).unwrap(), &knobs()).unwrap().tree;
+    let tree = sf01_tree(4, &["enable_mergejoin=off"]);
     let nl = nodes(&tree, "Nested Loop")
         .into_iter()
         .find(|n| {
@@ -1196,7 +1192,7 @@ fn lookups_in_key_order_read_the_inner_as_one_sorted_sweep() {
     assert!(swept > 100.0, "{swept}");
     // Customers probing orders by o_custkey (Q7): keys that do not ascend keep their
     // random reads.
-    let tree = pg.plan(&query(7, 0.1).unwrap(), &knobs()).unwrap().tree;
+    let tree = sf01_tree(7, &[]);
     let orders = nodes(&tree, "Index Scan")
         .into_iter()
         .find(|n| n.relation.as_deref() == Some("orders"))
