@@ -1675,7 +1675,10 @@ mod tests {
         let mut slow_probe = base.clone();
         slow_probe.device.seq_read_mbps /= 10.0;
         let refit = fit(&slow_probe).seq_read_mbps.expect("fitted");
-        assert!((refit / committed - 1.0).abs() < 0.01, "{refit} {committed}");
+        assert!(
+            (refit / committed - 1.0).abs() < 0.01,
+            "{refit} {committed}"
+        );
     }
 
     /// A cold scan faster than the model can make it at any bandwidth takes the fastest
@@ -1683,8 +1686,14 @@ mod tests {
     #[test]
     fn a_target_beyond_reach_takes_the_nearest_end() {
         let falling = |x: f64| -> Result<f64> { Ok(1.0 + 100.0 / x) };
-        assert_eq!(solve_log_nearest((1.0, 100.0), false, 0.5, falling).unwrap(), 100.0);
-        assert_eq!(solve_log_nearest((1.0, 100.0), false, 500.0, falling).unwrap(), 1.0);
+        assert_eq!(
+            solve_log_nearest((1.0, 100.0), false, 0.5, falling).unwrap(),
+            100.0
+        );
+        assert_eq!(
+            solve_log_nearest((1.0, 100.0), false, 500.0, falling).unwrap(),
+            1.0
+        );
         let x = solve_log_nearest((1.0, 100.0), false, 3.0, falling).unwrap();
         assert!((x - 50.0).abs() < 1e-6, "{x}");
     }

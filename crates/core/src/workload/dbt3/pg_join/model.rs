@@ -63,7 +63,7 @@ impl Node {
             } => {
                 if true_rows.order != 0 {
                     true_rows.order
-                } else if matches!(plan.op.as_str(), "Nested Loop" | "Hash Join") {
+                } else if matches!(plan.op.as_str(), "Nested Loop" | "Hash Join" | "Merge Join") {
                     kids.first().map_or(0, |k| k.order())
                 } else {
                     0
@@ -285,9 +285,10 @@ pub(crate) struct TrueRows {
     /// All of the node's work follows its own rows (a parameterized scan's per-loop
     /// fetches), not only its output.
     pub whole: bool,
-    /// Equivalence classes (bits) whose values the rows come out in, ascending, because
-    /// the heap stores them so (a sequential scan of a correlated column); joins that
-    /// keep their outer's order pass it on (`Node::order`).
+    /// Equivalence classes (bits) whose values the rows come out in, ascending: the heap
+    /// stores them so (a sequential scan of a correlated column), or a btree scan reads
+    /// them so (its first key); joins that keep their outer's order pass it on
+    /// (`Node::order`).
     pub order: u64,
     /// A parameterized scan's equivalence classes (bits): the outer values it looks up.
     pub probes: u64,

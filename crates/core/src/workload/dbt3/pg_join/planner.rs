@@ -244,11 +244,11 @@ impl<'a> Planner<'a> {
             total: node.cost.total,
             rows: br.rows,
             width: br.width,
-            pathkeys,
             param: 0,
             rescan: Rescan::Same,
             can_mark: is_index,
             node: Node::with_true_rows(Node::leaf(node), TrueRows::out(br.true_rows)),
+            pathkeys,
             param_ecs: Vec::new(),
             disabled,
         }
@@ -284,7 +284,9 @@ impl<'a> Planner<'a> {
                 for i in 0..rel.indexes.len() {
                     if let Some(s) = ctx.index_scan(i) {
                         if let Some(p) = ctx.index_path(&s, false) {
-                            add_path(&mut list, self.pg_path(br, p, Vec::new()));
+                            let mut path = self.pg_path(br, p, Vec::new());
+                            path.node = in_index_order(path.node, b, r, rel, i);
+                            add_path(&mut list, path);
                         }
                     }
                 }
@@ -342,7 +344,9 @@ impl<'a> Planner<'a> {
                                 continue;
                             }
                             if let Some(p) = ctx2.index_path(&s, false) {
-                                add_path(&mut list, self.pg_path(br, p, pk.clone()));
+                                let mut path = self.pg_path(br, p, pk.clone());
+                                path.node = in_index_order(path.node, b, r, &rel2, i);
+                                add_path(&mut list, path);
                             }
                         }
                     }
@@ -553,7 +557,14 @@ impl<'a> Planner<'a> {
                     )
                 }
             } else {
-                TrueRows::out(br.true_rows)
+                // Unparameterized, a btree scan returns its rows in its first key's order.
+                TrueRows {
+                    order: ix
+                        .keys
+                        .first()
+                        .map_or(0, |&k| col_order(b, r, &rel.cols[k].name)),
+                    ..TrueRows::out(br.true_rows)
+                }
             };
             // The heap rows one scan really fetches: the estimate scaled as its output is
             // (the work's other counts follow the same factor, `model::true_work`).
@@ -2321,6 +2332,34 @@ fn ec_bit(ec: usize) -> u64 {
     } else {
         0
     }
+}
+
+/// `node`, an index scan of relation `r` by its index `i`, with its rows marked as coming
+/// in the order of the index's first key (`TrueRows::order`): a btree scan returns them so.
+fn in_index_order(node: Rc<Node>, b: &Block, r: usize, rel: &Rel, i: usize) -> Rc<Node> {
+    let Some(&c) = rel.indexes[i].keys.first() else {
+        return node;
+    };
+    let order = col_order(b, r, &rel.cols[c].name);
+    if order == 0 {
+        return node;
+    }
+    let t = match &*node {
+        Node::Op { true_rows, .. } => TrueRows {
+            order,
+            ..*true_rows
+        },
+        Node::Repeated { .. } => return node,
+    };
+    Node::with_true_rows(node, t)
+}
+
+/// The bit of the equivalence class column `col` of relation `r` belongs to (0: none).
+fn col_order(b: &Block, r: usize, col: &str) -> u64 {
+    b.ec_of
+        .iter()
+        .find(|(k, _)| k.rel == r && k.col.eq_ignore_ascii_case(col))
+        .map_or(0, |(_, &ec)| ec_bit(ec))
 }
 
 /// The equivalence classes whose values relation `r`'s heap stores in ascending order
