@@ -413,6 +413,7 @@ mod read {
             cpu_ns_per_index_entry: num(v, "cpu_ns_per_index_entry")?,
             cpu_ns_per_operator: num(v, "cpu_ns_per_operator")?,
             cpu_ns_per_comparison: num(v, "cpu_ns_per_comparison")?,
+            cpu_ns_per_hash_row: opt(get(v, "cpu_ns_per_hash_row"), JsValue::as_f64)?,
             ram_bytes: num(v, "ram_bytes")?,
             buffer_pool_bytes: num(v, "buffer_pool_bytes")?,
             bypass_os_cache: flag(v, "bypass_os_cache")?,

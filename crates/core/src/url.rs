@@ -608,6 +608,9 @@ fn profile_pairs(p: &MachineProfile) -> Vec<(String, String)> {
         ("p.direct", if p.bypass_os_cache { "1" } else { "0" }.into()),
         ("p.eic", num(p.effective_io_concurrency)),
     ];
+    if let Some(x) = p.cpu_ns_per_hash_row {
+        v.push(("p.hash", num(x)));
+    }
     if let Some(x) = p.device.skip_read_us {
         v.push(("p.skip", num(x)));
     }
@@ -659,6 +662,7 @@ fn profile_from_pairs(pairs: &[(String, String)]) -> crate::Result<MachineProfil
             "p.ent" => p.cpu_ns_per_index_entry = n()?,
             "p.op" => p.cpu_ns_per_operator = n()?,
             "p.cmp" => p.cpu_ns_per_comparison = n()?,
+            "p.hash" => p.cpu_ns_per_hash_row = Some(n()?),
             "p.ram" => p.ram_bytes = n()?,
             "p.buf" => p.buffer_pool_bytes = n()?,
             "p.direct" => p.bypass_os_cache = v == "1",

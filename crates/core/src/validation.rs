@@ -18,6 +18,7 @@ use crate::query::Query;
 use crate::scenario_file::ScenarioFile;
 use crate::sim::{MachineProfile, Simulator};
 use crate::workload::dbt3::pg_join::{PgDbt3, PgJoinEnv, PgJoinPlan};
+use crate::workload::dbt3::queries::calibration_query;
 use crate::workload::dbt3::shape::model_shape;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -992,6 +993,9 @@ impl ValidationReport {
             if let Some(v) = x.os_cache_evict_hit_ns {
                 let _ = writeln!(s, "  {v:.0} ns/page from the OS cache into a full buffer");
             }
+            if let (Some(h), Some(c)) = (x.cpu_ns_per_hash_row, x.cpu_ns_per_comparison) {
+                let _ = writeln!(s, "  {h:.1} ns/hash row, {c:.1} ns/sort comparison");
+            }
             let _ = writeln!(
                 s,
                 "cold reads (fitted on calibration tables): sequential {}, random 8 kB {}",
@@ -1628,6 +1632,8 @@ mod tests {
                         key: key.into(),
                         cache: CacheState::Warm,
                         real_s: 0.0,
+                        forced_with: Vec::new(),
+                        real_plan: None,
                     });
                 }
             }
@@ -1681,6 +1687,87 @@ mod tests {
         );
     }
 
+    /// The calibration queries of hashing and sorting plan on the calibration table alone,
+    /// as the probe forces them, to the plans the probe checks the server ran; with them,
+    /// the fit tells a hash row and a sort's comparison from an operator: the committed
+    /// PostgreSQL 15 calibration, re-timed on a profile whose figures are known (120 ns a
+    /// hash row, 25 ns a comparison), gives those figures back. Without them, sorts and
+    /// hashes cost an operator, as in every report before them.
+    #[test]
+    fn hash_and_sort_calibration_queries_tell_their_figures_apart() {
+        use crate::workload::dbt3::queries::{CAL_HASH_AGGREGATE, CAL_HASH_JOIN, CAL_SORT};
+        let r = ValidationReport::from_json(PG15_JSON).expect("committed report");
+        let mut cal = r.executor_calibration.clone().expect("calibration runs");
+        cal.runs.retain(|run| run.cache == CacheState::Warm);
+        let knobs = r.knobs().expect("knobs");
+        let base = r.base_profile.clone().expect("base profile");
+        let before = cal.fit(&base, r.engine_version, &knobs).unwrap();
+        assert_eq!(
+            (before.cpu_ns_per_hash_row, before.cpu_ns_per_comparison),
+            (None, None)
+        );
+        let mut truth = r.executor.clone().expect("fit").apply(&base);
+        truth.cpu_ns_per_hash_row = Some(120.0);
+        truth.cpu_ns_per_comparison = 25.0;
+        truth.warm_cache = true;
+        let sim = Simulator::for_release(&truth, r.engine_version).unwrap();
+        for (name, forced, shape) in [
+            (
+                CAL_HASH_JOIN,
+                CAL_JOIN_SWITCHES,
+                "Agg(HJ(Seq(c2), Seq(c1)))",
+            ),
+            (CAL_HASH_AGGREGATE, CAL_SCAN_SWITCHES, "HashAgg(Seq(cal))"),
+            (CAL_SORT, CAL_SCAN_SWITCHES, "Sort(Seq(cal))"),
+        ] {
+            let q = calibration_query(name).unwrap();
+            let mut run = CalibrationRun {
+                name: name.into(),
+                sql: q.sql.into(),
+                key: "join".into(),
+                cache: CacheState::Warm,
+                real_s: 0.0,
+                forced_with: forced.iter().map(|s| s.to_string()).collect(),
+                real_plan: Some(shape.into()),
+            };
+            let tree = cal
+                .plan_join_calibration(&run, &q, &knobs, r.engine_version)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            run.real_s = sim.time_plan(&tree).unwrap().total_s;
+            cal.runs.push(run);
+        }
+        // The scan queries' times on the same profile: a fit with no residual.
+        for run in cal.runs.iter_mut().filter(|run| run.real_plan.is_none()) {
+            let planned = plan_sql(
+                &cal.scenario,
+                &run.sql,
+                &knobs,
+                r.engine_version,
+                base.buffer_pool_bytes,
+            )
+            .unwrap();
+            let plan = candidate(&planned, &run.key, &run.name).unwrap();
+            run.real_s = sim.time_plan(plan).unwrap().total_s;
+        }
+        let fit = cal.fit(&base, r.engine_version, &knobs).unwrap();
+        let hash = fit.cpu_ns_per_hash_row.expect("hash rows measured");
+        let cmp = fit.cpu_ns_per_comparison.expect("comparisons measured");
+        assert!((hash / 120.0 - 1.0).abs() < 0.05, "{hash}");
+        assert!((cmp / 25.0 - 1.0).abs() < 0.05, "{cmp}");
+        // A model that plans otherwise than the server ran is refused, by name.
+        let mut wrong = cal.runs.last().unwrap().clone();
+        wrong.real_plan = Some("Sort(Idx(cal:cal_a))".into());
+        let q = calibration_query(CAL_SORT).unwrap();
+        let e = cal
+            .plan_join_calibration(&wrong, &q, &knobs, r.engine_version)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("cal sort") && e.contains("Sort(Seq(cal))"),
+            "{e}"
+        );
+    }
+
     /// A cold scan faster than the model can make it at any bandwidth takes the fastest
     /// bandwidth there is, the nearest the model comes to it, not the probe's figure.
     #[test]
@@ -1699,6 +1786,22 @@ mod tests {
     }
 }
 
+/// The switches the probe runs the hash join calibration query with: a hash join of two
+/// sequential scans, whatever the statistics.
+pub const CAL_JOIN_SWITCHES: &[&str] = &[
+    "enable_nestloop=off",
+    "enable_mergejoin=off",
+    "enable_indexscan=off",
+    "enable_indexonlyscan=off",
+    "enable_bitmapscan=off",
+];
+/// The switches of the other hash and sort calibration queries: a sequential scan below.
+pub const CAL_SCAN_SWITCHES: &[&str] = &[
+    "enable_indexscan=off",
+    "enable_indexonlyscan=off",
+    "enable_bitmapscan=off",
+];
+
 /// The name ending of the cold calibration query that measures in-order reads one request
 /// at a time (an index scan of a correlated key; sim::time assumption 17).
 pub const ORDERED_CALIBRATION: &str = "index correlated cold";
@@ -1713,6 +1816,14 @@ pub struct CalibrationRun {
     pub cache: CacheState,
     /// Median seconds.
     pub real_s: f64,
+    /// The switches it ran with (`enable_nestloop=off`), for the calibration queries the
+    /// join planner plans ([`calibration_query`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub forced_with: Vec<String>,
+    /// The server's plan as a shape (`Agg(HJ(Seq(cal), Hash(Seq(cal))))`), for those
+    /// queries: the model's must be the same, or its time says nothing of the figures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub real_plan: Option<String>,
 }
 
 /// The calibration tables' statistics and the calibration queries' times.
@@ -1735,14 +1846,18 @@ impl ExecutorCalibration {
         let mut warm = Vec::new();
         let mut cold = Vec::new();
         for r in &self.runs {
-            let planned = plan_sql(
-                &self.scenario,
-                &r.sql,
-                knobs,
-                release,
-                base.buffer_pool_bytes,
-            )?;
-            let plan = candidate(&planned, &r.key, &r.name)?.clone();
+            let plan = if let Some(q) = calibration_query(&r.name) {
+                self.plan_join_calibration(r, &q, knobs, release)?
+            } else {
+                let planned = plan_sql(
+                    &self.scenario,
+                    &r.sql,
+                    knobs,
+                    release,
+                    base.buffer_pool_bytes,
+                )?;
+                candidate(&planned, &r.key, &r.name)?.clone()
+            };
             match r.cache {
                 CacheState::Warm => warm.push((r.name.clone(), plan, r.real_s)),
                 CacheState::Cold => cold.push((r.key.clone(), plan, r.real_s, r.name.clone())),
@@ -1769,6 +1884,34 @@ impl ExecutorCalibration {
         fit.fit_ordered(base, release, ordered)?;
         Ok(fit)
     }
+
+    /// The join planner's plan of a calibration query of hashing or sorting, under the
+    /// switches it ran with; an error when it is not the plan the server ran.
+    fn plan_join_calibration(
+        &self,
+        r: &CalibrationRun,
+        q: &crate::workload::dbt3::queries::Dbt3Query,
+        knobs: &KnobValues,
+        release: EngineVersion,
+    ) -> Result<crate::plan::PlanNode> {
+        let env = PgJoinEnv {
+            version: release,
+            opts: switches_off(&r.forced_with)?,
+            ..PgJoinEnv::default()
+        };
+        let cal = self.scenario.table("cal")?.clone();
+        let plan = PgDbt3::new(&[cal], env)?.plan(q, knobs)?;
+        let shape = model_shape(&plan.tree);
+        if let Some(real) = &r.real_plan {
+            if *real != shape {
+                return Err(Error::invalid(
+                    "executor calibration",
+                    format!("{}: the server ran {real}, the model plans {shape}", r.name),
+                ));
+            }
+        }
+        Ok(plan.tree)
+    }
 }
 
 /// What an engine's executor spends per unit of work, measured on calibration queries of
@@ -1779,6 +1922,13 @@ pub struct ExecutorFit {
     pub cpu_ns_per_row: f64,
     pub cpu_ns_per_index_entry: f64,
     pub cpu_ns_per_operator: f64,
+    /// A sort's comparison; `None` when no calibration query sorted (then an operator's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_ns_per_comparison: Option<f64>,
+    /// A row into or out of a hash table (sim::time assumption 9); `None` when no
+    /// calibration query hashed (then an operator's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_ns_per_hash_row: Option<f64>,
     /// Finding a page in the engine's buffer.
     pub buffer_hit_ns: f64,
     /// Bringing a page from the OS page cache into the engine's buffer (read call, copy,
@@ -1814,7 +1964,12 @@ impl ExecutorFit {
         p.cpu_ns_per_row = self.cpu_ns_per_row;
         p.cpu_ns_per_index_entry = self.cpu_ns_per_index_entry;
         p.cpu_ns_per_operator = self.cpu_ns_per_operator;
-        p.cpu_ns_per_comparison = self.cpu_ns_per_operator;
+        p.cpu_ns_per_comparison = self
+            .cpu_ns_per_comparison
+            .unwrap_or(self.cpu_ns_per_operator);
+        if self.cpu_ns_per_hash_row.is_some() {
+            p.cpu_ns_per_hash_row = self.cpu_ns_per_hash_row;
+        }
         p.buffer_hit_ns = self.buffer_hit_ns;
         if let Some(os) = self.os_cache_hit_ns {
             p.os_cache_hit_ns = os;
@@ -2000,7 +2155,7 @@ pub fn fit_executor(
     release: EngineVersion,
     samples: &[(String, crate::plan::PlanNode, f64)],
 ) -> Result<ExecutorFit> {
-    const FIGURES: usize = 7;
+    const FIGURES: usize = 9;
     // The start-up figure only where a calibration query is short enough to show it: in
     // queries of tens of milliseconds 50 µs is noise, and the fit would trade it against
     // the per-row figures.
@@ -2017,6 +2172,7 @@ pub fn fit_executor(
         p.cpu_ns_per_index_entry = tiny;
         p.cpu_ns_per_operator = tiny;
         p.cpu_ns_per_comparison = tiny;
+        p.cpu_ns_per_hash_row = Some(tiny);
         p.buffer_hit_ns = 1.0;
         p.os_cache_hit_ns = 1.0;
         p.os_cache_evict_hit_ns = Some(1.0);
@@ -2026,14 +2182,13 @@ pub fn fit_executor(
     let set = |p: &mut MachineProfile, k: usize, v: f64| match k {
         0 => p.cpu_ns_per_row = v,
         1 => p.cpu_ns_per_index_entry = v,
-        2 => {
-            p.cpu_ns_per_operator = v;
-            p.cpu_ns_per_comparison = v;
-        }
+        2 => p.cpu_ns_per_operator = v,
         3 => p.buffer_hit_ns = v,
         4 => p.os_cache_hit_ns = v,
         5 => p.os_cache_evict_hit_ns = Some(v),
-        _ => p.executor_start_ns = if fit_start { v } else { 0.0 },
+        6 => p.executor_start_ns = if fit_start { v } else { 0.0 },
+        7 => p.cpu_ns_per_comparison = v,
+        _ => p.cpu_ns_per_hash_row = Some(v),
     };
     let t_base: Vec<f64> = samples
         .iter()
@@ -2055,6 +2210,20 @@ pub fn fit_executor(
     }
     let measured_os = counts.iter().any(|c| c[4] > 0.0);
     let measured_evict = counts.iter().any(|c| c[5] > 0.0);
+    // Sorts and hashes, where a calibration query did them (the probe's since session 8);
+    // else they cost what an operator does, as they did before, counted with it.
+    let measured_sort = counts.iter().any(|c| c[7] > 0.0);
+    let measured_hash = counts.iter().any(|c| c[8] > 0.0);
+    for c in counts.iter_mut() {
+        if !measured_sort {
+            c[2] += c[7];
+            c[7] = 0.0;
+        }
+        if !measured_hash {
+            c[2] += c[8];
+            c[8] = 0.0;
+        }
+    }
     // Weighted rows: relative error of each sample.
     let rows: Vec<([f64; FIGURES], f64)> = samples
         .iter()
@@ -2075,6 +2244,8 @@ pub fn fit_executor(
         cpu_ns_per_row: floor(x[0]),
         cpu_ns_per_index_entry: floor(x[1]),
         cpu_ns_per_operator: floor(x[2]),
+        cpu_ns_per_comparison: measured_sort.then(|| floor(x[7])),
+        cpu_ns_per_hash_row: measured_hash.then(|| floor(x[8])),
         buffer_hit_ns: x[3].max(1.0),
         os_cache_hit_ns: measured_os.then(|| x[4].max(1.0)),
         os_cache_evict_hit_ns: measured_evict.then(|| x[5].max(1.0)),

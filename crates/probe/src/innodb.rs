@@ -844,6 +844,8 @@ fn calibrate(
             key: key.into(),
             cache: CacheState::Warm,
             real_s,
+            forced_with: Vec::new(),
+            real_plan: None,
         });
     }
     if opts.cold {
@@ -880,6 +882,8 @@ fn calibrate(
                 key: key.into(),
                 cache: CacheState::Cold,
                 real_s,
+                forced_with: Vec::new(),
+                real_plan: None,
             });
         }
         server.restart(pool, false)?;

@@ -1150,7 +1150,52 @@ fn calibrate_executor(
             key: key.to_string(),
             cache: CacheState::Warm,
             real_s: median,
+            forced_with: Vec::new(),
+            real_plan: None,
         });
+    }
+    // Hashing and sorting on `cal` (sim::time assumption 9), planned by the join planner
+    // like the DBT3 queries, each forced to one plan whose shape the fit checks the model
+    // plans too.
+    {
+        use costlab_core::validation::{CAL_JOIN_SWITCHES, CAL_SCAN_SWITCHES};
+        use costlab_core::workload::dbt3::queries::{
+            calibration_query, CAL_HASH_AGGREGATE, CAL_HASH_JOIN, CAL_SORT,
+        };
+        for (name, switches) in [
+            (CAL_HASH_JOIN, CAL_JOIN_SWITCHES),
+            (CAL_HASH_AGGREGATE, CAL_SCAN_SWITCHES),
+            (CAL_SORT, CAL_SCAN_SWITCHES),
+        ] {
+            let q = calibration_query(name).ok_or_else(|| format!("{name}: no such query"))?;
+            let off: Vec<&str> = switches
+                .iter()
+                .filter_map(|s| s.strip_prefix("enable_")?.strip_suffix("=off"))
+                .collect();
+            exec(&mut g.client, &format!("{session} {}", set_switches(&off)))?;
+            let mut times = Vec::new();
+            let mut shape = String::new();
+            for i in 0..=opts.runs.max(3) {
+                let e = explain_analyze_as(&mut g.client, q.sql, dbt3_plan_name)?;
+                if i > 0 {
+                    times.extend(e.seconds);
+                }
+                shape = e.key;
+            }
+            times.sort_by(f64::total_cmp);
+            let Some(&median) = times.get(times.len() / 2) else {
+                return Err(format!("{name}: ran past the limit"));
+            };
+            runs.push(CalibrationRun {
+                name: name.to_string(),
+                sql: q.sql.to_string(),
+                key: "join".into(),
+                cache: CacheState::Warm,
+                real_s: median,
+                forced_with: switches.iter().map(|s| s.to_string()).collect(),
+                real_plan: Some(shape),
+            });
+        }
     }
     if private && opts.cold {
         // Cold reads as the engine makes them, on cal_big (the largest calibration table,
@@ -1200,6 +1245,8 @@ fn calibrate_executor(
                 key: key.to_string(),
                 cache: CacheState::Cold,
                 real_s: median,
+                forced_with: Vec::new(),
+                real_plan: None,
             });
         }
     }

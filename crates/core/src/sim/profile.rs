@@ -154,8 +154,13 @@ pub struct MachineProfile {
     pub cpu_ns_per_index_entry: f64,
     /// CPU per operator evaluation (a comparison in WHERE), ns.
     pub cpu_ns_per_operator: f64,
-    /// CPU per comparison in a sort, hash or merge, ns.
+    /// CPU per comparison in a sort, merge or unique, ns.
     pub cpu_ns_per_comparison: f64,
+    /// CPU per row a hash table takes in or looks up (a hash join's build and probe rows, a
+    /// hashed aggregate's input rows), ns: hashing the key, finding or filling its bucket,
+    /// copying the row in. `None`: `cpu_ns_per_comparison` (sim::time assumption 9).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_ns_per_hash_row: Option<f64>,
     /// Physical memory, bytes.
     pub ram_bytes: f64,
     /// shared_buffers or innodb_buffer_pool_size, bytes.
@@ -399,6 +404,9 @@ impl MachineProfile {
         self.device.validate()?;
         check("buffer_hit_ns", self.buffer_hit_ns, bounds::HIT_NS)?;
         check("os_cache_hit_ns", self.os_cache_hit_ns, bounds::HIT_NS)?;
+        if let Some(v) = self.cpu_ns_per_hash_row {
+            check("cpu_ns_per_hash_row", v, bounds::CPU_NS)?;
+        }
         if let Some(v) = self.os_cache_evict_hit_ns {
             check("os_cache_evict_hit_ns", v, bounds::HIT_NS)?;
         }

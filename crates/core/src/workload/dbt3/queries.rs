@@ -329,6 +329,61 @@ fn c(table: usize, column: &'static str) -> ColRef {
     ColRef { table, column }
 }
 
+// ---- calibration queries ---------------------------------------------------------------
+
+/// The executor calibration's queries of hashing and sorting, by name: blocks for the join
+/// planner over the probe's calibration table `cal` (`a` = 0 .. n-1, `b` random in 0 .. n,
+/// `c` = `a` % 1000; n = 400,000), never over DBT3's tables, so that the figures they give
+/// predict the DBT3 queries rather than fit them. Each stays within work_mem's 4 MB (no
+/// spill). `None`: not one of them.
+pub fn calibration_query(name: &str) -> Option<Dbt3Query> {
+    let (sql, block) = match name {
+        // 100,000 build rows (c1), 400,000 probe rows (c2); c2.b meets c1.a for a quarter.
+        CAL_HASH_JOIN => (
+            "SELECT count(*) FROM cal c1 JOIN cal c2 ON c2.b = c1.a WHERE c1.a < 100000",
+            {
+                let mut b = B::default();
+                let c1 = b.t("c1", "cal", &["a"]);
+                let c2 = b.t("c2", "cal", &["b"]);
+                b.j(c1, "a", c2, "b");
+                b.p(c1, cmp("a", CmpOp::Lt, Value::Num(100_000.0)));
+                b.q.scalar_aggregate = true;
+                b.q.true_groups = 1.0;
+                b.done()
+            },
+        ),
+        // 100,000 rows into 1,000 groups.
+        CAL_HASH_AGGREGATE => ("SELECT c, count(*) FROM cal WHERE a < 100000 GROUP BY c", {
+            let mut b = B::default();
+            let t = b.t("cal", "cal", &["a", "c"]);
+            b.p(t, cmp("a", CmpOp::Lt, Value::Num(100_000.0)));
+            b.group(&[(t, "c")]);
+            b.q.true_groups = 1000.0;
+            b.done()
+        }),
+        // 50,000 rows sorted by a random key: about 780,000 comparisons.
+        CAL_SORT => ("SELECT a, b FROM cal WHERE a < 50000 ORDER BY b", {
+            let mut b = B::default();
+            let t = b.t("cal", "cal", &["a", "b"]);
+            b.p(t, cmp("a", CmpOp::Lt, Value::Num(50_000.0)));
+            b.order(&[(t, "b")]);
+            b.done()
+        }),
+        _ => return None,
+    };
+    Some(Dbt3Query {
+        number: 0,
+        title: "executor calibration",
+        sql,
+        block,
+    })
+}
+
+/// Names of the calibration queries [`calibration_query`] knows.
+pub const CAL_HASH_JOIN: &str = "cal hash join";
+pub const CAL_HASH_AGGREGATE: &str = "cal hash aggregate";
+pub const CAL_SORT: &str = "cal sort";
+
 // ---- the queries -----------------------------------------------------------------------
 
 /// Query `n` (1..=22) at scale factor `sf` (Q11's fraction is 0.0001/SF).
