@@ -210,7 +210,7 @@ pub fn parse(text: &str) -> Result<FromWorker, String> {
 /// not fit. `parse(to_json(x)) == x` is tested in web/tests/browser.rs.
 mod read {
     use super::*;
-    use costlab_core::sim::profile::{Confidence, Device, QdPoint, RandomRead};
+    use costlab_core::sim::profile::{Confidence, Device, HashRowCost, QdPoint, RandomRead};
     use costlab_core::validation::{CacheState, ScatterPoint};
     use js_sys::{Array, Reflect};
     use wasm_bindgen::JsValue;
@@ -413,7 +413,14 @@ mod read {
             cpu_ns_per_index_entry: num(v, "cpu_ns_per_index_entry")?,
             cpu_ns_per_operator: num(v, "cpu_ns_per_operator")?,
             cpu_ns_per_comparison: num(v, "cpu_ns_per_comparison")?,
-            cpu_ns_per_hash_row: opt(get(v, "cpu_ns_per_hash_row"), JsValue::as_f64)?,
+            hash_rows: opt(get(v, "hash_rows"), |h| {
+                Some(HashRowCost {
+                    small_bytes: num(h, "small_bytes")?,
+                    small_ns: num(h, "small_ns")?,
+                    large_bytes: num(h, "large_bytes")?,
+                    large_ns: num(h, "large_ns")?,
+                })
+            })?,
             ram_bytes: num(v, "ram_bytes")?,
             buffer_pool_bytes: num(v, "buffer_pool_bytes")?,
             bypass_os_cache: flag(v, "bypass_os_cache")?,

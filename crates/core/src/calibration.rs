@@ -609,7 +609,7 @@ impl Calibration {
             buffer_hit_ns: self.buffer_hit_ns.median,
             os_cache_hit_ns: self.os_cache_hit_ns.median,
             os_cache_evict_hit_ns: None,
-            cpu_ns_per_hash_row: None,
+            hash_rows: None,
             cpu_ns_per_row: row,
             cpu_ns_per_index_entry: row / 2.0,
             cpu_ns_per_operator: row / 4.0,

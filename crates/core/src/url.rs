@@ -608,8 +608,9 @@ fn profile_pairs(p: &MachineProfile) -> Vec<(String, String)> {
         ("p.direct", if p.bypass_os_cache { "1" } else { "0" }.into()),
         ("p.eic", num(p.effective_io_concurrency)),
     ];
-    if let Some(x) = p.cpu_ns_per_hash_row {
-        v.push(("p.hash", num(x)));
+    if let Some(h) = &p.hash_rows {
+        let f = [h.small_bytes, h.small_ns, h.large_bytes, h.large_ns].map(num);
+        v.push(("p.hash", f.join("_")));
     }
     if let Some(x) = p.device.skip_read_us {
         v.push(("p.skip", num(x)));
@@ -662,7 +663,21 @@ fn profile_from_pairs(pairs: &[(String, String)]) -> crate::Result<MachineProfil
             "p.ent" => p.cpu_ns_per_index_entry = n()?,
             "p.op" => p.cpu_ns_per_operator = n()?,
             "p.cmp" => p.cpu_ns_per_comparison = n()?,
-            "p.hash" => p.cpu_ns_per_hash_row = Some(n()?),
+            "p.hash" => {
+                let f: Vec<f64> = v
+                    .split('_')
+                    .map(|x| x.parse::<f64>().map_err(|_| bad(k, v)))
+                    .collect::<crate::Result<_>>()?;
+                let [small_bytes, small_ns, large_bytes, large_ns] = f[..] else {
+                    return Err(bad(k, v));
+                };
+                p.hash_rows = Some(crate::sim::HashRowCost {
+                    small_bytes,
+                    small_ns,
+                    large_bytes,
+                    large_ns,
+                });
+            }
             "p.ram" => p.ram_bytes = n()?,
             "p.buf" => p.buffer_pool_bytes = n()?,
             "p.direct" => p.bypass_os_cache = v == "1",

@@ -993,8 +993,16 @@ impl ValidationReport {
             if let Some(v) = x.os_cache_evict_hit_ns {
                 let _ = writeln!(s, "  {v:.0} ns/page from the OS cache into a full buffer");
             }
-            if let (Some(h), Some(c)) = (x.cpu_ns_per_hash_row, x.cpu_ns_per_comparison) {
-                let _ = writeln!(s, "  {h:.1} ns/hash row, {c:.1} ns/sort comparison");
+            if let (Some(h), Some(c)) = (&x.hash_rows, x.cpu_ns_per_comparison) {
+                let _ = writeln!(
+                    s,
+                    "  {:.1} ns/hash row in a table of {:.0} kB, {:.1} in one of {:.0} kB; \
+                     {c:.1} ns/sort comparison",
+                    h.small_ns,
+                    h.small_bytes / 1024.0,
+                    h.large_ns,
+                    h.large_bytes / 1024.0
+                );
             }
             let _ = writeln!(
                 s,
@@ -1689,13 +1697,16 @@ mod tests {
 
     /// The calibration queries of hashing and sorting plan on the calibration table alone,
     /// as the probe forces them, to the plans the probe checks the server ran; with them,
-    /// the fit tells a hash row and a sort's comparison from an operator: the committed
-    /// PostgreSQL 15 calibration, re-timed on a profile whose figures are known (120 ns a
-    /// hash row, 25 ns a comparison), gives those figures back. Without them, sorts and
-    /// hashes cost an operator, as in every report before them.
+    /// the fit tells a hash row (in a small and in a large table) and a sort's comparison
+    /// from an operator: the committed PostgreSQL 15 calibration, re-timed on a profile
+    /// whose figures are known (60 and 150 ns a hash row, 25 ns a comparison), gives those
+    /// figures back. Without them, sorts and hashes cost an operator, as in every report
+    /// before them.
     #[test]
     fn hash_and_sort_calibration_queries_tell_their_figures_apart() {
-        use crate::workload::dbt3::queries::{CAL_HASH_AGGREGATE, CAL_HASH_JOIN, CAL_SORT};
+        use crate::workload::dbt3::queries::{
+            CAL_HASH_AGGREGATE, CAL_HASH_JOIN, CAL_HASH_JOIN_SMALL, CAL_SORT,
+        };
         let r = ValidationReport::from_json(PG15_JSON).expect("committed report");
         let mut cal = r.executor_calibration.clone().expect("calibration runs");
         cal.runs.retain(|run| run.cache == CacheState::Warm);
@@ -1703,17 +1714,18 @@ mod tests {
         let base = r.base_profile.clone().expect("base profile");
         let before = cal.fit(&base, r.engine_version, &knobs).unwrap();
         assert_eq!(
-            (before.cpu_ns_per_hash_row, before.cpu_ns_per_comparison),
+            (before.hash_rows, before.cpu_ns_per_comparison),
             (None, None)
         );
-        let mut truth = r.executor.clone().expect("fit").apply(&base);
-        truth.cpu_ns_per_hash_row = Some(120.0);
-        truth.cpu_ns_per_comparison = 25.0;
-        truth.warm_cache = true;
-        let sim = Simulator::for_release(&truth, r.engine_version).unwrap();
+        let mut trees = Vec::new();
         for (name, forced, shape) in [
             (
                 CAL_HASH_JOIN,
+                CAL_JOIN_SWITCHES,
+                "Agg(HJ(Seq(c2), Seq(c1)))",
+            ),
+            (
+                CAL_HASH_JOIN_SMALL,
                 CAL_JOIN_SWITCHES,
                 "Agg(HJ(Seq(c2), Seq(c1)))",
             ),
@@ -1721,7 +1733,7 @@ mod tests {
             (CAL_SORT, CAL_SCAN_SWITCHES, "Sort(Seq(cal))"),
         ] {
             let q = calibration_query(name).unwrap();
-            let mut run = CalibrationRun {
+            let run = CalibrationRun {
                 name: name.into(),
                 sql: q.sql.into(),
                 key: "join".into(),
@@ -1733,11 +1745,35 @@ mod tests {
             let tree = cal
                 .plan_join_calibration(&run, &q, &knobs, r.engine_version)
                 .unwrap_or_else(|e| panic!("{name}: {e}"));
-            run.real_s = sim.time_plan(&tree).unwrap().total_s;
+            trees.push(tree);
             cal.runs.push(run);
         }
+        let mut sizes = Vec::new();
+        for t in &trees {
+            t.walk(&mut |n| sizes.extend(crate::sim::hash_table_bytes(n)));
+        }
+        let (lo, hi) = (
+            sizes.iter().copied().fold(f64::INFINITY, f64::min),
+            sizes.iter().copied().fold(0.0, f64::max),
+        );
+        // A thousand rows against a hundred thousand: kilobytes against megabytes.
+        assert!(lo < 100e3 && hi > 2e6, "{lo} {hi}");
+        let mut truth = r.executor.clone().expect("fit").apply(&base);
+        truth.hash_rows = Some(crate::sim::HashRowCost {
+            small_bytes: lo,
+            small_ns: 60.0,
+            large_bytes: hi,
+            large_ns: 150.0,
+        });
+        truth.cpu_ns_per_comparison = 25.0;
+        truth.warm_cache = true;
+        let sim = Simulator::for_release(&truth, r.engine_version).unwrap();
+        let first = cal.runs.len() - trees.len();
+        for (run, tree) in cal.runs[first..].iter_mut().zip(&trees) {
+            run.real_s = sim.time_plan(tree).unwrap().total_s;
+        }
         // The scan queries' times on the same profile: a fit with no residual.
-        for run in cal.runs.iter_mut().filter(|run| run.real_plan.is_none()) {
+        for run in cal.runs[..first].iter_mut() {
             let planned = plan_sql(
                 &cal.scenario,
                 &run.sql,
@@ -1750,9 +1786,11 @@ mod tests {
             run.real_s = sim.time_plan(plan).unwrap().total_s;
         }
         let fit = cal.fit(&base, r.engine_version, &knobs).unwrap();
-        let hash = fit.cpu_ns_per_hash_row.expect("hash rows measured");
+        let hash = fit.hash_rows.expect("hash rows measured");
         let cmp = fit.cpu_ns_per_comparison.expect("comparisons measured");
-        assert!((hash / 120.0 - 1.0).abs() < 0.05, "{hash}");
+        assert_eq!((hash.small_bytes, hash.large_bytes), (lo, hi));
+        assert!((hash.small_ns / 60.0 - 1.0).abs() < 0.05, "{hash:?}");
+        assert!((hash.large_ns / 150.0 - 1.0).abs() < 0.05, "{hash:?}");
         assert!((cmp / 25.0 - 1.0).abs() < 0.05, "{cmp}");
         // A model that plans otherwise than the server ran is refused, by name.
         let mut wrong = cal.runs.last().unwrap().clone();
@@ -1925,10 +1963,10 @@ pub struct ExecutorFit {
     /// A sort's comparison; `None` when no calibration query sorted (then an operator's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_ns_per_comparison: Option<f64>,
-    /// A row into or out of a hash table (sim::time assumption 9); `None` when no
-    /// calibration query hashed (then an operator's).
+    /// A row into or out of a hash table, by the table's size (sim::time assumption 9);
+    /// `None` when no calibration query hashed (then an operator's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cpu_ns_per_hash_row: Option<f64>,
+    pub hash_rows: Option<crate::sim::HashRowCost>,
     /// Finding a page in the engine's buffer.
     pub buffer_hit_ns: f64,
     /// Bringing a page from the OS page cache into the engine's buffer (read call, copy,
@@ -1967,8 +2005,8 @@ impl ExecutorFit {
         p.cpu_ns_per_comparison = self
             .cpu_ns_per_comparison
             .unwrap_or(self.cpu_ns_per_operator);
-        if self.cpu_ns_per_hash_row.is_some() {
-            p.cpu_ns_per_hash_row = self.cpu_ns_per_hash_row;
+        if self.hash_rows.is_some() {
+            p.hash_rows = self.hash_rows;
         }
         p.buffer_hit_ns = self.buffer_hit_ns;
         if let Some(os) = self.os_cache_hit_ns {
@@ -2155,7 +2193,7 @@ pub fn fit_executor(
     release: EngineVersion,
     samples: &[(String, crate::plan::PlanNode, f64)],
 ) -> Result<ExecutorFit> {
-    const FIGURES: usize = 9;
+    const FIGURES: usize = 10;
     // The start-up figure only where a calibration query is short enough to show it: in
     // queries of tens of milliseconds 50 µs is noise, and the fit would trade it against
     // the per-row figures.
@@ -2165,6 +2203,17 @@ pub fn fit_executor(
         .any(|(_, _, real)| *real > 0.0 && *real < SHORT_S);
     const UNIT: f64 = 1000.0;
     let tiny = 0.01_f64;
+    // The smallest and the largest hash table the calibration queries fill: the sizes at
+    // which a hash row's cost is measured.
+    let hash_sizes = {
+        let mut sizes = Vec::new();
+        for (_, plan, _) in samples {
+            plan.walk(&mut |n| sizes.extend(crate::sim::hash_table_bytes(n)));
+        }
+        let lo = sizes.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = sizes.iter().copied().fold(0.0, f64::max);
+        (!sizes.is_empty()).then_some((lo, hi.max(lo)))
+    };
     let base = {
         let mut p = profile.clone();
         p.warm_cache = true;
@@ -2172,7 +2221,12 @@ pub fn fit_executor(
         p.cpu_ns_per_index_entry = tiny;
         p.cpu_ns_per_operator = tiny;
         p.cpu_ns_per_comparison = tiny;
-        p.cpu_ns_per_hash_row = Some(tiny);
+        p.hash_rows = hash_sizes.map(|(small_bytes, large_bytes)| crate::sim::HashRowCost {
+            small_bytes,
+            small_ns: tiny,
+            large_bytes,
+            large_ns: tiny,
+        });
         p.buffer_hit_ns = 1.0;
         p.os_cache_hit_ns = 1.0;
         p.os_cache_evict_hit_ns = Some(1.0);
@@ -2188,7 +2242,16 @@ pub fn fit_executor(
         5 => p.os_cache_evict_hit_ns = Some(v),
         6 => p.executor_start_ns = if fit_start { v } else { 0.0 },
         7 => p.cpu_ns_per_comparison = v,
-        _ => p.cpu_ns_per_hash_row = Some(v),
+        8 => {
+            if let Some(h) = &mut p.hash_rows {
+                h.small_ns = v;
+            }
+        }
+        _ => {
+            if let Some(h) = &mut p.hash_rows {
+                h.large_ns = v;
+            }
+        }
     };
     let t_base: Vec<f64> = samples
         .iter()
@@ -2213,15 +2276,17 @@ pub fn fit_executor(
     // Sorts and hashes, where a calibration query did them (the probe's since session 8);
     // else they cost what an operator does, as they did before, counted with it.
     let measured_sort = counts.iter().any(|c| c[7] > 0.0);
-    let measured_hash = counts.iter().any(|c| c[8] > 0.0);
+    let measured_hash = counts.iter().any(|c| c[8] > 0.0 || c[9] > 0.0);
+    let measured_large = counts.iter().any(|c| c[9] > 0.0);
     for c in counts.iter_mut() {
         if !measured_sort {
             c[2] += c[7];
             c[7] = 0.0;
         }
         if !measured_hash {
-            c[2] += c[8];
+            c[2] += c[8] + c[9];
             c[8] = 0.0;
+            c[9] = 0.0;
         }
     }
     // Weighted rows: relative error of each sample.
@@ -2245,7 +2310,15 @@ pub fn fit_executor(
         cpu_ns_per_index_entry: floor(x[1]),
         cpu_ns_per_operator: floor(x[2]),
         cpu_ns_per_comparison: measured_sort.then(|| floor(x[7])),
-        cpu_ns_per_hash_row: measured_hash.then(|| floor(x[8])),
+        hash_rows: match hash_sizes {
+            Some((small_bytes, large_bytes)) if measured_hash => Some(crate::sim::HashRowCost {
+                small_bytes,
+                small_ns: floor(x[8]),
+                large_bytes,
+                large_ns: floor(if measured_large { x[9] } else { x[8] }),
+            }),
+            _ => None,
+        },
         buffer_hit_ns: x[3].max(1.0),
         os_cache_hit_ns: measured_os.then(|| x[4].max(1.0)),
         os_cache_evict_hit_ns: measured_evict.then(|| x[5].max(1.0)),

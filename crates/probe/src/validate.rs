@@ -1160,10 +1160,11 @@ fn calibrate_executor(
     {
         use costlab_core::validation::{CAL_JOIN_SWITCHES, CAL_SCAN_SWITCHES};
         use costlab_core::workload::dbt3::queries::{
-            calibration_query, CAL_HASH_AGGREGATE, CAL_HASH_JOIN, CAL_SORT,
+            calibration_query, CAL_HASH_AGGREGATE, CAL_HASH_JOIN, CAL_HASH_JOIN_SMALL, CAL_SORT,
         };
         for (name, switches) in [
             (CAL_HASH_JOIN, CAL_JOIN_SWITCHES),
+            (CAL_HASH_JOIN_SMALL, CAL_JOIN_SWITCHES),
             (CAL_HASH_AGGREGATE, CAL_SCAN_SWITCHES),
             (CAL_SORT, CAL_SCAN_SWITCHES),
         ] {

@@ -111,7 +111,7 @@ fn generic(b: Base) -> MachineProfile {
         cpu_ns_per_index_entry: 25.0,
         cpu_ns_per_operator: 16.0,
         cpu_ns_per_comparison: 16.0,
-        cpu_ns_per_hash_row: None,
+        hash_rows: None,
         ram_bytes: 64.0 * GIB,
         buffer_pool_bytes: 16.0 * GIB,
         bypass_os_cache: false,

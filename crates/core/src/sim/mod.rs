@@ -31,5 +31,6 @@ pub mod time;
 #[cfg(test)]
 mod tests;
 
-pub use profile::{Confidence, Device, MachineProfile, QdPoint, RandomRead};
+pub use profile::{Confidence, Device, HashRowCost, MachineProfile, QdPoint, RandomRead};
+pub(crate) use time::hash_table_bytes;
 pub use time::{CacheCounts, IoSeconds, NodeTime, PlanTime, Simulator};

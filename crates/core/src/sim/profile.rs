@@ -157,10 +157,10 @@ pub struct MachineProfile {
     /// CPU per comparison in a sort, merge or unique, ns.
     pub cpu_ns_per_comparison: f64,
     /// CPU per row a hash table takes in or looks up (a hash join's build and probe rows, a
-    /// hashed aggregate's input rows), ns: hashing the key, finding or filling its bucket,
-    /// copying the row in. `None`: `cpu_ns_per_comparison` (sim::time assumption 9).
+    /// hashed aggregate's input rows), by the table's size (sim::time assumption 9).
+    /// `None`: `cpu_ns_per_comparison`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cpu_ns_per_hash_row: Option<f64>,
+    pub hash_rows: Option<HashRowCost>,
     /// Physical memory, bytes.
     pub ram_bytes: f64,
     /// shared_buffers or innodb_buffer_pool_size, bytes.
@@ -181,6 +181,31 @@ pub struct MachineProfile {
     pub executor_start_ns: f64,
 }
 
+/// What a row into or out of a hash table costs, measured at two table sizes: hashing the
+/// key, finding or filling its bucket, copying the row in or the match out. A lookup in a
+/// table the CPU's caches hold is cheap; in a larger one each lookup waits for memory.
+/// Between the two sizes the cost is interpolated in log(size); outside, the nearer one's.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HashRowCost {
+    pub small_bytes: f64,
+    pub small_ns: f64,
+    pub large_bytes: f64,
+    pub large_ns: f64,
+}
+
+impl HashRowCost {
+    /// ns per row in a table of `bytes`.
+    pub fn ns(&self, bytes: f64) -> f64 {
+        if self.large_bytes <= self.small_bytes || bytes <= self.small_bytes {
+            return self.small_ns;
+        }
+        let t = ((bytes.ln() - self.small_bytes.ln())
+            / (self.large_bytes.ln() - self.small_bytes.ln()))
+        .clamp(0.0, 1.0);
+        self.small_ns + t * (self.large_ns - self.small_ns)
+    }
+}
+
 fn default_eic() -> f64 {
     // PostgreSQL 18's default (calibration-and-devices.md §1.7).
     16.0
@@ -198,6 +223,8 @@ mod bounds {
     pub const HIT_NS: (f64, f64) = (1.0, 10_000_000.0);
     /// CPU per row, entry, operator, comparison: 0.01 ns to 1 ms.
     pub const CPU_NS: (f64, f64) = (0.01, 1_000_000.0);
+    /// A hash table of one byte to a petabyte.
+    pub const TABLE_BYTES: (f64, f64) = (1.0, 1e15);
     /// 16 MiB to 1 PiB of RAM.
     pub const RAM: (f64, f64) = (16.0 * 1048576.0, 1_125_899_906_842_624.0);
     /// 128 kB (PostgreSQL's minimum shared_buffers) upwards; capped by RAM separately.
@@ -404,8 +431,11 @@ impl MachineProfile {
         self.device.validate()?;
         check("buffer_hit_ns", self.buffer_hit_ns, bounds::HIT_NS)?;
         check("os_cache_hit_ns", self.os_cache_hit_ns, bounds::HIT_NS)?;
-        if let Some(v) = self.cpu_ns_per_hash_row {
-            check("cpu_ns_per_hash_row", v, bounds::CPU_NS)?;
+        if let Some(h) = &self.hash_rows {
+            check("hash_rows.small_ns", h.small_ns, bounds::CPU_NS)?;
+            check("hash_rows.large_ns", h.large_ns, bounds::CPU_NS)?;
+            check("hash_rows.small_bytes", h.small_bytes, bounds::TABLE_BYTES)?;
+            check("hash_rows.large_bytes", h.large_bytes, bounds::TABLE_BYTES)?;
         }
         if let Some(v) = self.os_cache_evict_hit_ns {
             check("os_cache_evict_hit_ns", v, bounds::HIT_NS)?;

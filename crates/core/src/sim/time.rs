@@ -65,7 +65,8 @@
 //! 9. **CPU** is rows × ns/row + index entries × ns/entry + operator evaluations × ns/op +
 //!    comparisons × ns/comparison, plus page hits × hit time. In hash nodes (Hash, Hash
 //!    Join, HashAggregate) the comparisons are the rows the hash table takes in or looks
-//!    up, at ns per hash row where one was measured. Measured on PostgreSQL 15 (DBT3 SF
+//!    up, at ns per hash row where it was measured: at two table sizes, interpolated in
+//!    log(size) between them (`HashRowCost`). Measured on PostgreSQL 15 (DBT3 SF
 //!    0.1, warm): lineitem hash-joined to orders took 95 ms beyond its two scans for
 //!    150,000 build and 600,572 probe rows, about 125 ns a row, where a row and an
 //!    operator comparison made 50. Parallel nodes divide it by
@@ -378,13 +379,13 @@ impl Simulator {
     pub fn time_plan(&self, plan: &PlanNode) -> Result<PlanTime> {
         let mut nodes = Vec::new();
         let mut works = Vec::new();
-        plan.walk(&mut |n| works.push((n.op.as_str(), &n.work)));
-        for (_, w) in &works {
+        plan.walk(&mut |n| works.push((n.op.as_str(), &n.work, hash_table_bytes(n))));
+        for (_, w, _) in &works {
             check_work(w)?;
         }
         // Assumption 2: the plan's objects share each tier as an LRU cache would.
         let mut objects: Vec<CacheObject> = Vec::new();
-        for (_, w) in &works {
+        for (_, w, _) in &works {
             for r in &w.page_reads {
                 let bytes = r.object_pages * r.page_bytes;
                 let scan = r.pattern == AccessPattern::Sequential;
@@ -436,8 +437,8 @@ impl Simulator {
         };
         // Assumption 20: what earlier nodes of a cold execution read, by object (bytes).
         let mut seen: Vec<(&str, f64)> = Vec::new();
-        for (op, w) in works {
-            let t = self.time_node(op, w, &share_of, &mut seen);
+        for (op, w, hash_bytes) in works {
+            let t = self.time_node(op, w, hash_bytes, &share_of, &mut seen);
             out.total_s += t.total_s;
             out.io.add(&t.io);
             out.cpu_s += t.cpu_s;
@@ -470,6 +471,7 @@ impl Simulator {
         &self,
         op: &str,
         w: &'w Work,
+        hash_bytes: Option<f64>,
         share_of: &dyn Fn(&str) -> Share,
         seen: &mut Vec<(&'w str, f64)>,
     ) -> NodeTime {
@@ -566,8 +568,8 @@ impl Simulator {
         io.spill = w.spill_bytes / dev.seq_bytes_per_s();
         // Assumption 9: a hash node's comparisons are the rows its hash table takes in
         // or looks up.
-        let comparison_ns = match p.cpu_ns_per_hash_row {
-            Some(h) if op.starts_with("Hash") => h,
+        let comparison_ns = match (&p.hash_rows, hash_bytes) {
+            (Some(h), Some(bytes)) => h.ns(bytes),
             _ => p.cpu_ns_per_comparison,
         };
         let cpu_ns = w.rows_examined * p.cpu_ns_per_row
@@ -708,6 +710,27 @@ impl Simulator {
             t = a * (gap * t_ordered) + (1.0 - a) * t;
         }
         t.max(t_page)
+    }
+}
+
+/// Bytes an entry of a hash table takes beyond its columns: the tuple's header, the hash
+/// entry's and the bucket's pointer (PostgreSQL's HashJoinTuple and MinimalTuple, about
+/// 40 bytes together).
+const HASH_ENTRY_OVERHEAD_BYTES: f64 = 40.0;
+
+/// The size of the hash table a hash node fills or looks up, bytes (`None`: not a hash
+/// node): a Hash node's own rows, a hash join's from its Hash child, a hashed aggregate's
+/// groups.
+pub(crate) fn hash_table_bytes(n: &PlanNode) -> Option<f64> {
+    let entries = |n: &PlanNode| n.work.rows_out.max(1.0) * (n.width + HASH_ENTRY_OVERHEAD_BYTES);
+    match n.op.as_str() {
+        "Hash" | "HashAggregate" => Some(entries(n)),
+        op if op.starts_with("Hash ") => n
+            .children
+            .iter()
+            .find(|c| c.op.as_str() == "Hash")
+            .map(entries),
+        _ => None,
     }
 }
 

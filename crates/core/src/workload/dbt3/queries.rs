@@ -338,7 +338,8 @@ fn c(table: usize, column: &'static str) -> ColRef {
 /// spill). `None`: not one of them.
 pub fn calibration_query(name: &str) -> Option<Dbt3Query> {
     let (sql, block) = match name {
-        // 100,000 build rows (c1), 400,000 probe rows (c2); c2.b meets c1.a for a quarter.
+        // 100,000 build rows (c1, megabytes: beyond the CPU's caches), 400,000 probe rows
+        // (c2) in random order; c2.b meets c1.a for a quarter.
         CAL_HASH_JOIN => (
             "SELECT count(*) FROM cal c1 JOIN cal c2 ON c2.b = c1.a WHERE c1.a < 100000",
             {
@@ -347,6 +348,21 @@ pub fn calibration_query(name: &str) -> Option<Dbt3Query> {
                 let c2 = b.t("c2", "cal", &["b"]);
                 b.j(c1, "a", c2, "b");
                 b.p(c1, cmp("a", CmpOp::Lt, Value::Num(100_000.0)));
+                b.q.scalar_aggregate = true;
+                b.q.true_groups = 1.0;
+                b.done()
+            },
+        ),
+        // 1,000 build rows (a table the CPU's caches hold), the same 400,000 probes, of
+        // which 1,000 meet a row.
+        CAL_HASH_JOIN_SMALL => (
+            "SELECT count(*) FROM cal c1 JOIN cal c2 ON c2.b = c1.a WHERE c1.a < 1000",
+            {
+                let mut b = B::default();
+                let c1 = b.t("c1", "cal", &["a"]);
+                let c2 = b.t("c2", "cal", &["b"]);
+                b.j(c1, "a", c2, "b");
+                b.p(c1, cmp("a", CmpOp::Lt, Value::Num(1000.0)));
                 b.q.scalar_aggregate = true;
                 b.q.true_groups = 1.0;
                 b.done()
@@ -381,6 +397,7 @@ pub fn calibration_query(name: &str) -> Option<Dbt3Query> {
 
 /// Names of the calibration queries [`calibration_query`] knows.
 pub const CAL_HASH_JOIN: &str = "cal hash join";
+pub const CAL_HASH_JOIN_SMALL: &str = "cal hash join small";
 pub const CAL_HASH_AGGREGATE: &str = "cal hash aggregate";
 pub const CAL_SORT: &str = "cal sort";
 
