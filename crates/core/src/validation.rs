@@ -1649,16 +1649,14 @@ mod tests {
             warm.warm_cache = true;
             let sim = Simulator::for_release(&warm, r.engine_version).unwrap();
             for run in &mut c.runs {
-                let planned = plan_sql(
+                run.real_s = scan_run_time(
                     &c.scenario,
-                    &run.sql,
+                    run,
+                    &sim,
                     &knobs,
                     r.engine_version,
                     base.buffer_pool_bytes,
-                )
-                .unwrap();
-                let plan = candidate(&planned, &run.key, &run.name).unwrap();
-                run.real_s = sim.time_plan(plan).unwrap().total_s;
+                );
             }
             c.fit(&base, r.engine_version, &knobs).unwrap()
         };
@@ -1693,6 +1691,20 @@ mod tests {
             (refit / committed - 1.0).abs() < 0.01,
             "{refit} {committed}"
         );
+    }
+
+    /// A single-table calibration query's time on `sim`, planned as the fit plans it.
+    fn scan_run_time(
+        scenario: &ScenarioFile,
+        run: &CalibrationRun,
+        sim: &Simulator,
+        knobs: &KnobValues,
+        release: EngineVersion,
+        pool_bytes: f64,
+    ) -> f64 {
+        let planned = plan_sql(scenario, &run.sql, knobs, release, pool_bytes).unwrap();
+        let plan = candidate(&planned, &run.key, &run.name).unwrap();
+        sim.time_plan(plan).unwrap().total_s
     }
 
     /// The calibration queries of hashing and sorting plan on the calibration table alone,
@@ -1773,17 +1785,16 @@ mod tests {
             run.real_s = sim.time_plan(tree).unwrap().total_s;
         }
         // The scan queries' times on the same profile: a fit with no residual.
+        let scenario = cal.scenario.clone();
         for run in cal.runs[..first].iter_mut() {
-            let planned = plan_sql(
-                &cal.scenario,
-                &run.sql,
+            run.real_s = scan_run_time(
+                &scenario,
+                run,
+                &sim,
                 &knobs,
                 r.engine_version,
                 base.buffer_pool_bytes,
-            )
-            .unwrap();
-            let plan = candidate(&planned, &run.key, &run.name).unwrap();
-            run.real_s = sim.time_plan(plan).unwrap().total_s;
+            );
         }
         let fit = cal.fit(&base, r.engine_version, &knobs).unwrap();
         let hash = fit.hash_rows.expect("hash rows measured");

@@ -342,31 +342,13 @@ pub fn calibration_query(name: &str) -> Option<Dbt3Query> {
         // (c2) in random order; c2.b meets c1.a for a quarter.
         CAL_HASH_JOIN => (
             "SELECT count(*) FROM cal c1 JOIN cal c2 ON c2.b = c1.a WHERE c1.a < 100000",
-            {
-                let mut b = B::default();
-                let c1 = b.t("c1", "cal", &["a"]);
-                let c2 = b.t("c2", "cal", &["b"]);
-                b.j(c1, "a", c2, "b");
-                b.p(c1, cmp("a", CmpOp::Lt, Value::Num(100_000.0)));
-                b.q.scalar_aggregate = true;
-                b.q.true_groups = 1.0;
-                b.done()
-            },
+            cal_self_join(100_000.0),
         ),
         // 1,000 build rows (a table the CPU's caches hold), the same 400,000 probes, of
         // which 1,000 meet a row.
         CAL_HASH_JOIN_SMALL => (
             "SELECT count(*) FROM cal c1 JOIN cal c2 ON c2.b = c1.a WHERE c1.a < 1000",
-            {
-                let mut b = B::default();
-                let c1 = b.t("c1", "cal", &["a"]);
-                let c2 = b.t("c2", "cal", &["b"]);
-                b.j(c1, "a", c2, "b");
-                b.p(c1, cmp("a", CmpOp::Lt, Value::Num(1000.0)));
-                b.q.scalar_aggregate = true;
-                b.q.true_groups = 1.0;
-                b.done()
-            },
+            cal_self_join(1000.0),
         ),
         // 100,000 rows into 1,000 groups.
         CAL_HASH_AGGREGATE => ("SELECT c, count(*) FROM cal WHERE a < 100000 GROUP BY c", {
@@ -393,6 +375,18 @@ pub fn calibration_query(name: &str) -> Option<Dbt3Query> {
         sql,
         block,
     })
+}
+
+/// `SELECT count(*) FROM cal c1 JOIN cal c2 ON c2.b = c1.a WHERE c1.a < build`.
+fn cal_self_join(build: f64) -> QueryBlock {
+    let mut b = B::default();
+    let c1 = b.t("c1", "cal", &["a"]);
+    let c2 = b.t("c2", "cal", &["b"]);
+    b.j(c1, "a", c2, "b");
+    b.p(c1, cmp("a", CmpOp::Lt, Value::Num(build)));
+    b.q.scalar_aggregate = true;
+    b.q.true_groups = 1.0;
+    b.done()
 }
 
 /// Names of the calibration queries [`calibration_query`] knows.
