@@ -435,10 +435,10 @@ enum Access {
 
 /// The order rows leave a position in: ascending by `col` of table `table` (and so by
 /// every column equal to it), in `runs` ascending runs (one per buffer fill or re-scan).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct Order {
     table: usize,
-    col: &'static str,
+    col: Name,
     runs: f64,
 }
 
@@ -501,7 +501,7 @@ impl<'a> Ctx<'a> {
             let owned_table;
             let (prepared, table): (&Prepared, &Table) = match &tr.source {
                 Source::Base => {
-                    let i = self.db.table(tr.table)?;
+                    let i = self.db.table(&tr.table)?;
                     (&self.db.tables[i], &self.db.raw[i])
                 }
                 Source::Derived {
@@ -525,10 +525,10 @@ impl<'a> Ctx<'a> {
                             ..Work::default()
                         },
                     );
-                    node.relation = Some(Name::new(tr.alias));
+                    node.relation = Some(tr.alias.clone());
                     node.children.push(sub.tree);
                     derived_nodes.push(node);
-                    owned_table = derived_table(tr.table, columns, rows, true_rows);
+                    owned_table = derived_table(&tr.table, columns, rows, true_rows);
                     owned = Prepared::owned(owned_table.clone(), self.db.env.server.clone())?;
                     (&owned, &owned_table)
                 }
@@ -581,7 +581,7 @@ impl<'a> Ctx<'a> {
                     && tr
                         .uses
                         .iter()
-                        .all(|u| i.columns.iter().any(|c| c == u) || pk.contains(u));
+                        .all(|u| i.columns.iter().any(|c| c == u) || pk.contains(&u.as_str()));
                 let stats = i.mysql.clone().unwrap_or(MysqlIndex {
                     key_length: 4.0,
                     leaf_pages: 1.0,
@@ -691,7 +691,7 @@ impl<'a> Ctx<'a> {
             .map(|c| c.stats.avg_width.max(1.0))
             .sum();
         Ok(Tab {
-            alias: Name::new(tr.alias),
+            alias: tr.alias.clone(),
             stats,
             rows,
             columns: table.columns.clone(),
@@ -760,7 +760,7 @@ impl<'a> Ctx<'a> {
                 let inner = nest.tables.iter().fold(0, |m, t| m | bit(*t));
                 let mut outer = 0;
                 for j in &block.joins {
-                    for (x, y) in [(j.a, j.b), (j.b, j.a)] {
+                    for (x, y) in [(&j.a, &j.b), (&j.b, &j.a)] {
                         if inner & bit(x.table) != 0 && inner & bit(y.table) == 0 {
                             outer |= bit(y.table);
                         }
@@ -855,14 +855,14 @@ fn stats_pages(m: &Option<MysqlTable>, clustered: bool) -> f64 {
 
 /// A materialized derived table (Q15's view) as a table with MySQL 5.7's generated key
 /// `<auto_key0>` on its first column.
-fn derived_table(name: &str, columns: &[&str], est_rows: f64, true_rows: f64) -> Table {
+fn derived_table(name: &str, columns: &[Name], est_rows: f64, true_rows: f64) -> Table {
     let row = 12.0;
     let pages = (est_rows * row / 15360.0).ceil().max(1.0);
     let cols: Vec<Column> = columns
         .iter()
         .enumerate()
         .map(|(i, c)| Column {
-            name: (*c).into(),
+            name: c.to_string(),
             ty: if i == 0 {
                 ColumnType::Int4
             } else {
@@ -881,7 +881,7 @@ fn derived_table(name: &str, columns: &[&str], est_rows: f64, true_rows: f64) ->
         rows: true_rows,
         indexes: vec![Index {
             name: "<auto_key0>".into(),
-            columns: vec![columns[0].into()],
+            columns: vec![columns[0].to_string()],
             include: Vec::new(),
             unique: false,
             primary: false,
@@ -911,9 +911,9 @@ fn equality_classes(block: &QueryBlock) -> Vec<Vec<ColRef>> {
         let ia = classes.iter().position(|c| c.contains(&j.a));
         let ib = classes.iter().position(|c| c.contains(&j.b));
         match (ia, ib) {
-            (None, None) => classes.push(vec![j.a, j.b]),
-            (Some(i), None) => classes[i].push(j.b),
-            (None, Some(i)) => classes[i].push(j.a),
+            (None, None) => classes.push(vec![j.a.clone(), j.b.clone()]),
+            (Some(i), None) => classes[i].push(j.b.clone()),
+            (None, Some(i)) => classes[i].push(j.a.clone()),
             (Some(i), Some(k)) if i != k => {
                 let moved = classes.remove(i.max(k));
                 classes[i.min(k)].extend(moved);
@@ -979,15 +979,15 @@ fn push_sorted_lookups(
 /// The `'static` spelling of column `col` of table `t`, from the block's join edges or the
 /// table's used columns ("" when the block never names it: such an order matches no
 /// lookup).
-fn static_col(block: &QueryBlock, t: usize, col: &str) -> &'static str {
+fn static_col(block: &QueryBlock, t: usize, col: &str) -> Name {
     block
         .joins
         .iter()
-        .flat_map(|j| [j.a, j.b])
+        .flat_map(|j| [&j.a, &j.b])
         .find(|c| c.table == t && c.column == col)
-        .map(|c| c.column)
-        .or_else(|| block.tables[t].uses.iter().copied().find(|u| *u == col))
-        .unwrap_or("")
+        .map(|c| c.column.clone())
+        .or_else(|| block.tables[t].uses.iter().find(|u| *u == col).cloned())
+        .unwrap_or(Name::from_static(""))
 }
 
 /// Multiplies a node's work by `n` executions (page requests, rows, evaluations).
@@ -1121,7 +1121,7 @@ impl<'a, 'b> Planner<'a, 'b> {
             let Some(mine) = cl.iter().find(|c| c.table == t) else {
                 continue;
             };
-            if used.contains(&mine.column) {
+            if used.contains(&mine.column.as_str()) {
                 continue;
             }
             if !cl
@@ -1564,7 +1564,7 @@ impl<'a, 'b> Planner<'a, 'b> {
         // list: the inner side of the IN equalities).
         let mut sel = 1.0;
         for j in &self.block.joins {
-            for (x, y) in [(j.a, j.b), (j.b, j.a)] {
+            for (x, y) in [(&j.a, &j.b), (&j.b, &j.a)] {
                 if inner & bit(x.table) != 0 && inner & bit(y.table) == 0 {
                     let t = &self.tabs[x.table];
                     sel *= t.found_records() * self.condition_filter(x.table, &[], 0, 1.0);
@@ -1746,9 +1746,9 @@ impl<'a, 'b> Planner<'a, 'b> {
             .block
             .joins
             .iter()
-            .flat_map(|j| [(j.a, j.b), (j.b, j.a)])
+            .flat_map(|j| [(&j.a, &j.b), (&j.b, &j.a)])
             .filter(|(x, y)| x.table == t && inner & bit(y.table) == 0)
-            .map(|(x, _)| x.column)
+            .map(|(x, _)| x.column.as_str())
             .collect();
         let (_, k) = tab
             .keys
@@ -1970,7 +1970,7 @@ impl<'a, 'b> Planner<'a, 'b> {
             let mut ndvs: Vec<f64> = cl
                 .iter()
                 .filter(|c| counted & bit(c.table) != 0)
-                .map(|c| self.tabs[c.table].ndv(c.column))
+                .map(|c| self.tabs[c.table].ndv(&c.column))
                 .collect();
             if ndvs.len() < 2 {
                 continue;
@@ -1996,7 +1996,7 @@ impl<'a, 'b> Planner<'a, 'b> {
                 .cols
                 .iter()
                 .filter(|c| c.table == t)
-                .map(|c| c.column)
+                .map(|c| c.column.as_str())
                 .collect();
             if !cols.is_empty() {
                 rows /= tab.distinct_of(&cols);
@@ -2027,7 +2027,7 @@ impl<'a, 'b> Planner<'a, 'b> {
     }
 
     /// Whether `(table, col)` is `order`'s column or equal to it through a join equality.
-    fn follows(&self, order: Option<Order>, table: usize, col: &str) -> bool {
+    fn follows(&self, order: Option<&Order>, table: usize, col: &str) -> bool {
         let Some(o) = order else {
             return false;
         };
@@ -2155,8 +2155,8 @@ impl<'a, 'b> Planner<'a, 'b> {
                     && repeated
                     && k.cols
                         .first()
-                        .is_some_and(|c| self.follows(*stream, p.t, c));
-                let runs = stream.map_or(1.0, |o| o.runs).min(executions.max(1.0));
+                        .is_some_and(|c| self.follows(stream.as_ref(), p.t, c));
+                let runs = stream.as_ref().map_or(1.0, |o| o.runs).min(executions.max(1.0));
                 if ordered {
                     push_sorted_lookups(&mut w, &index_obj, leaf, page, leaf_requests, runs);
                 } else {
@@ -2236,7 +2236,7 @@ impl<'a, 'b> Planner<'a, 'b> {
         let all: u64 = (0..self.block.tables.len()).fold(0, |m, t| m | bit(t));
         let mut corr = 0u64;
         for j in &self.block.joins {
-            for (x, y) in [(j.a, j.b), (j.b, j.a)] {
+            for (x, y) in [(&j.a, &j.b), (&j.b, &j.a)] {
                 if inner & bit(x.table) != 0 && inner & bit(y.table) == 0 {
                     corr |= bit(y.table);
                 }
@@ -2356,7 +2356,7 @@ impl<'a, 'b> Planner<'a, 'b> {
         outer: &SubPlan,
     ) -> Result<(PlanNode, &'static str)> {
         let bound = Bound {
-            cols: sq.correlation.iter().map(|(inner, _)| *inner).collect(),
+            cols: sq.correlation.iter().map(|(inner, _)| inner.clone()).collect(),
             ..Bound::default()
         };
         let sub = self.ctx.plan_block(&sq.block, &bound)?;

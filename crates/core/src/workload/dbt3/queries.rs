@@ -25,15 +25,16 @@
 
 use crate::catalog::Value;
 use crate::error::{Error, Result};
+use crate::plan::Name;
 use crate::query::{CmpOp, Predicate};
 use crate::workload::dbt3::catalog::check_sf;
 use crate::workload::dbt3::sql::SQL;
 
 /// A column of one of the block's table references.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ColRef {
     pub table: usize,
-    pub column: &'static str,
+    pub column: Name,
 }
 
 /// Where a table reference's rows come from.
@@ -44,18 +45,18 @@ pub enum Source {
     /// columns with the block column each one is (grouping key or aggregate).
     Derived {
         block: Box<QueryBlock>,
-        columns: Vec<&'static str>,
+        columns: Vec<Name>,
     },
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct TableRef {
-    pub alias: &'static str,
+    pub alias: Name,
     /// Base table name (or the derived table's name).
-    pub table: &'static str,
+    pub table: Name,
     pub source: Source,
     /// Every column of this table the query reads (covering-index decisions).
-    pub uses: Vec<&'static str>,
+    pub uses: Vec<Name>,
     /// Sargable constant predicates on this table alone.
     pub preds: Vec<Predicate>,
     /// The semi/anti nest this table belongs to, if any.
@@ -64,7 +65,7 @@ pub struct TableRef {
     pub outer_join_after: Vec<usize>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct JoinEdge {
     pub a: ColRef,
     pub b: ColRef,
@@ -124,7 +125,7 @@ impl FilterKind {
 /// A condition that is not a sargable constant predicate of one table.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Filter {
-    pub sql: &'static str,
+    pub sql: Name,
     /// Tables it reads; it applies once all of them are joined.
     pub tables: Vec<usize>,
     pub kind: FilterKind,
@@ -257,10 +258,10 @@ fn in_text(column: &str, vs: &[&str]) -> Predicate {
 impl B {
     fn t(&mut self, alias: &'static str, table: &'static str, uses: &[&'static str]) -> usize {
         self.q.tables.push(TableRef {
-            alias,
-            table,
+            alias: Name::from_static(alias),
+            table: Name::from_static(table),
             source: Source::Base,
-            uses: uses.to_vec(),
+            uses: uses.iter().map(|u| Name::from_static(u)).collect(),
             preds: Vec::new(),
             nest: None,
             outer_join_after: Vec::new(),
@@ -277,19 +278,13 @@ impl B {
     }
     fn j(&mut self, a: usize, ac: &'static str, b: usize, bc: &'static str) {
         self.q.joins.push(JoinEdge {
-            a: ColRef {
-                table: a,
-                column: ac,
-            },
-            b: ColRef {
-                table: b,
-                column: bc,
-            },
+            a: c(a, ac),
+            b: c(b, bc),
         });
     }
     fn f(&mut self, tables: &[usize], sql: &'static str, kind: FilterKind, true_sel: f64) -> usize {
         self.q.filters.push(Filter {
-            sql,
+            sql: Name::from_static(sql),
             tables: tables.to_vec(),
             kind,
             true_selectivity: true_sel,
@@ -311,13 +306,13 @@ impl B {
     fn group(&mut self, cols: &[(usize, &'static str)]) {
         self.q.group_by = cols
             .iter()
-            .map(|&(table, column)| ColRef { table, column })
+            .map(|&(table, column)| c(table, column))
             .collect();
     }
     fn order(&mut self, cols: &[(usize, &'static str)]) {
         self.q.order_by = cols
             .iter()
-            .map(|&(table, column)| ColRef { table, column })
+            .map(|&(table, column)| c(table, column))
             .collect();
     }
     fn done(self) -> QueryBlock {
@@ -326,7 +321,10 @@ impl B {
 }
 
 fn c(table: usize, column: &'static str) -> ColRef {
-    ColRef { table, column }
+    ColRef {
+        table,
+        column: Name::from_static(column),
+    }
 }
 
 // ---- calibration queries ---------------------------------------------------------------
@@ -891,7 +889,10 @@ fn revenue0() -> Source {
     v.q.groups_scale_with_sf = true;
     Source::Derived {
         block: Box::new(v.done()),
-        columns: vec!["supplier_no", "total_revenue"],
+        columns: vec![
+            Name::from_static("supplier_no"),
+            Name::from_static("total_revenue"),
+        ],
     }
 }
 
@@ -1254,20 +1255,20 @@ mod tests {
             for t in &b.tables {
                 match &t.source {
                     Source::Base => {
-                        let table = d.mysql_table(t.table).unwrap();
+                        let table = d.mysql_table(&t.table).unwrap();
                         for c in t.uses.iter() {
                             table.column(c).unwrap();
                         }
                         for p in &t.preds {
                             table.column(p.column()).unwrap();
-                            assert!(t.uses.contains(&p.column()), "{}: {}", t.alias, p.sql());
+                            assert!(t.uses.iter().any(|u| u == p.column()), "{}: {}", t.alias, p.sql());
                         }
                     }
                     Source::Derived { block, .. } => check(block, d),
                 }
             }
             for j in &b.joins {
-                for cr in [j.a, j.b] {
+                for cr in [&j.a, &j.b] {
                     assert!(
                         b.tables[cr.table].uses.contains(&cr.column),
                         "{}.{}",

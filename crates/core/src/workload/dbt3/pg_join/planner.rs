@@ -232,7 +232,7 @@ impl<'a> Planner<'a> {
         }
         node.cost.startup += add_startup;
         node.cost.total += add_startup + add_run;
-        node.relation = Some(Name::from_static(br.alias));
+        node.relation = Some(br.alias.clone());
         node.rows = br.rows;
         node.width = br.width;
         node.work.rows_out = br.rows;
@@ -640,7 +640,7 @@ impl<'a> Planner<'a> {
                     format!(
                         "({} = {}.{})",
                         k.col,
-                        m.map(|m| b.rels[m.rel].alias).unwrap_or("?"),
+                        m.map_or("?", |m| b.rels[m.rel].alias.as_str()),
                         m.map(|m| m.col.as_str()).unwrap_or("?")
                     )
                 })
@@ -669,7 +669,7 @@ impl<'a> Planner<'a> {
             let node = Node::op(
                 crate::plan::PlanNode {
                     op: Name::from_static(op),
-                    relation: Some(Name::from_static(br.alias)),
+                    relation: Some(br.alias.clone()),
                     index: Some(ix.name.clone()),
                     details,
                     cost: crate::plan::Cost::new(lc_startup, lc_total),
@@ -731,7 +731,7 @@ impl<'a> Planner<'a> {
                 let heap = Node::op(
                     crate::plan::PlanNode {
                         op: Name::from_static("Bitmap Heap Scan"),
-                        relation: Some(Name::from_static(br.alias)),
+                        relation: Some(br.alias.clone()),
                         index: None,
                         details: br
                             .filter_text

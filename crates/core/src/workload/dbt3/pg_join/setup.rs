@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use crate::plan::Name;
 use crate::catalog::{ColumnType, Value};
 use crate::error::{Error, Result};
 use crate::pg::inputs::{clamp_row_est, Clause, ClauseKind, ColInfo, QualOps, Rel};
@@ -49,7 +50,7 @@ pub(crate) enum RelKind<'a> {
 }
 
 pub(crate) struct BaseRel<'a> {
-    pub alias: &'static str,
+    pub alias: Name,
     pub kind: RelKind<'a>,
     pub rows: f64,
     pub tuples: f64,
@@ -71,7 +72,7 @@ pub(crate) struct BaseRel<'a> {
     pub filters: Vec<SingleFilter>,
     pub paths: Vec<JPath>,
     /// Columns the block reads (for index-only decisions and widths).
-    pub uses: Vec<&'static str>,
+    pub uses: Vec<Name>,
 }
 
 /// A LEFT, semi or anti join the flattening produced (SpecialJoinInfo).
@@ -161,7 +162,7 @@ impl Block<'_> {
             None => (None, name),
         };
         for br in &self.rels {
-            if qual.is_some_and(|q| !q.eq_ignore_ascii_case(br.alias)) {
+            if qual.is_some_and(|q| !q.eq_ignore_ascii_case(&br.alias)) {
                 continue;
             }
             let ty = match &br.kind {
@@ -1120,7 +1121,7 @@ pub(crate) fn build<'a>(
                 None => continue,
             }
         } else {
-            factored(f.sql)
+            factored(&f.sql)
         };
         if matches!(f.kind, FilterKind::Or(_)) && !fac.0 {
             continue;
@@ -1137,10 +1138,10 @@ pub(crate) fn build<'a>(
         }
         match &t.source {
             Source::Base => {
-                let tidx = pl.table_index(t.table)?;
+                let tidx = pl.table_index(&t.table)?;
                 total_pages += pl.db.infos[tidx].pages;
                 rels.push(BaseRel {
-                    alias: t.alias,
+                    alias: t.alias.clone(),
                     kind: RelKind::Table {
                         tidx,
                         rel: Box::new(pl.empty_rel(tidx)?),
@@ -1179,13 +1180,13 @@ pub(crate) fn build<'a>(
                     if f.tables != [ti] {
                         continue;
                     }
-                    if let Expr::Cmp { col, op, .. } = &*memo.condition(f.sql) {
+                    if let Expr::Cmp { col, op, .. } = &*memo.condition(&f.sql) {
                         if columns.iter().skip(1).any(|c| c.eq_ignore_ascii_case(col)) {
                             having_op = Some(*op);
                             having_true_sel = Some(f.true_selectivity);
                             pushed.push(fi);
                             let k = columns.iter().position(|c| c.eq_ignore_ascii_case(col));
-                            pushed_cond = k.map(|k| (k, f.sql, col.clone()));
+                            pushed_cond = k.map(|k| (k, f.sql.clone(), col.clone()));
                         }
                     }
                 }
@@ -1228,7 +1229,7 @@ pub(crate) fn build<'a>(
                 } else {
                     Vec::new()
                 };
-                rels.push(sub_rel(t.alias, sp, cols, unique, t.uses.clone(), false));
+                rels.push(sub_rel(t.alias.clone(), sp, cols, unique, t.uses.clone(), false));
             }
         }
     }
@@ -1238,7 +1239,7 @@ pub(crate) fn build<'a>(
     let mut consumed_filters: Vec<usize> = Vec::new();
     for &si in &grouped_in {
         let s = &block.subqueries[si];
-        let fsql = s.filter.map(|f| block.filters[f].sql).unwrap_or("");
+        let fsql = s.filter.map_or("", |f| block.filters[f].sql.as_str());
         let having = fsql.to_ascii_uppercase().contains("HAVING");
         let text = sub_text(pl, &s.block);
         let sp = pl.plan_block(
@@ -1249,16 +1250,16 @@ pub(crate) fn build<'a>(
                 ..BlockOpts::default()
             },
         )?;
-        let key = s.block.group_by.first().map(|g| g.column).unwrap_or("");
+        let key = s.block.group_by.first().map_or("", |g| g.column.as_str());
         let ri = rels.len();
         // EXPLAIN names the sub-select's columns after its table, `lineitem_1` where the
         // outer query reads the table too (Q18's `orders.o_orderkey = lineitem_1.l_orderkey`).
         let alias = match s.block.tables.first() {
             Some(st) if block.tables.iter().any(|t| t.table == st.table) => {
-                second_reference(st.table).unwrap_or(st.table)
+                Name::from(format!("{}_1", st.table))
             }
-            Some(st) => st.table,
-            None => "ANY_subquery",
+            Some(st) => st.table.clone(),
+            None => Name::from_static("ANY_subquery"),
         };
         rels.push(sub_rel(
             alias,
@@ -1273,7 +1274,7 @@ pub(crate) fn build<'a>(
             consumed_filters.push(f);
             let ft = &block.filters[f];
             let first = memo
-                .identifiers(ft.sql)
+                .identifiers(&ft.sql)
                 .first()
                 .cloned()
                 .unwrap_or_default();
@@ -1326,10 +1327,10 @@ pub(crate) fn build<'a>(
                 },
             )),
             (Some(_), None) => {
-                notin_edges.push((block.tables[e.b.table].nest.unwrap_or(0), e.a, e.b))
+                notin_edges.push((block.tables[e.b.table].nest.unwrap_or(0), e.a.clone(), e.b.clone()))
             }
             (None, Some(_)) => {
-                notin_edges.push((block.tables[e.a.table].nest.unwrap_or(0), e.b, e.a))
+                notin_edges.push((block.tables[e.a.table].nest.unwrap_or(0), e.b.clone(), e.a.clone()))
             }
             (None, None) => {}
         }
@@ -1377,7 +1378,7 @@ pub(crate) fn build<'a>(
             .fold(0, |a, r| a | bit(r));
         let mut lhs = 0u64;
         for e in &block.joins {
-            for (x, y) in [(e.a, e.b), (e.b, e.a)] {
+            for (x, y) in [(&e.a, &e.b), (&e.b, &e.a)] {
                 if let (Some(rx), Some(ry)) = (ref_rel[x.table], ref_rel[y.table]) {
                     if rhs & bit(rx) != 0 && rhs & bit(ry) == 0 {
                         lhs |= bit(ry);
@@ -1438,7 +1439,7 @@ pub(crate) fn build<'a>(
         let mut sub_ref: Option<String> = None;
         if let Some(s) = sub {
             if s.kind == SubqueryKind::Scalar {
-                let corr: Vec<ColRef> = s.correlation.iter().map(|(c, _)| *c).collect();
+                let corr: Vec<ColRef> = s.correlation.iter().map(|(c, _)| c.clone()).collect();
                 let text = sub_text(pl, &s.block);
                 let sp = pl.plan_block(
                     &s.block,
@@ -1494,9 +1495,9 @@ pub(crate) fn build<'a>(
         let shown = |b: &Block, e: &Expr, prefix: bool| {
             let resolve = |n: &str| b.column_display(pl, n, prefix);
             match &sub_ref {
-                Some(r) => deparse::expr_text(f.sql, &resolve, r),
+                Some(r) => deparse::expr_text(&f.sql, &resolve, r),
                 None => deparse::cond_text(e, &resolve).or_else(|| {
-                    deparse::expr_text(&sqlexpr::written_out(f.sql, pl.sql), &resolve, "")
+                    deparse::expr_text(&sqlexpr::written_out(&f.sql, pl.sql), &resolve, "")
                 }),
             }
             .unwrap_or_else(|| f.sql.to_string())
@@ -1562,9 +1563,9 @@ pub(crate) fn build<'a>(
                     }
                     let nlit = lits.max(1) as f64;
                     // The function, and a bpchar-to-text cast when it reads a CHAR column.
-                    let cast = memo.identifiers(f.sql).iter().any(|id| {
+                    let cast = memo.identifiers(&f.sql).iter().any(|id| {
                         f.tables.iter().any(|&t| {
-                            pl.table_index(block.tables[t].table).is_ok_and(|ti| {
+                            pl.table_index(&block.tables[t].table).is_ok_and(|ti| {
                                 pl.db.tables[ti].columns.iter().any(|c| {
                                     c.name.eq_ignore_ascii_case(id)
                                         && matches!(c.ty, ColumnType::Char(_))
@@ -1621,7 +1622,7 @@ pub(crate) fn build<'a>(
                 br.filter_sel *= sel;
                 br.true_sel *= if exact { f.true_selectivity } else { sel };
                 let mut cols: Vec<String> = Vec::new();
-                for id in memo.identifiers(f.sql).iter() {
+                for id in memo.identifiers(&f.sql).iter() {
                     if br.uses.iter().any(|u| u.eq_ignore_ascii_case(id)) && !cols.contains(id) {
                         cols.push(id.clone());
                     }
@@ -1923,11 +1924,11 @@ fn as_predicate(
 /// A sub-select's relation: its path under a Subquery Scan ([SCAN] cost_subqueryscan:
 /// one cpu_tuple_cost per row on top).
 fn sub_rel<'a>(
-    alias: &'static str,
+    alias: Name,
     sp: JPath,
     cols: Vec<String>,
     unique: Vec<String>,
-    uses: Vec<&'static str>,
+    uses: Vec<Name>,
     sublink: bool,
 ) -> BaseRel<'a> {
     let true_rows = sp.node.true_rows().unwrap_or(sp.rows);
@@ -1954,22 +1955,6 @@ fn sub_rel<'a>(
     }
 }
 
-/// EXPLAIN's name for the second reference to a DBT3 table (ruleutils'
-/// set_rtable_names: the table's name with `_1`).
-fn second_reference(table: &str) -> Option<&'static str> {
-    Some(match table.to_ascii_lowercase().as_str() {
-        "lineitem" => "lineitem_1",
-        "orders" => "orders_1",
-        "customer" => "customer_1",
-        "part" => "part_1",
-        "partsupp" => "partsupp_1",
-        "supplier" => "supplier_1",
-        "nation" => "nation_1",
-        "region" => "region_1",
-        _ => return None,
-    })
-}
-
 /// The block of a NOT IN nest's tables with their own conditions.
 fn nest_block(block: &QueryBlock, tables: &[usize]) -> QueryBlock {
     let map = |t: usize| tables.iter().position(|&x| x == t);
@@ -1982,7 +1967,7 @@ fn nest_block(block: &QueryBlock, tables: &[usize]) -> QueryBlock {
     }
     for e in &block.joins {
         if let (Some(a), Some(b)) = (map(e.a.table), map(e.b.table)) {
-            let mut e2 = *e;
+            let mut e2 = e.clone();
             e2.a.table = a;
             e2.b.table = b;
             q.joins.push(e2);
@@ -2119,7 +2104,7 @@ pub(crate) fn subquery_scan(br: &BaseRel, cop: f64, ctup: f64, elide: bool) -> O
     } else {
         let mut plan =
             crate::plan::PlanNode::leaf("Subquery Scan", Cost::new(startup, total), br.rows, work);
-        plan.relation = Some(crate::plan::Name::from_static(br.alias));
+        plan.relation = Some(br.alias.clone());
         plan.width = br.width;
         plan.details = details;
         Node::op(plan, vec![path.node.clone()])
@@ -2176,7 +2161,7 @@ pub(crate) fn index_reads(
 
 /// The SQL text of a sub-block, found in the query's text by its FROM list.
 fn sub_text(pl: &Planner, sub: &QueryBlock) -> String {
-    let tables: Vec<&str> = sub.tables.iter().map(|t| t.table).collect();
+    let tables: Vec<&str> = sub.tables.iter().map(|t| t.table.as_str()).collect();
     // Keyed by the flag, the FROM list and the query's text.
     let key = format!("{}\0{}\0{}", sub.scalar_aggregate, tables.join(","), pl.sql);
     let text = pl.db.memo.subselect.get(&key, |_| {

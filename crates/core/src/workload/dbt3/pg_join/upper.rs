@@ -82,7 +82,7 @@ fn agg_costs(pl: &Planner, block: &QueryBlock, sql: &str) -> (AggCosts, f64, boo
     // A function of the text and the tables the block reads: computed once per pair.
     let mut key = String::with_capacity(sql.len() + 64);
     for t in &block.tables {
-        key.push_str(t.table);
+        key.push_str(&t.table);
         key.push(',');
     }
     key.push('\0');
@@ -99,7 +99,7 @@ fn agg_costs_of(pl: &Planner, block: &QueryBlock, sql: &str) -> (AggCosts, f64, 
             pl.db
                 .tables
                 .iter()
-                .filter(|x| x.name.eq_ignore_ascii_case(t.table))
+                .filter(|x| x.name.eq_ignore_ascii_case(&t.table))
                 .any(|x| {
                     x.columns
                         .iter()
@@ -132,7 +132,7 @@ fn agg_costs_of(pl: &Planner, block: &QueryBlock, sql: &str) -> (AggCosts, f64, 
             pl.db
                 .tables
                 .iter()
-                .filter(|x| x.name.eq_ignore_ascii_case(t.table))
+                .filter(|x| x.name.eq_ignore_ascii_case(&t.table))
                 .any(|x| {
                     x.columns.iter().any(|c| {
                         c.name.eq_ignore_ascii_case(name)
