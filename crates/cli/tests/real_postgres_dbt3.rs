@@ -6,7 +6,7 @@
 //! the core's derived catalog describes (`dbt3::catalog::dbt3(SF).pg` plus
 //! `pg_index_notes`: BRIN and partial indexes), VACUUM (FREEZE, ANALYZE), imports the statistics with
 //! `costlab import`'s code, and for each of the 22 queries compares `EXPLAIN (FORMAT JSON)`
-//! (no parallel workers, no JIT, defaults otherwise) with `PgDbt3::plan`: the normalised
+//! (no parallel workers, no JIT, defaults otherwise) with `PgJoinPlanner::plan`: the normalised
 //! plan shape (join order and methods, scan methods and indexes, aggregation, sort, limit,
 //! materialise/memoize, subplans) and the total cost.
 //!
@@ -55,9 +55,9 @@ use costlab::import::{import_postgres, ImportOptions};
 use costlab_core::catalog::Table;
 use costlab_core::error::Error as CoreError;
 use costlab_core::knobs::{EngineVersion, Knob, KnobValues};
+use costlab_core::pg::join::{PgJoinEnv, PgJoinPlanner};
 use costlab_core::plan::PlanNode;
 use costlab_core::workload::dbt3::catalog::dbt3;
-use costlab_core::workload::dbt3::pg_join::{PgDbt3, PgJoinEnv};
 use costlab_core::workload::dbt3::queries::query;
 use costlab_core::workload::dbt3::shape::{from_explain, from_model, order_string, shape};
 use costlab_testpg::{require_pg_bin, PgServer};
@@ -418,7 +418,7 @@ fn dbt3_plans_match_real_postgres() {
         version,
         ..PgJoinEnv::default()
     };
-    let model = PgDbt3::new(&tables, env.clone()).expect("PgDbt3::new");
+    let model = PgJoinPlanner::new(&tables, env.clone()).expect("PgJoinPlanner::new");
     let mut rows = Vec::new();
     let mut dialect_notes = Vec::new();
     for n in 1..=22u8 {
@@ -486,7 +486,7 @@ fn dbt3_plans_match_real_postgres() {
             "enable_indexscan" => env.opts.enable_indexscan = false,
             _ => env.opts.enable_bitmapscan = false,
         }
-        let model = PgDbt3::new(&tables, env).expect("PgDbt3::new");
+        let model = PgJoinPlanner::new(&tables, env).expect("PgJoinPlanner::new");
         let (mut shapes, mut costs_ok) = (0, 0);
         let _ = writeln!(switch_report, "\n{sw} = off");
         for n in 1..=22u8 {
@@ -566,7 +566,7 @@ fn dbt3_plans_match_real_postgres() {
     let mut report = String::new();
     let _ = writeln!(
         report,
-        "DBT3 SF {SF}: PostgreSQL {} EXPLAIN against the model (PgDbt3), max_parallel_workers_per_gather = 0, jit off",
+        "DBT3 SF {SF}: PostgreSQL {} EXPLAIN against the model (PgJoinPlanner), max_parallel_workers_per_gather = 0, jit off",
         imported.scenario.engine.map_or("?".to_string(), |e| format!("{e:?}"))
     );
     let _ = writeln!(

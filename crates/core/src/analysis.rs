@@ -422,8 +422,8 @@ mod tests {
     /// seed's server.
     #[test]
     fn a_profile_file_named_like_a_seed_profile_gets_the_default_server() {
+        use crate::mysql::join::wl8737_disk_bound;
         use crate::workload::dbt3::compare::mysql_join_env;
-        use crate::workload::dbt3::mysql_join::wl8737_disk_bound;
         let builtin = sim::builtin::find("wl8737-disk").unwrap();
         let json = serde_json::to_string(&builtin).unwrap();
         let file: MachineProfile = serde_json::from_str(&json).unwrap();
@@ -460,7 +460,7 @@ mod tests {
         );
         assert_eq!(
             mysql_join_env(&mem, &seed),
-            crate::workload::dbt3::mysql_join::wl8737_in_memory()
+            crate::mysql::join::wl8737_in_memory()
         );
         // And the file with the default server is planned as any other machine would be.
         let mut other = file.clone();

@@ -5,6 +5,7 @@
 //! command line and the probe are thin shells around it. See ARCHITECTURE.md.
 
 pub mod analysis;
+pub mod block;
 pub mod calibration;
 pub mod catalog;
 pub mod date;

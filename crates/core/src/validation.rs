@@ -13,11 +13,11 @@
 
 use crate::error::{Error, Result};
 use crate::knobs::{Engine, EngineVersion, Knob, KnobValues};
+use crate::pg::join::{PgJoinEnv, PgJoinPlan, PgJoinPlanner};
 use crate::pg::{self, PgOptions};
 use crate::query::Query;
 use crate::scenario_file::ScenarioFile;
 use crate::sim::{MachineProfile, Simulator};
-use crate::workload::dbt3::pg_join::{PgDbt3, PgJoinEnv, PgJoinPlan};
 use crate::workload::dbt3::queries::calibration_query;
 use crate::workload::dbt3::shape::model_shape;
 use serde::{Deserialize, Serialize};
@@ -103,7 +103,7 @@ pub struct QueryRuns {
     pub server_choice: Option<String>,
     pub plans: Vec<PlanRun>,
     /// The DBT3 query number (1 to 22) when this is a DBT3 query: `sql` is its PostgreSQL
-    /// text, and each plan is simulated as the join planner's plan (`PgDbt3`) under the
+    /// text, and each plan is simulated as the join planner's plan (`PgJoinPlanner`) under the
     /// plan's switches, at the report's [`ValidationReport::dbt3_sf`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dbt3: Option<u8>,
@@ -216,7 +216,7 @@ struct Dbt3Models {
     tables: Vec<crate::catalog::Table>,
     version: EngineVersion,
     sf: f64,
-    models: BTreeMap<Vec<String>, PgDbt3>,
+    models: BTreeMap<Vec<String>, PgJoinPlanner>,
 }
 
 impl Dbt3Models {
@@ -252,7 +252,7 @@ impl Dbt3Models {
                 ..PgJoinEnv::default()
             };
             self.models
-                .insert(key.clone(), PgDbt3::new(&self.tables, env)?);
+                .insert(key.clone(), PgJoinPlanner::new(&self.tables, env)?);
         }
         let model = &self.models[&key];
         model.plan(&crate::workload::dbt3::queries::query(n, self.sf)?, knobs)
@@ -1362,7 +1362,7 @@ mod tests {
     fn a_dbt3_plan_is_timed_as_the_join_planners_plan_under_its_switches() {
         let sf = 0.01;
         let cat = crate::workload::dbt3::catalog::dbt3(sf).expect("catalog");
-        let model = PgDbt3::new(&cat.pg, PgJoinEnv::default()).expect("planner");
+        let model = PgJoinPlanner::new(&cat.pg, PgJoinEnv::default()).expect("planner");
         let knobs = KnobValues::defaults(EngineVersion::Pg15, EngineVersion::Mysql80);
         let q3 = model
             .plan(
@@ -1939,7 +1939,7 @@ impl ExecutorCalibration {
     fn plan_join_calibration(
         &self,
         r: &CalibrationRun,
-        q: &crate::workload::dbt3::queries::Dbt3Query,
+        q: &crate::block::JoinQuery,
         knobs: &KnobValues,
         release: EngineVersion,
     ) -> Result<crate::plan::PlanNode> {
@@ -1949,7 +1949,7 @@ impl ExecutorCalibration {
             ..PgJoinEnv::default()
         };
         let cal = self.scenario.table("cal")?.clone();
-        let plan = PgDbt3::new(&[cal], env)?.plan(q, knobs)?;
+        let plan = PgJoinPlanner::new(&[cal], env)?.plan(q, knobs)?;
         let shape = model_shape(&plan.tree);
         if let Some(real) = &r.real_plan {
             if *real != shape {

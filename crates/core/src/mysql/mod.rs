@@ -23,6 +23,7 @@
 pub mod cost_model;
 pub mod dsmrr;
 mod explain;
+pub mod join;
 pub mod ranges;
 mod work;
 

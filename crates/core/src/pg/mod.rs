@@ -22,6 +22,9 @@
 pub(crate) mod costsize;
 mod explain;
 pub(crate) mod inputs;
+pub mod join;
+#[cfg(test)]
+mod join_tests;
 pub(crate) mod paths;
 pub(crate) mod selfuncs;
 

@@ -2,16 +2,17 @@
 //! the current constants on one machine, with each plan's simulated time and the change.
 //! The command line's `costlab dbt3` and the page's DBT3 view both read it.
 
+use crate::block::JoinQuery;
 use crate::error::{Error, Result};
 use crate::knobs::{Engine, EngineVersion, Knob, KnobValues};
+use crate::mysql::join::{JoinEnv, MysqlJoinPlanner};
+use crate::pg::join::{PgJoinEnv, PgJoinPlanner};
 use crate::plan::PlanNode;
 use crate::scenario::{InnodbCacheReport, ServerSettings};
 use crate::sim::profile::MachineProfile;
 use crate::sim::Simulator;
 use crate::workload::dbt3::catalog::{check_sf, dbt3};
-use crate::workload::dbt3::mysql_join::{JoinEnv, MysqlDbt3};
-use crate::workload::dbt3::pg_join::{PgDbt3, PgJoinEnv};
-use crate::workload::dbt3::queries::{all, Dbt3Query};
+use crate::workload::dbt3::queries::all;
 
 /// One query's plan under one set of constants, and its simulated time.
 #[derive(Clone, Debug, PartialEq)]
@@ -50,14 +51,14 @@ impl Dbt3Row {
 }
 
 enum EnginePlanner {
-    Mysql(MysqlDbt3),
-    Postgres(PgDbt3),
+    Mysql(MysqlJoinPlanner),
+    Postgres(PgJoinPlanner),
 }
 
 /// The 22 queries at one scale factor, prepared for one engine on one machine.
 pub struct Dbt3Planner {
     engine: EnginePlanner,
-    queries: Vec<Dbt3Query>,
+    queries: Vec<JoinQuery>,
     sim: Simulator,
     sf: f64,
 }
@@ -74,10 +75,11 @@ impl Dbt3Planner {
         let sf = check_sf(sf)?;
         let catalog = dbt3(sf)?;
         let engine = match version.engine() {
-            Engine::Mysql => {
-                EnginePlanner::Mysql(MysqlDbt3::new(&catalog, mysql_join_env(machine, server))?)
-            }
-            Engine::Postgres => EnginePlanner::Postgres(PgDbt3::new(
+            Engine::Mysql => EnginePlanner::Mysql(MysqlJoinPlanner::new(
+                &catalog.mysql,
+                mysql_join_env(machine, server),
+            )?),
+            Engine::Postgres => EnginePlanner::Postgres(PgJoinPlanner::new(
                 &catalog.pg,
                 PgJoinEnv {
                     version,
@@ -97,11 +99,11 @@ impl Dbt3Planner {
         self.sf
     }
 
-    pub fn queries(&self) -> &[Dbt3Query] {
+    pub fn queries(&self) -> &[JoinQuery] {
         &self.queries
     }
 
-    fn query(&self, number: u8) -> Result<&Dbt3Query> {
+    fn query(&self, number: u8) -> Result<&JoinQuery> {
         self.queries
             .iter()
             .find(|q| q.number == number)

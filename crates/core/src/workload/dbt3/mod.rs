@@ -1,14 +1,10 @@
-//! DBT3 (TPC-H derived) at any scale factor: the schema with statistics derived from the
-//! generator's rules (`catalog`), the 22 queries as multi-table query blocks (`queries`),
-//! and MySQL's original join optimizer over them (`mysql_join`). Reference:
-//! `dbt3.md` and `mysql-cost-model.md` §5-6.
+//! DBT3 (TPC-H derived) at any scale factor, as data: the schema with statistics derived
+//! from the generator's rules (`catalog`) and the 22 queries (`queries`). The engines'
+//! join planners (`crate::pg::join`, `crate::mysql::join`) plan them. Reference:
+//! `dbt3.md`.
 
 pub mod catalog;
 pub mod compare;
-pub mod mysql_join;
-pub mod pg_join;
-#[cfg(test)]
-mod pg_join_tests;
 pub mod queries;
 pub mod shape;
 mod sql;

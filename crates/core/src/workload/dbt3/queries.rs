@@ -1,19 +1,5 @@
-//! The 22 DBT3 queries with their validation parameters (`dbt3.md` §3) as multi-table
-//! query blocks that both engines' join planners read.
-//!
-//! A [`QueryBlock`] lists its table references, each with the sargable local predicates
-//! the single-table planners understand ([`Predicate`]: comparisons, BETWEEN, IN); the
-//! equi-join edges; every other condition as a [`Filter`] (LIKE, `<>`, column against
-//! column, OR trees, comparisons with a subquery) with its kind, from which each engine
-//! derives its own default selectivity (MySQL's `COND_FILTER_*` guesses in
-//! [`FilterKind::mysql_filter`]; PostgreSQL's defaults later), and its true selectivity
-//! from `dbt3.md` for counting work. `IN`/`EXISTS`/`NOT EXISTS`/`NOT IN` subqueries that
-//! can be flattened are [`Nest`]s of tables inside the block (semi or anti), connected to
-//! the outer tables by ordinary join edges; whether an engine flattens a given origin is
-//! the planner's decision. Scalar subqueries and an `IN` with GROUP BY are
-//! [`Subquery`]s with their own block and the correlation to the outer block. The Q15
-//! view is a derived table ([`Source::Derived`]). GROUP BY, ORDER BY and LIMIT are kept
-//! as columns and flags, enough to cost a sort or temporary table.
+//! The 22 DBT3 queries with their validation parameters (`dbt3.md` §3) as query blocks
+//! ([`crate::block`]) that both engines' join planners read.
 //!
 //! Simplifications (documented, not hidden): Q19's join predicate appears in every OR
 //! branch; MySQL extracts it for ref access (`merge_key_fields`) and PostgreSQL pulls
@@ -23,195 +9,13 @@
 //! second aggregation level and the expressions of Q7/Q8/Q9 (merged derived tables) only
 //! appear as grouping flags.
 
+use crate::block::*;
 use crate::catalog::Value;
 use crate::error::{Error, Result};
 use crate::plan::Name;
 use crate::query::{CmpOp, Predicate};
 use crate::workload::dbt3::catalog::check_sf;
 use crate::workload::dbt3::sql::SQL;
-
-/// A column of one of the block's table references.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ColRef {
-    pub table: usize,
-    pub column: Name,
-}
-
-/// Where a table reference's rows come from.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Source {
-    Base,
-    /// A materialized derived table or view (Q15's revenue0): its block, and its output
-    /// columns with the block column each one is (grouping key or aggregate).
-    Derived {
-        block: Box<QueryBlock>,
-        columns: Vec<Name>,
-    },
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct TableRef {
-    pub alias: Name,
-    /// Base table name (or the derived table's name).
-    pub table: Name,
-    pub source: Source,
-    /// Every column of this table the query reads (covering-index decisions).
-    pub uses: Vec<Name>,
-    /// Sargable constant predicates on this table alone.
-    pub preds: Vec<Predicate>,
-    /// The semi/anti nest this table belongs to, if any.
-    pub nest: Option<usize>,
-    /// LEFT JOIN: the inner table must follow these tables (Q13).
-    pub outer_join_after: Vec<usize>,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct JoinEdge {
-    pub a: ColRef,
-    pub b: ColRef,
-}
-
-/// The shape of a non-sargable condition, from which engines derive default selectivities.
-#[derive(Clone, Debug, PartialEq)]
-pub enum FilterKind {
-    /// `a = b` (column against column of other tables, or against a subquery).
-    Eq,
-    /// `a <> b`.
-    Ne,
-    /// `<`, `<=`, `>`, `>=`.
-    Ineq,
-    Between,
-    Like,
-    NotLike,
-    /// `col IN (n values)`.
-    InList(usize),
-    /// A predicate on an expression (`SUBSTR(c_phone,1,2) IN (...)`): no column to
-    /// estimate from.
-    Function,
-    /// `x IN (SELECT ...)` kept as a subquery predicate.
-    InSubquery,
-    And(Vec<FilterKind>),
-    Or(Vec<FilterKind>),
-}
-
-/// MySQL's `COND_FILTER_*` defaults (sql/item.h; mysql-cost-model.md §5.2).
-pub const COND_FILTER_EQUALITY: f64 = 0.1;
-pub const COND_FILTER_INEQUALITY: f64 = 0.3333;
-pub const COND_FILTER_BETWEEN: f64 = 0.1111;
-
-impl FilterKind {
-    /// The filtering effect MySQL's `get_filtering_effect` assigns without histograms:
-    /// `=` 0.1, `<>` 1 - 0.1, inequality 0.3333, BETWEEN and LIKE 0.1111 (LIKE "is
-    /// similar to BETWEEN", Item_func_like), NOT x = 1 - x, IN n·0.1 capped at 0.5, AND a
-    /// product, OR `a + b - ab`; expressions and subquery predicates do not contribute.
-    pub fn mysql_filter(&self) -> f64 {
-        match self {
-            FilterKind::Eq => COND_FILTER_EQUALITY,
-            FilterKind::Ne => 1.0 - COND_FILTER_EQUALITY,
-            FilterKind::Ineq => COND_FILTER_INEQUALITY,
-            FilterKind::Between | FilterKind::Like => COND_FILTER_BETWEEN,
-            FilterKind::NotLike => 1.0 - COND_FILTER_BETWEEN,
-            FilterKind::InList(n) => (*n as f64 * COND_FILTER_EQUALITY).min(0.5),
-            FilterKind::Function | FilterKind::InSubquery => 1.0,
-            FilterKind::And(v) => v.iter().map(FilterKind::mysql_filter).product(),
-            FilterKind::Or(v) => v
-                .iter()
-                .map(FilterKind::mysql_filter)
-                .fold(0.0, |acc, f| acc + f - acc * f),
-        }
-    }
-}
-
-/// A condition that is not a sargable constant predicate of one table.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Filter {
-    pub sql: Name,
-    /// Tables it reads; it applies once all of them are joined.
-    pub tables: Vec<usize>,
-    pub kind: FilterKind,
-    /// True share of the rows (of its tables, joined) that pass, from dbt3.md.
-    pub true_selectivity: f64,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum NestKind {
-    Semi,
-    Anti,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum NestOrigin {
-    In,
-    Exists,
-    NotExists,
-    NotIn,
-}
-
-/// A flattenable subquery: its tables are in the block with `nest` set to this nest.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Nest {
-    pub kind: NestKind,
-    pub origin: NestOrigin,
-    pub tables: Vec<usize>,
-    /// True share of the outer rows that have at least one match.
-    pub true_match: f64,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SubqueryKind {
-    /// Returns one value; compared in a [`Filter`] of the outer block.
-    Scalar,
-    /// `x IN (SELECT ... GROUP BY ... HAVING ...)`: not flattenable (Q18).
-    InGrouped,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct Subquery {
-    pub kind: SubqueryKind,
-    pub block: QueryBlock,
-    /// (column of the subquery's block, outer column it equals); empty = uncorrelated.
-    pub correlation: Vec<(ColRef, ColRef)>,
-    /// The outer filter that uses its value.
-    pub filter: Option<usize>,
-}
-
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct QueryBlock {
-    pub tables: Vec<TableRef>,
-    pub joins: Vec<JoinEdge>,
-    pub filters: Vec<Filter>,
-    pub nests: Vec<Nest>,
-    pub subqueries: Vec<Subquery>,
-    pub group_by: Vec<ColRef>,
-    /// GROUP BY or ORDER BY on an expression or aggregate (a sort after grouping).
-    pub order_by_expression: bool,
-    pub order_by: Vec<ColRef>,
-    pub limit: Option<f64>,
-    /// Aggregates without GROUP BY (one output row).
-    pub scalar_aggregate: bool,
-    /// True number of groups (or output rows, after HAVING) at SF 1.
-    pub true_groups: f64,
-    /// `true_groups` grows with the scale factor (orders, customers, suppliers); when
-    /// not, it is a count of categories (nations, flags, years).
-    pub groups_scale_with_sf: bool,
-}
-
-impl QueryBlock {
-    /// Whether the block needs a sort or temporary table (GROUP BY or ORDER BY).
-    pub fn needs_sort(&self) -> bool {
-        !self.group_by.is_empty() || !self.order_by.is_empty() || self.order_by_expression
-    }
-}
-
-/// One of the 22 queries.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Dbt3Query {
-    pub number: u8,
-    pub title: &'static str,
-    /// The kit's MySQL text with the validation parameters, for display.
-    pub sql: &'static str,
-    pub block: QueryBlock,
-}
 
 // ---- builder ---------------------------------------------------------------------------
 
@@ -334,7 +138,7 @@ fn c(table: usize, column: &'static str) -> ColRef {
 /// `c` = `a` % 1000; n = 400,000), never over DBT3's tables, so that the figures they give
 /// predict the DBT3 queries rather than fit them. Each stays within work_mem's 4 MB (no
 /// spill). `None`: not one of them.
-pub fn calibration_query(name: &str) -> Option<Dbt3Query> {
+pub fn calibration_query(name: &str) -> Option<JoinQuery> {
     let (sql, block) = match name {
         // 100,000 build rows (c1, megabytes: beyond the CPU's caches), 400,000 probe rows
         // (c2) in random order; c2.b meets c1.a for a quarter.
@@ -367,7 +171,7 @@ pub fn calibration_query(name: &str) -> Option<Dbt3Query> {
         }),
         _ => return None,
     };
-    Some(Dbt3Query {
+    Some(JoinQuery {
         number: 0,
         title: "executor calibration",
         sql,
@@ -396,7 +200,7 @@ pub const CAL_SORT: &str = "cal sort";
 // ---- the queries -----------------------------------------------------------------------
 
 /// Query `n` (1..=22) at scale factor `sf` (Q11's fraction is 0.0001/SF).
-pub fn query(n: u8, sf: f64) -> Result<Dbt3Query> {
+pub fn query(n: u8, sf: f64) -> Result<JoinQuery> {
     check_sf(sf)?;
     if !(1..=22).contains(&n) {
         return Err(Error::invalid(
@@ -429,7 +233,9 @@ pub fn query(n: u8, sf: f64) -> Result<Dbt3Query> {
         21 => q21(),
         _ => q22(),
     };
-    Ok(Dbt3Query {
+    let mut block = block;
+    scale_true_groups(&mut block, sf);
+    Ok(JoinQuery {
         number: n,
         title,
         sql,
@@ -437,8 +243,25 @@ pub fn query(n: u8, sf: f64) -> Result<Dbt3Query> {
     })
 }
 
+/// True group counts given at SF 1 that grow with the data, at scale factor `sf`
+/// (sub-selects and derived tables too).
+fn scale_true_groups(block: &mut QueryBlock, sf: f64) {
+    if block.groups_scale_with_sf {
+        block.true_groups *= sf;
+        block.groups_scale_with_sf = false;
+    }
+    for t in &mut block.tables {
+        if let Source::Derived { block, .. } = &mut t.source {
+            scale_true_groups(block, sf);
+        }
+    }
+    for s in &mut block.subqueries {
+        scale_true_groups(&mut s.block, sf);
+    }
+}
+
 /// All 22 queries.
-pub fn all(sf: f64) -> Result<Vec<Dbt3Query>> {
+pub fn all(sf: f64) -> Result<Vec<JoinQuery>> {
     (1..=22).map(|n| query(n, sf)).collect()
 }
 
@@ -1261,7 +1084,12 @@ mod tests {
                         }
                         for p in &t.preds {
                             table.column(p.column()).unwrap();
-                            assert!(t.uses.iter().any(|u| u == p.column()), "{}: {}", t.alias, p.sql());
+                            assert!(
+                                t.uses.iter().any(|u| u == p.column()),
+                                "{}: {}",
+                                t.alias,
+                                p.sql()
+                            );
                         }
                     }
                     Source::Derived { block, .. } => check(block, d),

@@ -6,11 +6,11 @@
 //! disk-bound one (1 GB pool, §3.2 heuristic, mrr_cost_based=off, batched_key_access=on).
 
 use super::catalog::dbt3;
-use super::mysql_join::{
-    wl8737_disk_bound, wl8737_in_memory, JoinEnv, JoinPlan, MysqlDbt3, SjStrategy,
-};
 use super::queries::{all, query};
 use crate::knobs::{Engine, EngineVersion, Knob, KnobValues};
+use crate::mysql::join::{
+    wl8737_disk_bound, wl8737_in_memory, JoinEnv, JoinPlan, MysqlJoinPlanner, SjStrategy,
+};
 use crate::sim::{builtin, Simulator};
 
 fn knobs_57(mbrc: f64, io: f64, mrr_cost_based: bool) -> KnobValues {
@@ -22,12 +22,13 @@ fn knobs_57(mbrc: f64, io: f64, mrr_cost_based: bool) -> KnobValues {
     k
 }
 
-fn plan(db: &MysqlDbt3, n: u8, k: &KnobValues) -> JoinPlan {
-    db.plan(&query(n, db.sf()).unwrap(), k).unwrap()
+/// Query `n` at scale factor 10, the seed's, planned on `db` (tables at SF 10).
+fn plan(db: &MysqlJoinPlanner, n: u8, k: &KnobValues) -> JoinPlan {
+    db.plan(&query(n, 10.0).unwrap(), k).unwrap()
 }
 
-fn in_memory_sf10() -> MysqlDbt3 {
-    MysqlDbt3::new(&dbt3(10.0).unwrap(), wl8737_in_memory()).unwrap()
+fn in_memory_sf10() -> MysqlJoinPlanner {
+    MysqlJoinPlanner::new(&dbt3(10.0).unwrap().mysql, wl8737_in_memory()).unwrap()
 }
 
 fn first_access(p: &JoinPlan) -> (&str, &'static str) {
@@ -188,7 +189,7 @@ fn q7_changes_join_order_at_0_2() {
 /// points (§7.5).
 #[test]
 fn q5_and_q8_join_order_with_io_block_read_cost() {
-    let db = MysqlDbt3::new(&dbt3(10.0).unwrap(), wl8737_disk_bound()).unwrap();
+    let db = MysqlJoinPlanner::new(&dbt3(10.0).unwrap().mysql, wl8737_disk_bound()).unwrap();
     let (_, sim) = sims();
     let a = [
         "region", "nation", "customer", "orders", "lineitem", "supplier",
@@ -216,7 +217,7 @@ fn q5_and_q8_join_order_with_io_block_read_cost() {
     assert!(t2 < 0.5 * t1, "Q8: {t2} vs {t1}");
 }
 
-fn at_io(db: &MysqlDbt3, n: u8, io: f64) -> JoinPlan {
+fn at_io(db: &MysqlJoinPlanner, n: u8, io: f64) -> JoinPlan {
     plan(db, n, &knobs_57(1.0, io, false))
 }
 
@@ -237,7 +238,7 @@ fn uniform_scaling_keeps_every_plan() {
 }
 
 /// Simulated seconds of query `n`'s plan at `k` on the in-memory or the disk-bound server.
-fn timed(db: &MysqlDbt3, sim: &Simulator, n: u8, k: &KnobValues) -> (f64, String) {
+fn timed(db: &MysqlJoinPlanner, sim: &Simulator, n: u8, k: &KnobValues) -> (f64, String) {
     let p = plan(db, n, k);
     let t = sim.time_plan(&p.tree).unwrap().total_s;
     assert!(t.is_finite() && t > 0.0, "Q{n}");
@@ -276,10 +277,10 @@ fn direction(base: f64, x: f64) -> &'static str {
 #[test]
 fn simulated_times_move_the_seeds_way_except_where_the_model_flips_elsewhere() {
     let mem = in_memory_sf10();
-    let disk = MysqlDbt3::new(&dbt3(10.0).unwrap(), wl8737_disk_bound()).unwrap();
+    let disk = MysqlJoinPlanner::new(&dbt3(10.0).unwrap().mysql, wl8737_disk_bound()).unwrap();
     let (sim_mem, sim_disk) = sims();
     // (query, server, planner, simulator, seed seconds at the three settings)
-    type Case<'a> = (u8, &'a str, &'a MysqlDbt3, &'a Simulator, [f64; 3]);
+    type Case<'a> = (u8, &'a str, &'a MysqlJoinPlanner, &'a Simulator, [f64; 3]);
     let memory: [Case; 4] = [
         (6, "memory", &mem, &sim_mem, [31.4, 20.7, 21.0]),
         (7, "memory", &mem, &sim_mem, [10.4, 11.5, 16.5]),
@@ -348,10 +349,10 @@ fn bad_input_is_a_typed_error() {
         join_buffer_size: 0.0,
         ..JoinEnv::default()
     };
-    assert!(MysqlDbt3::new(&d, env).is_err());
+    assert!(MysqlJoinPlanner::new(&d.mysql, env).is_err());
     let mut env = JoinEnv::default();
     env.server.innodb_buffer_pool_size = f64::NAN;
-    assert!(MysqlDbt3::new(&d, env).is_err());
+    assert!(MysqlJoinPlanner::new(&d.mysql, env).is_err());
     let mut k = knobs_57(1.0, 1.0, true);
     assert!(k.set(Knob::MemoryBlockReadCost, -1.0).is_err());
 }
@@ -362,13 +363,19 @@ fn bad_input_is_a_typed_error() {
 fn random_knobs_plan_every_query() {
     use proptest::prelude::*;
     use proptest::test_runner::{Config, TestRunner};
-    let dbs: Vec<MysqlDbt3> = [0.01, 1.0, 300.0]
+    let dbs: Vec<(f64, MysqlJoinPlanner)> = [0.01, 1.0, 300.0]
         .iter()
-        .flat_map(|sf| {
-            let d = dbt3(*sf).unwrap();
+        .flat_map(|&sf| {
+            let d = dbt3(sf).unwrap();
             [
-                MysqlDbt3::new(&d, wl8737_in_memory()).unwrap(),
-                MysqlDbt3::new(&d, wl8737_disk_bound()).unwrap(),
+                (
+                    sf,
+                    MysqlJoinPlanner::new(&d.mysql, wl8737_in_memory()).unwrap(),
+                ),
+                (
+                    sf,
+                    MysqlJoinPlanner::new(&d.mysql, wl8737_disk_bound()).unwrap(),
+                ),
             ]
         })
         .collect();
@@ -393,8 +400,8 @@ fn random_knobs_plan_every_query() {
                 k.set(*knob, d.from_position(*p).clamp(d.min, d.max))
                     .unwrap();
             }
-            let db = &dbs[which];
-            for q in all(db.sf()).unwrap() {
+            let (sf, db) = &dbs[which];
+            for q in all(*sf).unwrap() {
                 let p = db.plan(&q, &k).unwrap();
                 prop_assert!(
                     p.cost.is_finite() && p.cost >= 0.0,

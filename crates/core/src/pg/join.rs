@@ -44,12 +44,12 @@ pub(crate) use costs::*;
 #[cfg(test)]
 pub(crate) use setup::{eqjoinsel_inner, eqjoinsel_semi, VarStats};
 
+use crate::block::JoinQuery;
 use crate::catalog::Table;
 use crate::error::{Error, Result};
 use crate::knobs::{Engine, EngineVersion, KnobValues};
 use crate::pg::inputs::{Consts, TableInfo};
 use crate::plan::{Cost, KeyNames, PlanNode};
-use crate::workload::dbt3::queries::Dbt3Query;
 
 /// Planner settings beyond the cost knobs (GUCs that shape the search).
 #[derive(Clone, Debug, PartialEq)]
@@ -130,7 +130,7 @@ impl PgJoinPlan {
 
 /// The DBT3 tables (the derived catalog's `pg` set, or statistics imported from a real
 /// server) prepared once for one planner setting.
-pub struct PgDbt3 {
+pub struct PgJoinPlanner {
     tables: Vec<Table>,
     infos: Vec<TableInfo>,
     /// The kit's partial indexes per table, planned by the join planner itself.
@@ -138,17 +138,14 @@ pub struct PgDbt3 {
     env: PgJoinEnv,
     /// The queries' SQL analysis, once per text (it does not depend on the knobs).
     memo: Box<memo::SqlMemo>,
-    /// The scale factor the tables hold (orders' rows over SF 1's 1.5 million): the
-    /// true group counts of some queries grow with it.
-    sf: f64,
 }
 
-impl PgDbt3 {
+impl PgJoinPlanner {
     /// Prepares the tables. The DBT3 kit's partial indexes (`setup::KIT_SPECIAL_INDEXES`)
     /// are planned by the join planner, usable where the query implies the predicate;
     /// BRIN indexes are left out (no BRIN costing yet): treated as plain btrees they
     /// would look far cheaper than they are.
-    pub fn new(tables: &[Table], env: PgJoinEnv) -> Result<PgDbt3> {
+    pub fn new(tables: &[Table], env: PgJoinEnv) -> Result<PgJoinPlanner> {
         if env.version.engine() != Engine::Postgres {
             return Err(Error::invalid(
                 "version",
@@ -191,26 +188,17 @@ impl PgDbt3 {
             .iter()
             .map(TableInfo::build)
             .collect::<Result<Vec<_>>>()?;
-        let sf = kept
-            .iter()
-            .find(|t| t.name.eq_ignore_ascii_case("orders"))
-            .map_or(1.0, |t| t.rows / 1_500_000.0);
-        Ok(PgDbt3 {
+        Ok(PgJoinPlanner {
             tables: kept,
             infos,
             partials,
             env,
             memo: Box::default(),
-            sf,
         })
     }
 
-    pub(crate) fn sf(&self) -> f64 {
-        self.sf
-    }
-
     /// Plans one query with the knob values.
-    pub fn plan(&self, q: &Dbt3Query, knobs: &KnobValues) -> Result<PgJoinPlan> {
+    pub fn plan(&self, q: &JoinQuery, knobs: &KnobValues) -> Result<PgJoinPlan> {
         let c = Consts::from_knobs(knobs)?;
         // hash_mem_multiplier: 2.0 from PG15 on (§0).
         let hash_mem = c.work_mem_bytes() * 2.0;

@@ -58,6 +58,10 @@
 //! reads, not random ones. Their other requests re-read the page just read (buffer
 //! hits).
 
+use crate::block::{
+    ColRef, FilterKind, JoinQuery, NestKind, NestOrigin, QueryBlock, Source, SubqueryKind,
+    COND_FILTER_EQUALITY,
+};
 use crate::catalog::{Column, ColumnStats, ColumnType, Index, MysqlIndex, MysqlTable, Table};
 use crate::error::{Error, Result};
 use crate::knobs::{Knob, KnobValues};
@@ -66,11 +70,6 @@ use crate::mysql::ranges::distinct_values;
 use crate::mysql::{MysqlEnv, Prepared};
 use crate::plan::{AccessPattern, Cost, Name, PageReads, PlanNode, Work};
 use crate::query::{CmpOp, Predicate, Query};
-use crate::workload::dbt3::catalog::Dbt3;
-use crate::workload::dbt3::queries::{
-    ColRef, Dbt3Query, FilterKind, NestKind, NestOrigin, QueryBlock, Source, SubqueryKind,
-    COND_FILTER_EQUALITY,
-};
 
 /// Server settings of join planning beyond the single-table [`MysqlEnv`].
 #[derive(Clone, Debug, PartialEq)]
@@ -208,17 +207,17 @@ impl JoinPlan {
     }
 }
 
-/// The eight tables prepared once for one server state.
-pub struct MysqlDbt3 {
+/// The tables prepared once for one server state.
+pub struct MysqlJoinPlanner {
     tables: Vec<Prepared<'static>>,
     raw: Vec<Table>,
     names: Vec<String>,
     env: JoinEnv,
-    sf: f64,
 }
 
-impl MysqlDbt3 {
-    pub fn new(d: &Dbt3, env: JoinEnv) -> Result<MysqlDbt3> {
+impl MysqlJoinPlanner {
+    /// Prepares `tables` (InnoDB's statistics of each) for planning under `env`.
+    pub fn new(tables: &[Table], env: JoinEnv) -> Result<MysqlJoinPlanner> {
         env.server.validate()?;
         crate::error::check_range("join_buffer_size", env.join_buffer_size, 128.0, 4e9)?;
         crate::error::check_range(
@@ -227,26 +226,20 @@ impl MysqlDbt3 {
             16384.0,
             1e15,
         )?;
-        let tables = d
-            .mysql
+        let prepared = tables
             .iter()
             .map(|t| Prepared::owned(t.clone(), env.server.clone()))
             .collect::<Result<Vec<_>>>()?;
-        Ok(MysqlDbt3 {
-            tables,
-            names: d.mysql.iter().map(|t| t.name.clone()).collect(),
-            raw: d.mysql.clone(),
+        Ok(MysqlJoinPlanner {
+            tables: prepared,
+            names: tables.iter().map(|t| t.name.clone()).collect(),
+            raw: tables.to_vec(),
             env,
-            sf: d.sf,
         })
     }
 
-    pub fn sf(&self) -> f64 {
-        self.sf
-    }
-
     /// Plans one query with the knob values.
-    pub fn plan(&self, q: &Dbt3Query, knobs: &KnobValues) -> Result<JoinPlan> {
+    pub fn plan(&self, q: &JoinQuery, knobs: &KnobValues) -> Result<JoinPlan> {
         let c = ServerConstants::from_knobs(knobs, self.env.server.constants_from_tables)?;
         let ctx = Ctx { db: self, c, knobs };
         let sub = ctx.plan_block(&q.block, &Bound::default())?;
@@ -323,7 +316,7 @@ struct Bound {
 }
 
 struct Ctx<'a> {
-    db: &'a MysqlDbt3,
+    db: &'a MysqlJoinPlanner,
     c: ServerConstants,
     knobs: &'a KnobValues,
 }
@@ -538,12 +531,7 @@ impl<'a> Ctx<'a> {
         Ok((tabs, derived_nodes))
     }
 
-    fn tab(
-        &self,
-        tr: &crate::workload::dbt3::queries::TableRef,
-        p: &Prepared,
-        table: &Table,
-    ) -> Result<Tab> {
+    fn tab(&self, tr: &crate::block::TableRef, p: &Prepared, table: &Table) -> Result<Tab> {
         let query = Query {
             table: table.name.clone(),
             select: tr.uses.iter().map(|s| s.to_string()).collect(),
@@ -2156,7 +2144,10 @@ impl<'a, 'b> Planner<'a, 'b> {
                     && k.cols
                         .first()
                         .is_some_and(|c| self.follows(stream.as_ref(), p.t, c));
-                let runs = stream.as_ref().map_or(1.0, |o| o.runs).min(executions.max(1.0));
+                let runs = stream
+                    .as_ref()
+                    .map_or(1.0, |o| o.runs)
+                    .min(executions.max(1.0));
                 if ordered {
                     push_sorted_lookups(&mut w, &index_obj, leaf, page, leaf_requests, runs);
                 } else {
@@ -2229,7 +2220,7 @@ impl<'a, 'b> Planner<'a, 'b> {
     fn nest_subquery(
         &self,
         n: usize,
-        nest: &crate::workload::dbt3::queries::Nest,
+        nest: &crate::block::Nest,
         outer: &SubPlan,
     ) -> Result<(PlanNode, &'static str)> {
         let inner = nest.tables.iter().fold(0, |m, t| m | bit(*t));
@@ -2352,11 +2343,15 @@ impl<'a, 'b> Planner<'a, 'b> {
     /// correlated, else materialized once.
     fn scalar_subquery(
         &self,
-        sq: &crate::workload::dbt3::queries::Subquery,
+        sq: &crate::block::Subquery,
         outer: &SubPlan,
     ) -> Result<(PlanNode, &'static str)> {
         let bound = Bound {
-            cols: sq.correlation.iter().map(|(inner, _)| inner.clone()).collect(),
+            cols: sq
+                .correlation
+                .iter()
+                .map(|(inner, _)| inner.clone())
+                .collect(),
             ..Bound::default()
         };
         let sub = self.ctx.plan_block(&sq.block, &bound)?;

@@ -4,13 +4,13 @@
 
 use crate::knobs::{EngineVersion, Knob, KnobValues};
 use crate::pg::inputs::Consts;
-use crate::plan::{AccessPattern, PlanNode};
-use crate::workload::dbt3::catalog::{dbt3, Dbt3};
-use crate::workload::dbt3::pg_join::{
+use crate::pg::join::{
     agg, choose_hash_table_size, eqjoinsel_inner, eqjoinsel_semi, hashjoin, index_loop_cost,
     mergejoin, nestloop, sort, AggCosts, AggStrategy, BucketInput, In, IndexLoopInput, JKind,
-    JoinConsts, PgDbt3, PgJoinEnv, PgJoinPlan, Qual, ScanSel, SemiFactors, VarStats,
+    JoinConsts, PgJoinEnv, PgJoinPlan, PgJoinPlanner, Qual, ScanSel, SemiFactors, VarStats,
 };
+use crate::plan::{AccessPattern, PlanNode};
+use crate::workload::dbt3::catalog::{dbt3, Dbt3};
 use crate::workload::dbt3::queries::{all, query};
 use proptest::prelude::*;
 use std::sync::OnceLock;
@@ -344,7 +344,7 @@ fn check_plan_sane(n: &PlanNode) {
 #[test]
 fn every_query_plans_at_every_scale() {
     for (sf, d) in catalogs() {
-        let pg = PgDbt3::new(&d.pg, PgJoinEnv::default()).unwrap();
+        let pg = PgJoinPlanner::new(&d.pg, PgJoinEnv::default()).unwrap();
         let t = std::time::Instant::now();
         for q in all(*sf).unwrap() {
             let p = pg
@@ -365,7 +365,7 @@ fn every_query_plans_at_every_scale() {
 #[test]
 fn planning_time_of_all_22_at_sf_10() {
     let d = &catalogs()[2].1;
-    let pg = PgDbt3::new(&d.pg, PgJoinEnv::default()).unwrap();
+    let pg = PgJoinPlanner::new(&d.pg, PgJoinEnv::default()).unwrap();
     let qs = all(10.0).unwrap();
     let t = std::time::Instant::now();
     for q in &qs {
@@ -388,7 +388,7 @@ fn planning_time_of_all_22_at_sf_10() {
 #[test]
 fn the_worked_queries_keep_their_shapes_on_the_derived_catalog() {
     let d = &catalogs()[1].1;
-    let pg = PgDbt3::new(&d.pg, PgJoinEnv::default()).unwrap();
+    let pg = PgJoinPlanner::new(&d.pg, PgJoinEnv::default()).unwrap();
     let plan = |n: u8| pg.plan(&query(n, 1.0).unwrap(), &knobs()).unwrap();
     for n in [3, 4, 12, 14] {
         let p = plan(n);
@@ -421,19 +421,19 @@ fn bad_inputs_are_errors_not_panics() {
         version: EngineVersion::Mysql80,
         ..PgJoinEnv::default()
     };
-    assert!(PgDbt3::new(&d.pg, env).is_err());
+    assert!(PgJoinPlanner::new(&d.pg, env).is_err());
     let env = PgJoinEnv {
         join_collapse_limit: 0,
         ..PgJoinEnv::default()
     };
-    assert!(PgDbt3::new(&d.pg, env).is_err());
+    assert!(PgJoinPlanner::new(&d.pg, env).is_err());
     // A catalog without lineitem cannot plan Q1.
     let some: Vec<_> =
         d.pg.iter()
             .filter(|t| t.name != "lineitem")
             .cloned()
             .collect();
-    let pg = PgDbt3::new(&some, PgJoinEnv::default()).unwrap();
+    let pg = PgJoinPlanner::new(&some, PgJoinEnv::default()).unwrap();
     assert!(pg.plan(&query(1, 0.01).unwrap(), &knobs()).is_err());
 }
 
@@ -445,7 +445,7 @@ fn versions_16_to_18_plan_too() {
         EngineVersion::Pg17,
         EngineVersion::Pg18,
     ] {
-        let pg = PgDbt3::new(
+        let pg = PgJoinPlanner::new(
             &d.pg,
             PgJoinEnv {
                 version: v,
@@ -502,7 +502,7 @@ proptest! {
         {
             k.set(knob, x).unwrap();
         }
-        let pg = PgDbt3::new(&d.pg, PgJoinEnv { version, ..PgJoinEnv::default() }).unwrap();
+        let pg = PgJoinPlanner::new(&d.pg, PgJoinEnv { version, ..PgJoinEnv::default() }).unwrap();
         for q in all(*sf).unwrap() {
             let p = pg.plan(&q, &k).unwrap();
             prop_assert!(p.cost.total.is_finite() && p.cost.startup >= 0.0);
@@ -574,7 +574,7 @@ fn golden_lines() -> Vec<String> {
                 version,
                 ..PgJoinEnv::default()
             };
-            let pg = PgDbt3::new(&d.pg, env).unwrap();
+            let pg = PgJoinPlanner::new(&d.pg, env).unwrap();
             for q in &qs {
                 let p = pg.plan(q, &k).unwrap();
                 let tree = format!("{:#?}", p.tree);
@@ -636,7 +636,7 @@ fn pg_join_golden() {
 
 /// The real server's EXPLAIN text of the 22 queries (PostgreSQL 15.18, DBT3 SF 0.1; how it
 /// was made is at the top of the file).
-const SERVER_EXPLAIN: &str = include_str!("../../../tests/data/pg15_dbt3_sf0.1_explain.txt");
+const SERVER_EXPLAIN: &str = include_str!("../../tests/data/pg15_dbt3_sf0.1_explain.txt");
 
 /// (query, fragment of a line of the server's EXPLAIN text) for every expression the
 /// model once printed as a placeholder: sort keys on aggregates, HAVING filters,
@@ -734,7 +734,7 @@ fn server_explain(n: u8) -> &'static str {
 #[test]
 fn explain_text_prints_the_servers_expressions() {
     let d = dbt3(0.1).unwrap();
-    let pg = PgDbt3::new(&d.pg, PgJoinEnv::default()).unwrap();
+    let pg = PgJoinPlanner::new(&d.pg, PgJoinEnv::default()).unwrap();
     let k = knobs();
     let mut missing = Vec::new();
     for &(n, fragment) in SERVER_TEXT {
@@ -759,7 +759,7 @@ fn explain_text_has_no_placeholder() {
             version,
             ..PgJoinEnv::default()
         };
-        let pg = PgDbt3::new(&d.pg, env).unwrap();
+        let pg = PgJoinPlanner::new(&d.pg, env).unwrap();
         let mut k = KnobValues::defaults(version, EngineVersion::Mysql80);
         k.set(Knob::MaxParallelWorkersPerGather, 0.0).unwrap();
         for q in all(0.1).unwrap() {
@@ -785,7 +785,7 @@ fn plans_with(version: EngineVersion, set: impl Fn(&mut crate::pg::PgOptions)) -
         ..PgJoinEnv::default()
     };
     set(&mut env.opts);
-    let pg = PgDbt3::new(&d.pg, env).unwrap();
+    let pg = PgJoinPlanner::new(&d.pg, env).unwrap();
     all(1.0)
         .unwrap()
         .iter()
@@ -894,7 +894,7 @@ fn material_and_memoize_switches_stop_building_the_nodes() {
         set(&mut env.opts);
         let mut out = Vec::new();
         for (sf, d) in &catalogs()[..3] {
-            let pg = PgDbt3::new(&d.pg, env.clone()).unwrap();
+            let pg = PgJoinPlanner::new(&d.pg, env.clone()).unwrap();
             for q in all(*sf).unwrap() {
                 out.push(pg.plan(&q, &knobs()).unwrap());
             }
@@ -933,7 +933,7 @@ fn sort_and_hashagg_switches_cost_disable_cost_in_15_and_count_nodes_in_18() {
             ..PgJoinEnv::default()
         };
         set(&mut env.opts);
-        PgDbt3::new(&d.pg, env)
+        PgJoinPlanner::new(&d.pg, env)
             .unwrap()
             .plan(&q1, &knobs())
             .unwrap()
@@ -991,7 +991,7 @@ fn no_memoize_over_a_unique_inner_with_join_clauses_left() {
     for (sf, d) in &catalogs()[..3] {
         let mut env = PgJoinEnv::default();
         env.opts.enable_hashjoin = false;
-        let pg = PgDbt3::new(&d.pg, env).unwrap();
+        let pg = PgJoinPlanner::new(&d.pg, env).unwrap();
         let p = pg.plan(&query(5, *sf).unwrap(), &knobs()).unwrap();
         let memo_supplier = count_ops(&p, |n, _| {
             n.op == "Memoize"
@@ -1006,7 +1006,7 @@ fn no_memoize_over_a_unique_inner_with_join_clauses_left() {
 // ---- work from true rows ---------------------------------------------------------------
 
 /// The planner on the derived catalog at SF 0.1 (PG15) with `switches` off.
-fn sf01_planner(switches: &[&str]) -> PgDbt3 {
+fn sf01_planner(switches: &[&str]) -> PgJoinPlanner {
     static CATALOG: OnceLock<Dbt3> = OnceLock::new();
     let d = CATALOG.get_or_init(|| dbt3(0.1).unwrap());
     let opts = crate::validation::switches_off(
@@ -1017,7 +1017,7 @@ fn sf01_planner(switches: &[&str]) -> PgDbt3 {
         opts,
         ..PgJoinEnv::default()
     };
-    PgDbt3::new(&d.pg, env).unwrap()
+    PgJoinPlanner::new(&d.pg, env).unwrap()
 }
 
 /// Query `n` at SF 0.1 with `switches` off (see [`sf01_planner`]).

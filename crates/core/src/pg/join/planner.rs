@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use crate::block::{ColRef, QueryBlock};
 use crate::error::{Error, Result};
 use crate::knobs::EngineVersion;
 use crate::pg::costsize::ParallelParams;
@@ -13,14 +14,13 @@ use crate::pg::selfuncs;
 use crate::pg::PgOptions;
 use crate::plan::{AccessPattern, Detail, KeyNames, Name, PageReads, Work};
 use crate::query::{CmpOp, OrderKey, Query};
-use crate::workload::dbt3::queries::{ColRef, QueryBlock};
 
 use super::costs::{self, JKind, JoinConsts, Qual, ScanSel, SemiFactors};
 use super::model::{
     add_path, add_path_keys, cheaper_total, cheapest_total, JPath, Node, Rescan, TrueRows, FUZZ,
 };
 use super::setup::{self, bit, BaseRel, Block, ColKey, IxDesc, RelKind, Special};
-use super::PgDbt3;
+use super::PgJoinPlanner;
 
 /// How a sub-select is planned.
 #[derive(Clone, Debug, Default)]
@@ -39,7 +39,7 @@ pub(crate) struct BlockOpts {
 }
 
 pub(crate) struct Planner<'a> {
-    pub db: &'a PgDbt3,
+    pub db: &'a PgJoinPlanner,
     pub jc: JoinConsts,
     pub version: EngineVersion,
     pub opts: PgOptions,

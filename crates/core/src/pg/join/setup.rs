@@ -6,16 +6,14 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use crate::plan::Name;
+use crate::block::{ColRef, FilterKind, NestKind, NestOrigin, QueryBlock, Source, SubqueryKind};
 use crate::catalog::{ColumnType, Value};
 use crate::error::{Error, Result};
 use crate::pg::inputs::{clamp_row_est, Clause, ClauseKind, ColInfo, QualOps, Rel};
 use crate::pg::selfuncs;
+use crate::plan::Name;
 use crate::plan::{AccessPattern, Cost, PageReads, Work};
 use crate::query::{CmpOp, Predicate, Query};
-use crate::workload::dbt3::queries::{
-    ColRef, FilterKind, NestKind, NestOrigin, QueryBlock, Source, SubqueryKind,
-};
 
 use super::costs::{JKind, Qual};
 use super::deparse::{self, Ty};
@@ -1229,7 +1227,14 @@ pub(crate) fn build<'a>(
                 } else {
                     Vec::new()
                 };
-                rels.push(sub_rel(t.alias.clone(), sp, cols, unique, t.uses.clone(), false));
+                rels.push(sub_rel(
+                    t.alias.clone(),
+                    sp,
+                    cols,
+                    unique,
+                    t.uses.clone(),
+                    false,
+                ));
             }
         }
     }
@@ -1326,12 +1331,16 @@ pub(crate) fn build<'a>(
                     col: e.b.column.to_string(),
                 },
             )),
-            (Some(_), None) => {
-                notin_edges.push((block.tables[e.b.table].nest.unwrap_or(0), e.a.clone(), e.b.clone()))
-            }
-            (None, Some(_)) => {
-                notin_edges.push((block.tables[e.a.table].nest.unwrap_or(0), e.b.clone(), e.a.clone()))
-            }
+            (Some(_), None) => notin_edges.push((
+                block.tables[e.b.table].nest.unwrap_or(0),
+                e.a.clone(),
+                e.b.clone(),
+            )),
+            (None, Some(_)) => notin_edges.push((
+                block.tables[e.a.table].nest.unwrap_or(0),
+                e.b.clone(),
+                e.a.clone(),
+            )),
             (None, None) => {}
         }
     }

@@ -1,11 +1,11 @@
 //! Upper planning of a block (§5, §7): grouping (GroupAggregate / HashAggregate /
 //! Aggregate), ORDER BY sorts, LIMIT, InitPlan charges, and estimate_num_groups.
 
+use crate::block::QueryBlock;
 use crate::catalog::ColumnType;
 use crate::error::{Error, Result};
 use crate::pg::inputs::clamp_row_est;
 use crate::plan::Work;
-use crate::workload::dbt3::queries::QueryBlock;
 
 use super::costs::{self, AggCosts, AggStrategy, In};
 use super::deparse;
@@ -373,12 +373,7 @@ pub(crate) fn finish(
         let true_groups = if group.is_empty() {
             1.0
         } else if block.true_groups > 0.0 {
-            let g = if block.groups_scale_with_sf {
-                block.true_groups * pl.db.sf()
-            } else {
-                block.true_groups
-            };
-            (g * b.having_true_sel.unwrap_or(1.0)).min(true_in)
+            (block.true_groups * b.having_true_sel.unwrap_or(1.0)).min(true_in)
         } else {
             f64::NAN
         };
