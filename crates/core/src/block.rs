@@ -77,6 +77,10 @@ pub enum FilterKind {
     Function,
     /// `x IN (SELECT ...)` kept as a subquery predicate.
     InSubquery,
+    /// `col IS NULL`.
+    IsNull,
+    /// `NOT x` (other than NOT LIKE).
+    Not(Box<FilterKind>),
     And(Vec<FilterKind>),
     Or(Vec<FilterKind>),
 }
@@ -89,7 +93,7 @@ pub const COND_FILTER_BETWEEN: f64 = 0.1111;
 impl FilterKind {
     /// The filtering effect MySQL's `get_filtering_effect` assigns without histograms:
     /// `=` 0.1, `<>` 1 - 0.1, inequality 0.3333, BETWEEN and LIKE 0.1111 (LIKE "is
-    /// similar to BETWEEN", Item_func_like), NOT x = 1 - x, IN n·0.1 capped at 0.5, AND a
+    /// similar to BETWEEN", Item_func_like), IS NULL as `=`, NOT x = 1 - x, IN n·0.1 capped at 0.5, AND a
     /// product, OR `a + b - ab`; expressions and subquery predicates do not contribute.
     pub fn mysql_filter(&self) -> f64 {
         match self {
@@ -100,6 +104,8 @@ impl FilterKind {
             FilterKind::NotLike => 1.0 - COND_FILTER_BETWEEN,
             FilterKind::InList(n) => (*n as f64 * COND_FILTER_EQUALITY).min(0.5),
             FilterKind::Function | FilterKind::InSubquery => 1.0,
+            FilterKind::IsNull => COND_FILTER_EQUALITY,
+            FilterKind::Not(k) => 1.0 - k.mysql_filter(),
             FilterKind::And(v) => v.iter().map(FilterKind::mysql_filter).product(),
             FilterKind::Or(v) => v
                 .iter()
@@ -179,10 +185,6 @@ pub struct QueryBlock {
     /// True number of groups (or output rows, after HAVING) of the workload's data; 0 when
     /// unknown. Only the simulation's work reads it.
     pub true_groups: f64,
-    /// Workload data: `true_groups` was given at DBT3's scale factor 1 and grows with it
-    /// (orders, customers, suppliers) rather than being a count of categories (nations,
-    /// flags, years). The workload scales it before planning; planners do not read it.
-    pub groups_scale_with_sf: bool,
 }
 
 impl QueryBlock {

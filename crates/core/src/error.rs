@@ -26,6 +26,17 @@ pub enum Error {
     Unsupported(String),
     #[error("query: {msg} at byte {pos}")]
     QueryParse { pos: usize, msg: String },
+    /// A SQL text the front end cannot read or the models cannot plan; `start..end` are
+    /// byte offsets into the text, `line` and `column` (from 1, in characters) where it
+    /// starts.
+    #[error("SQL: {msg} (line {line}, column {column})")]
+    Sql {
+        msg: String,
+        start: usize,
+        end: usize,
+        line: usize,
+        column: usize,
+    },
     #[error("invalid {what}: {msg}")]
     Invalid { what: String, msg: String },
 }

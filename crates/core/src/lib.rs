@@ -19,6 +19,7 @@ pub mod query;
 pub mod scenario;
 pub mod scenario_file;
 pub mod sim;
+pub mod sql;
 pub mod sweep;
 pub mod url;
 pub mod validation;

@@ -1744,7 +1744,9 @@ mod tests {
             (CAL_HASH_AGGREGATE, CAL_SCAN_SWITCHES, "HashAgg(Seq(cal))"),
             (CAL_SORT, CAL_SCAN_SWITCHES, "Sort(Seq(cal))"),
         ] {
-            let q = calibration_query(name).unwrap();
+            let q = calibration_query(name, &cal.scenario.tables)
+                .unwrap()
+                .unwrap();
             let run = CalibrationRun {
                 name: name.into(),
                 sql: q.sql.into(),
@@ -1806,7 +1808,9 @@ mod tests {
         // A model that plans otherwise than the server ran is refused, by name.
         let mut wrong = cal.runs.last().unwrap().clone();
         wrong.real_plan = Some("Sort(Idx(cal:cal_a))".into());
-        let q = calibration_query(CAL_SORT).unwrap();
+        let q = calibration_query(CAL_SORT, &cal.scenario.tables)
+            .unwrap()
+            .unwrap();
         let e = cal
             .plan_join_calibration(&wrong, &q, &knobs, r.engine_version)
             .unwrap_err()
@@ -1895,8 +1899,8 @@ impl ExecutorCalibration {
         let mut warm = Vec::new();
         let mut cold = Vec::new();
         for r in &self.runs {
-            let plan = if let Some(q) = calibration_query(&r.name) {
-                self.plan_join_calibration(r, &q, knobs, release)?
+            let plan = if let Some(q) = calibration_query(&r.name, &self.scenario.tables) {
+                self.plan_join_calibration(r, &q?, knobs, release)?
             } else {
                 let planned = plan_sql(
                     &self.scenario,

@@ -1165,7 +1165,7 @@ fn calibrate_executor(
     {
         use costlab_core::validation::{CAL_JOIN_SWITCHES, CAL_SCAN_SWITCHES};
         use costlab_core::workload::dbt3::queries::{
-            calibration_query, CAL_HASH_AGGREGATE, CAL_HASH_JOIN, CAL_HASH_JOIN_SMALL, CAL_SORT,
+            calibration_sql, CAL_HASH_AGGREGATE, CAL_HASH_JOIN, CAL_HASH_JOIN_SMALL, CAL_SORT,
         };
         for (name, switches) in [
             (CAL_HASH_JOIN, CAL_JOIN_SWITCHES),
@@ -1173,7 +1173,7 @@ fn calibrate_executor(
             (CAL_HASH_AGGREGATE, CAL_SCAN_SWITCHES),
             (CAL_SORT, CAL_SCAN_SWITCHES),
         ] {
-            let q = calibration_query(name).ok_or_else(|| format!("{name}: no such query"))?;
+            let sql = calibration_sql(name).ok_or_else(|| format!("{name}: no such query"))?;
             let off: Vec<&str> = switches
                 .iter()
                 .filter_map(|s| s.strip_prefix("enable_")?.strip_suffix("=off"))
@@ -1182,7 +1182,7 @@ fn calibrate_executor(
             let mut times = Vec::new();
             let mut shape = String::new();
             for i in 0..=opts.runs.max(3) {
-                let e = explain_analyze_as(&mut g.client, q.sql, dbt3_plan_name)?;
+                let e = explain_analyze_as(&mut g.client, sql, dbt3_plan_name)?;
                 if i > 0 {
                     times.extend(e.seconds);
                 }
@@ -1194,7 +1194,7 @@ fn calibrate_executor(
             };
             runs.push(CalibrationRun {
                 name: name.to_string(),
-                sql: q.sql.to_string(),
+                sql: sql.to_string(),
                 key: "join".into(),
                 cache: CacheState::Warm,
                 real_s: median,

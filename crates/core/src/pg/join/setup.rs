@@ -1889,6 +1889,9 @@ fn kind_default(k: &FilterKind) -> f64 {
         FilterKind::InList(n) => (*n as f64 * 0.005).min(1.0),
         FilterKind::Function => 0.005,
         FilterKind::InSubquery => 0.5,
+        // DEFAULT_UNK_SEL, as nulltestsel without statistics.
+        FilterKind::IsNull => 0.005,
+        FilterKind::Not(k) => 1.0 - kind_default(k),
         FilterKind::And(v) => v.iter().map(kind_default).product(),
         FilterKind::Or(v) => v.iter().map(kind_default).fold(0.0, |a, s| a + s - a * s),
     }
