@@ -8,7 +8,10 @@
 //! - a 50-value sweep of memory_block_read_cost over all 22 queries (`flip_sweep`, 1,100
 //!   plans), the page's plan-flip map; for PostgreSQL, random_page_cost from 1 to 50
 //!   (log-spaced);
-//! - preparing the planner (catalog, tables and queries at SF 10).
+//! - preparing the planner (catalog, tables and queries at SF 10);
+//! - the SQL front end (issue 14): the 22 queries planned from blocks read once, against
+//!   read from their SQL text and planned, per engine; the second's median over the
+//!   first's is the front end's share (target: at most 1.10).
 
 use costlab_core::knobs::{EngineVersion, Knob, KnobValues};
 use costlab_core::scenario::ServerSettings;
@@ -143,5 +146,63 @@ fn prepare(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, plan_22, table_22, flip_sweep_50, prepare);
+fn front_end(c: &mut Criterion) {
+    use costlab_core::mysql::join::{wl8737_in_memory, MysqlJoinPlanner};
+    use costlab_core::pg::join::{PgJoinEnv, PgJoinPlanner};
+    use costlab_core::workload::dbt3::{catalog::dbt3, queries::read};
+    let cat = dbt3(SF).unwrap();
+    let read_all = || -> Vec<_> { (1..=22).map(|n| read(n, SF, &cat.pg).unwrap()).collect() };
+    let blocks = read_all();
+    let my = MysqlJoinPlanner::new(&cat.mysql, wl8737_in_memory()).unwrap();
+    let pg = PgJoinPlanner::new(
+        &cat.pg,
+        PgJoinEnv {
+            version: EngineVersion::Pg18,
+            ..PgJoinEnv::default()
+        },
+    )
+    .unwrap();
+    let km = mysql57();
+    let kp = KnobValues::defaults(EngineVersion::Pg18, EngineVersion::Mysql57);
+    let mut g = c.benchmark_group("22 DBT3 queries at SF 10, planned from blocks or from SQL");
+    g.bench_function("read the SQL only", |b| b.iter(|| black_box(read_all())));
+    g.bench_function("mysql: plan", |b| {
+        b.iter(|| {
+            blocks
+                .iter()
+                .for_each(|q| drop(black_box(my.plan(q, &km).unwrap())))
+        })
+    });
+    g.bench_function("mysql: read and plan", |b| {
+        b.iter(|| {
+            read_all()
+                .iter()
+                .for_each(|q| drop(black_box(my.plan(q, &km).unwrap())))
+        })
+    });
+    g.bench_function("postgres: plan", |b| {
+        b.iter(|| {
+            blocks
+                .iter()
+                .for_each(|q| drop(black_box(pg.plan(q, &kp).unwrap())))
+        })
+    });
+    g.bench_function("postgres: read and plan", |b| {
+        b.iter(|| {
+            read_all()
+                .iter()
+                .for_each(|q| drop(black_box(pg.plan(q, &kp).unwrap())))
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(
+    benches,
+    plan_22,
+    table_22,
+    flip_sweep_50,
+    prepare,
+    front_end
+);
 criterion_main!(benches);

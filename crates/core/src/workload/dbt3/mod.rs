@@ -7,6 +7,6 @@ pub mod catalog;
 pub mod compare;
 pub mod queries;
 pub mod shape;
-mod sql;
+pub(crate) mod sql;
 #[cfg(test)]
 mod tests;

@@ -70,6 +70,18 @@ pub const CAL_SORT: &str = "cal sort";
 /// text with its truth.
 pub fn query(n: u8, sf: f64) -> Result<JoinQuery> {
     check_sf(sf)?;
+    read(n, sf, &crate::workload::dbt3::catalog::dbt3(sf)?.pg)
+}
+
+/// All 22 queries.
+pub fn all(sf: f64) -> Result<Vec<JoinQuery>> {
+    check_sf(sf)?;
+    let tables = crate::workload::dbt3::catalog::dbt3(sf)?.pg;
+    (1..=22).map(|n| read(n, sf, &tables)).collect()
+}
+
+/// Query `n` read against `tables` (DBT3's at scale factor `sf`), with its truth at `sf`.
+pub fn read(n: u8, sf: f64, tables: &[Table]) -> Result<JoinQuery> {
     if !(1..=22).contains(&n) {
         return Err(Error::invalid(
             "DBT3 query",
@@ -77,8 +89,7 @@ pub fn query(n: u8, sf: f64) -> Result<JoinQuery> {
         ));
     }
     let (_, title, sql) = SQL[n as usize - 1];
-    let tables = crate::workload::dbt3::catalog::dbt3(sf)?.pg;
-    let mut block = crate::sql::read_query(sql, crate::sql::Dialect::Mysql, &tables)?;
+    let mut block = crate::sql::read_query(sql, crate::sql::Dialect::Mysql, tables)?;
     TRUTH[n as usize - 1].apply(&mut block, sf)?;
     Ok(JoinQuery {
         number: n,
@@ -86,11 +97,6 @@ pub fn query(n: u8, sf: f64) -> Result<JoinQuery> {
         sql,
         block,
     })
-}
-
-/// All 22 queries.
-pub fn all(sf: f64) -> Result<Vec<JoinQuery>> {
-    (1..=22).map(|n| query(n, sf)).collect()
 }
 
 /// What the simulation counts with, from the generated data (`dbt3.md` §1.4 and §3), beside
