@@ -123,7 +123,7 @@ pub struct PlanReport {
 #[derive(Clone, Debug, Serialize)]
 pub struct RowReport {
     pub query: u8,
-    pub title: &'static str,
+    pub title: String,
     pub plan_changed: bool,
     pub baseline: PlanReport,
     pub current: PlanReport,
@@ -202,7 +202,7 @@ fn plan_report(p: &Dbt3Planner, o: &QueryOutcome, with_tree: bool) -> Result<Pla
 fn row_report(p: &Dbt3Planner, r: &Dbt3Row, with_tree: bool) -> Result<RowReport> {
     Ok(RowReport {
         query: r.number,
-        title: r.title,
+        title: r.title.to_string(),
         plan_changed: r.plan_changed(),
         baseline: plan_report(p, &r.baseline, with_tree)?,
         current: plan_report(p, &r.current, with_tree)?,
@@ -420,7 +420,7 @@ impl Dbt3Report {
             s.push_str(&line(
                 if same { "" } else { "*" },
                 &format!("Q{}", r.query),
-                &short_title(r.title, 26),
+                &short_title(&r.title, 26),
                 if same { "no" } else { "yes" },
                 [
                     cost(r.baseline.cost),

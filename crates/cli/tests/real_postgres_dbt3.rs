@@ -423,7 +423,7 @@ fn dbt3_plans_match_real_postgres() {
     let mut dialect_notes = Vec::new();
     for n in 1..=22u8 {
         let q = query(n, SF).expect("DBT3 query");
-        let pq = pg_dialect(q.sql).unwrap_or_else(|e| panic!("Q{n}: {e}"));
+        let pq = pg_dialect(&q.sql).unwrap_or_else(|e| panic!("Q{n}: {e}"));
         if !pq.changes.is_empty() {
             dialect_notes.push(format!("Q{n}: {}", pq.changes.join("; ")));
         }
@@ -491,7 +491,7 @@ fn dbt3_plans_match_real_postgres() {
         let _ = writeln!(switch_report, "\n{sw} = off");
         for n in 1..=22u8 {
             let q = query(n, SF).expect("DBT3 query");
-            let mut pq = pg_dialect(q.sql).unwrap_or_else(|e| panic!("Q{n}: {e}"));
+            let mut pq = pg_dialect(&q.sql).unwrap_or_else(|e| panic!("Q{n}: {e}"));
             pq.setup.insert(0, format!("SET LOCAL {sw} = off"));
             let server_side = explain(&mut client, &pq).map(|(json, _)| {
                 let node = from_explain(&json[0]["Plan"]);

@@ -179,6 +179,9 @@ pub struct QueryBlock {
     /// GROUP BY or ORDER BY on an expression or aggregate (a sort after grouping).
     pub order_by_expression: bool,
     pub order_by: Vec<ColRef>,
+    /// The columns of the block's tables its result reads: the select list (every column
+    /// for `*`), GROUP BY, ORDER BY and HAVING; what a plan must carry to its top.
+    pub outputs: Vec<ColRef>,
     pub limit: Option<f64>,
     /// Aggregates without GROUP BY (one output row).
     pub scalar_aggregate: bool,
@@ -188,6 +191,31 @@ pub struct QueryBlock {
 }
 
 impl QueryBlock {
+    /// Sets what no workload data says (a query read from a user's text): each filter's
+    /// true selectivity to MySQL's default guess for its kind ([`FilterKind::mysql_filter`]),
+    /// each nest's true match to one half, here and in every derived table and sub-select.
+    /// An assumption, not a measurement: the simulation's times for such a query rest on it.
+    pub fn assume_unknown_truth(&mut self) {
+        for f in &mut self.filters {
+            if f.true_selectivity.is_nan() {
+                f.true_selectivity = f.kind.mysql_filter();
+            }
+        }
+        for n in &mut self.nests {
+            if n.true_match.is_nan() {
+                n.true_match = 0.5;
+            }
+        }
+        for t in &mut self.tables {
+            if let Source::Derived { block, .. } = &mut t.source {
+                block.assume_unknown_truth();
+            }
+        }
+        for s in &mut self.subqueries {
+            s.block.assume_unknown_truth();
+        }
+    }
+
     /// Whether the block needs a sort or temporary table (GROUP BY or ORDER BY).
     pub fn needs_sort(&self) -> bool {
         !self.group_by.is_empty() || !self.order_by.is_empty() || self.order_by_expression
@@ -199,8 +227,8 @@ impl QueryBlock {
 pub struct JoinQuery {
     /// Its number in its workload (DBT3's 1 to 22), shown in plans.
     pub number: u8,
-    pub title: &'static str,
+    pub title: Name,
     /// The SQL text (DBT3: the kit's MySQL text with the validation parameters).
-    pub sql: &'static str,
+    pub sql: Name,
     pub block: QueryBlock,
 }

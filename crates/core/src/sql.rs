@@ -622,6 +622,7 @@ impl<'a> Reader<'a> {
                     let (cols, is_expr) = self.key_columns(e, scope, &outputs, false)?;
                     group_expr |= is_expr;
                     for c in cols {
+                        self.output(bi, c.clone());
                         if !group.contains(&c) {
                             group.push(c);
                         }
@@ -642,6 +643,9 @@ impl<'a> Reader<'a> {
                 ast::OrderByKind::Expressions(items) => {
                     for it in items {
                         let (cols, is_expr) = self.key_columns(&it.expr, scope, &outputs, true)?;
+                        for c in &cols {
+                            self.output(bi, c.clone());
+                        }
                         if is_expr || cols.len() != 1 {
                             order_expr = true;
                         } else {
@@ -1191,7 +1195,19 @@ impl<'a> Reader<'a> {
     fn walk(&mut self, e: &Expr, scope: usize) -> Result<bool> {
         let mut cols = Vec::new();
         self.columns_of(e, scope, &mut cols)?;
+        let bi = self.scopes[scope].block;
+        for c in cols.into_iter().filter(|c| c.block == bi) {
+            self.output(bi, c.colref());
+        }
         Ok(has_aggregate(e))
+    }
+
+    /// Notes a column the block's result or its grouping, ordering or HAVING reads.
+    fn output(&mut self, bi: usize, c: ColRef) {
+        let out = &mut self.blocks[bi].q.outputs;
+        if !out.contains(&c) {
+            out.push(c);
+        }
     }
 
     /// HAVING: used columns; each scalar sub-select is a subquery of the block (its value
@@ -1249,11 +1265,18 @@ impl<'a> Reader<'a> {
             .collect();
         for (index, cols) in rels {
             any = true;
-            let t = &mut self.blocks[bi].q.tables[index];
             for c in cols {
+                let t = &mut self.blocks[bi].q.tables[index];
                 if !t.uses.contains(&c) {
-                    t.uses.push(c);
+                    t.uses.push(c.clone());
                 }
+                self.output(
+                    bi,
+                    ColRef {
+                        table: index,
+                        column: c,
+                    },
+                );
             }
         }
         let merged: Vec<(Vec<Expr>, usize)> = self.scopes[scope]
@@ -1270,8 +1293,7 @@ impl<'a> Reader<'a> {
         for (exprs, s) in merged {
             any = true;
             for e in exprs {
-                let mut cols = Vec::new();
-                self.columns_of(&e, s, &mut cols)?;
+                self.walk(&e, s)?;
             }
         }
         if any {
@@ -1519,6 +1541,26 @@ impl<'a> Reader<'a> {
         let tables = self.local_tables(&cols, bi, e.span())?;
         if tables.is_empty() {
             return Err(self.not_modelled(e.span(), "a condition without columns"));
+        }
+        // A boolean column alone (or negated) is `= true` (or false), as PostgreSQL's
+        // selectivity reads it; costed as the bare column it is.
+        if let [c] = cols.as_slice() {
+            let negated = match e {
+                Expr::UnaryOp {
+                    op: UnaryOperator::Not,
+                    expr,
+                } if self.plain_column(expr, scope) => Some(true),
+                _ if self.plain_column(e, scope) => Some(false),
+                _ => None,
+            };
+            if let (Some(neg), ColumnType::Bool) = (negated, &c.ty) {
+                self.blocks[bi].q.tables[c.table].preds.push(Predicate::Cmp {
+                    column: c.column.to_string(),
+                    op: CmpOp::Eq,
+                    value: Value::Num(if neg { 0.0 } else { 1.0 }),
+                });
+                return Ok(());
+            }
         }
         // A join edge.
         if let (
@@ -1815,6 +1857,7 @@ impl<'a> Reader<'a> {
                 SqlValue::SingleQuotedString(s) | SqlValue::DoubleQuotedString(s) => {
                     Some(Const::Text(s.clone()))
                 }
+                SqlValue::Boolean(b) => Some(Const::Num(if *b { 1.0 } else { 0.0 }, 0)),
                 _ => None,
             },
             Expr::TypedString(ts) => {
@@ -2334,7 +2377,7 @@ mod tests {
     #[test]
     fn joins_written_either_way_and_both_dialects_read_the_same() {
         let kit = read(
-            crate::workload::dbt3::queries::query(3, 1.0).unwrap().sql,
+            &crate::workload::dbt3::queries::query(3, 1.0).unwrap().sql,
             Dialect::Mysql,
         )
         .unwrap();
@@ -2376,7 +2419,7 @@ mod tests {
     fn constants_fold_as_the_servers_compute_them() {
         // DECIMAL arithmetic: exactly 0.05 and 0.07, not 0.049999...
         let q6 = read(
-            crate::workload::dbt3::queries::query(6, 1.0).unwrap().sql,
+            &crate::workload::dbt3::queries::query(6, 1.0).unwrap().sql,
             Dialect::Mysql,
         )
         .unwrap();
@@ -2391,7 +2434,7 @@ mod tests {
             value: day("1995-01-01"),
         }));
         let q1 = read(
-            crate::workload::dbt3::queries::query(1, 1.0).unwrap().sql,
+            &crate::workload::dbt3::queries::query(1, 1.0).unwrap().sql,
             Dialect::Mysql,
         )
         .unwrap();
@@ -2489,7 +2532,7 @@ mod tests {
     #[test]
     fn an_or_gives_up_the_join_equality_every_arm_holds() {
         let q19 = read(
-            crate::workload::dbt3::queries::query(19, 1.0).unwrap().sql,
+            &crate::workload::dbt3::queries::query(19, 1.0).unwrap().sql,
             Dialect::Mysql,
         )
         .unwrap();
@@ -2515,7 +2558,7 @@ mod tests {
         // Q20: an IN inside an IN joins the same semi-join nest; the correlated scalar
         // sub-select correlates by its two equalities.
         let q20 = read(
-            crate::workload::dbt3::queries::query(20, 1.0).unwrap().sql,
+            &crate::workload::dbt3::queries::query(20, 1.0).unwrap().sql,
             Dialect::Mysql,
         )
         .unwrap();
@@ -2527,7 +2570,7 @@ mod tests {
         assert_eq!(q20.subqueries[0].filter, Some(1));
         // Q21: EXISTS and NOT EXISTS over the same table, aliased.
         let q21 = read(
-            crate::workload::dbt3::queries::query(21, 1.0).unwrap().sql,
+            &crate::workload::dbt3::queries::query(21, 1.0).unwrap().sql,
             Dialect::Mysql,
         )
         .unwrap();
@@ -2536,7 +2579,7 @@ mod tests {
         assert_eq!(q21.tables[4].alias, "l2");
         // Q18: an IN over a grouped sub-select is a subquery of its own.
         let q18 = read(
-            crate::workload::dbt3::queries::query(18, 1.0).unwrap().sql,
+            &crate::workload::dbt3::queries::query(18, 1.0).unwrap().sql,
             Dialect::Mysql,
         )
         .unwrap();
@@ -2544,7 +2587,7 @@ mod tests {
         assert_eq!(q18.filters[0].kind, FilterKind::InSubquery);
         // Q15: the view is a derived table, in the query and in its sub-select.
         let q15 = read(
-            crate::workload::dbt3::queries::query(15, 1.0).unwrap().sql,
+            &crate::workload::dbt3::queries::query(15, 1.0).unwrap().sql,
             Dialect::Mysql,
         )
         .unwrap();
@@ -2558,7 +2601,7 @@ mod tests {
         assert_eq!(block.group_by.len(), 1);
         // A derived table without grouping is merged (Q7's shipping).
         let q7 = read(
-            crate::workload::dbt3::queries::query(7, 1.0).unwrap().sql,
+            &crate::workload::dbt3::queries::query(7, 1.0).unwrap().sql,
             Dialect::Mysql,
         )
         .unwrap();

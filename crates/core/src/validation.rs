@@ -1749,7 +1749,7 @@ mod tests {
                 .unwrap();
             let run = CalibrationRun {
                 name: name.into(),
-                sql: q.sql.into(),
+                sql: q.sql.to_string(),
                 key: "join".into(),
                 cache: CacheState::Warm,
                 real_s: 0.0,

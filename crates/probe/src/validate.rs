@@ -556,7 +556,7 @@ fn validate(
         for n in 1..=22 {
             let q = costlab_core::workload::dbt3::queries::query(n, opts.sf)
                 .map_err(|e| e.to_string())?;
-            for setup in costlab::dbt3_pg::pg_dialect(q.sql)?.setup {
+            for setup in costlab::dbt3_pg::pg_dialect(&q.sql)?.setup {
                 exec(c, &format!("{session} {setup}"))?;
             }
         }
@@ -798,7 +798,7 @@ fn run_dbt3(
         progress(&format!("DBT3 Q{n}: the server's plans"));
         let q =
             costlab_core::workload::dbt3::queries::query(n, opts.sf).map_err(|e| e.to_string())?;
-        let sql = costlab::dbt3_pg::pg_dialect(q.sql)?.select;
+        let sql = costlab::dbt3_pg::pg_dialect(&q.sql)?.select;
         let mut plans: Vec<Dbt3Plan> = Vec::new();
         for (key, off) in &switch_sets {
             let shape = dbt3_shape(&mut g.client, session, off, &sql)?;

@@ -620,13 +620,21 @@ impl<'a> Rel<'a> {
             let c = col_pos(p.column())?;
             let column = &table.columns[c];
             match p {
-                Predicate::Cmp { op, value, .. } => clauses.push(clause(
-                    c,
-                    ClauseKind::Op {
-                        op: *op,
-                        value: coerce_value(column, value)?,
-                    },
-                )),
+                Predicate::Cmp { op, value, .. } => {
+                    let mut cl = clause(
+                        c,
+                        ClauseKind::Op {
+                            op: *op,
+                            value: coerce_value(column, value)?,
+                        },
+                    );
+                    // `flag = true` is simplified to the bare column (eval_const_expressions),
+                    // which cost_qual_eval charges nothing.
+                    if column.ty == ColumnType::Bool && *op == CmpOp::Eq {
+                        cl.ops = QualOps::default();
+                    }
+                    clauses.push(cl)
+                }
                 Predicate::Between { lo, hi, .. } => {
                     clauses.push(clause(
                         c,

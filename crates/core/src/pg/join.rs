@@ -208,9 +208,9 @@ impl PgJoinPlanner {
             version: self.env.version,
             opts: self.env.opts.clone(),
             keys: KeyNames::default(),
-            sql: q.sql,
+            sql: &q.sql,
         };
-        let path = pl.plan_block(&q.block, q.sql, &planner::BlockOpts::default())?;
+        let path = pl.plan_block(&q.block, &q.sql, &planner::BlockOpts::default())?;
         if !(path.total.is_finite() && path.startup.is_finite() && path.rows.is_finite())
             || path.total < 0.0
             || path.startup < 0.0

@@ -59,8 +59,6 @@ impl<T> Cache<T> {
 /// The cached analyses (see the sqlexpr functions of the same names).
 #[derive(Default)]
 pub(crate) struct SqlMemo {
-    /// identifiers(all_select_lists(sql)).
-    pub output_columns: Cache<Vec<String>>,
     pub outer_where: Cache<Option<String>>,
     /// parse_condition, then whether it is an OR and the OR factored (setup's factor_or).
     pub factored: Cache<Factored>,
@@ -76,11 +74,6 @@ pub(crate) struct SqlMemo {
 }
 
 impl SqlMemo {
-    pub fn output_columns(&self, sql: &str) -> Arc<Vec<String>> {
-        self.output_columns
-            .get(sql, |s| sqlexpr::identifiers(&sqlexpr::all_select_lists(s)))
-    }
-
     pub fn outer_where(&self, sql: &str) -> Arc<Option<String>> {
         self.outer_where.get(sql, sqlexpr::outer_where)
     }

@@ -141,8 +141,8 @@ pub(crate) struct Block<'a> {
     pub having_text: Option<(String, String)>,
     /// EXPLAIN's name of each of `initplans` ("InitPlan 1 (returns $0)", "SubPlan 1").
     pub initplan_names: Vec<String>,
-    /// Columns some SELECT / GROUP BY / ORDER BY list names.
-    pub outcols: std::sync::Arc<Vec<String>>,
+    /// The columns the block's result reads ([`QueryBlock::outputs`]).
+    pub out_keys: Vec<ColKey>,
     pub group: Vec<ColKey>,
     pub order: Vec<ColKey>,
 }
@@ -1099,7 +1099,18 @@ pub(crate) fn build<'a>(
     }
 
     let memo = &pl.db.memo;
-    let outcols = memo.output_columns(sql);
+    // What the block's result reads, from the front end's reading of the select list,
+    // GROUP BY, ORDER BY and HAVING.
+    let out_keys: Vec<ColKey> = block
+        .outputs
+        .iter()
+        .filter_map(|c| {
+            ref_rel[c.table].map(|r| ColKey {
+                rel: r,
+                col: c.column.to_ascii_lowercase(),
+            })
+        })
+        .collect();
 
     // Single-table conditions: block filters on one table, and the OR factoring of
     // filters PostgreSQL canonicalises (§6.1; Q19's join clause in every arm).
@@ -1311,7 +1322,7 @@ pub(crate) fn build<'a>(
         having_true_sel: opts.having_true_sel,
         having_text: opts.having_text.clone(),
         initplan_names: Vec::new(),
-        outcols,
+        out_keys,
         group: Vec::new(),
         order: Vec::new(),
     };
@@ -1345,6 +1356,7 @@ pub(crate) fn build<'a>(
         }
     }
     edges.extend(extra_edges);
+    propagate_constants(block, &ref_rel, &mut edges, &mut extra_preds);
     for (a, c) in &edges {
         let ea = b.ec_of.get(a).copied();
         let ec = b.ec_of.get(c).copied();
@@ -1878,6 +1890,75 @@ pub(crate) fn build<'a>(
     Ok(b)
 }
 
+/// An equivalence class with a constant (generate_base_implied_equalities_const): where a
+/// join edge's column equals a constant (`c.cust_id = 99 AND o.cust_id = c.cust_id`), every
+/// other member gets the restriction `= constant` (`o.cust_id = 99`) and the class makes
+/// no join clause, its edges dropped. Only between plain tables of the block: not into a
+/// semi or anti join's tables or a LEFT JOIN's nullable side.
+fn propagate_constants(
+    block: &QueryBlock,
+    ref_rel: &[Option<usize>],
+    edges: &mut Vec<(ColKey, ColKey)>,
+    extra_preds: &mut [Vec<Predicate>],
+) {
+    let table_of = |rel: usize| ref_rel.iter().position(|r| *r == Some(rel));
+    let plain = |rel: usize| {
+        table_of(rel).is_some_and(|t| {
+            let tr = &block.tables[t];
+            tr.nest.is_none() && tr.outer_join_after.is_empty() && tr.source == Source::Base
+        })
+    };
+    let constant = |rel: usize, col: &str, extra: &[Vec<Predicate>]| -> Option<Value> {
+        let t = table_of(rel)?;
+        block.tables[t]
+            .preds
+            .iter()
+            .chain(&extra[t])
+            .find_map(|p| match p {
+                Predicate::Cmp {
+                    column,
+                    op: CmpOp::Eq,
+                    value,
+                } if column.eq_ignore_ascii_case(col) => Some(value.clone()),
+                _ => None,
+            })
+    };
+    loop {
+        let mut changed = false;
+        for (a, c) in edges.iter() {
+            if !plain(a.rel) || !plain(c.rel) {
+                continue;
+            }
+            let (va, vc) = (
+                constant(a.rel, &a.col, extra_preds),
+                constant(c.rel, &c.col, extra_preds),
+            );
+            let (to, v) = match (va, vc) {
+                (Some(v), None) => (c, v),
+                (None, Some(v)) => (a, v),
+                _ => continue,
+            };
+            if let Some(t) = table_of(to.rel) {
+                extra_preds[t].push(Predicate::Cmp {
+                    column: to.col.clone(),
+                    op: CmpOp::Eq,
+                    value: v,
+                });
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    edges.retain(|(a, c)| {
+        !(plain(a.rel)
+            && plain(c.rel)
+            && constant(a.rel, &a.col, extra_preds).is_some()
+            && constant(c.rel, &c.col, extra_preds).is_some())
+    });
+}
+
 fn kind_default(k: &FilterKind) -> f64 {
     match k {
         FilterKind::Eq => 0.005,
@@ -2073,7 +2154,7 @@ impl<'a> Block<'a> {
     }
 
     fn needed_above(&self, k: &ColKey, relids: u64) -> bool {
-        if self.outcols.iter().any(|c| c.eq_ignore_ascii_case(&k.col)) {
+        if self.out_keys.contains(k) {
             return true;
         }
         if let Some(&e) = self.ec_of.get(k) {

@@ -553,44 +553,6 @@ pub(crate) fn identifiers(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// All texts between a SELECT and its FROM, anywhere in the query (the columns that some
-/// level outputs).
-pub(crate) fn all_select_lists(sql: &str) -> String {
-    let up = sql.to_ascii_uppercase();
-    let b = up.as_bytes();
-    let mut out = String::new();
-    let mut from = 0;
-    while let Some(p) = up[from..].find("SELECT") {
-        let st = from + p;
-        from = st + 6;
-        // This query level's lists: depth 0, or a sub-select in FROM of depth 0. The
-        // sub-selects of conditions are blocks of their own.
-        let depth: i32 = b[..st]
-            .iter()
-            .map(|&c| match c {
-                b'(' => 1,
-                b')' => -1,
-                _ => 0,
-            })
-            .sum();
-        let in_from = depth == 1 && up[..st].trim_end().ends_with("FROM (");
-        if depth != 0 && !in_from {
-            continue;
-        }
-        let items = select_items(&sql[st..]);
-        out.push_str(&items.join(" , "));
-        out.push(' ');
-    }
-    // The outer GROUP BY / ORDER BY lists name output columns as well.
-    for k in ["GROUP BY", "ORDER BY"] {
-        if let Some(v) = outer_list(sql, k) {
-            out.push_str(&v.join(" , "));
-            out.push(' ');
-        }
-    }
-    out
-}
-
 /// LIKE matching (`%` any run, `_` one character), for estimating patterns against
 /// statistics values.
 pub(crate) fn like_match(pat: &str, s: &str) -> bool {

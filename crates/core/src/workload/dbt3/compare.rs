@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 use crate::knobs::{Engine, EngineVersion, Knob, KnobValues};
 use crate::mysql::join::{JoinEnv, MysqlJoinPlanner};
 use crate::pg::join::{PgJoinEnv, PgJoinPlanner};
-use crate::plan::PlanNode;
+use crate::plan::{Name, PlanNode};
 use crate::scenario::{InnodbCacheReport, ServerSettings};
 use crate::sim::profile::MachineProfile;
 use crate::sim::Simulator;
@@ -30,7 +30,7 @@ pub struct QueryOutcome {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Dbt3Row {
     pub number: u8,
-    pub title: &'static str,
+    pub title: Name,
     pub baseline: QueryOutcome,
     pub current: QueryOutcome,
 }
@@ -178,7 +178,7 @@ impl Dbt3Planner {
             .map(|q| {
                 Ok(Dbt3Row {
                     number: q.number,
-                    title: q.title,
+                    title: q.title.clone(),
                     baseline: self.outcome(q.number, baseline)?,
                     current: self.outcome(q.number, current)?,
                 })

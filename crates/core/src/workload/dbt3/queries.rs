@@ -6,6 +6,7 @@
 use crate::block::*;
 use crate::catalog::Table;
 use crate::error::{Error, Result};
+use crate::plan::Name;
 use crate::workload::dbt3::catalog::check_sf;
 use crate::workload::dbt3::sql::SQL;
 
@@ -50,8 +51,8 @@ pub fn calibration_query(name: &str, tables: &[Table]) -> Option<Result<JoinQuer
             block.true_groups = groups;
             JoinQuery {
                 number: 0,
-                title: "executor calibration",
-                sql,
+                title: Name::from_static("executor calibration"),
+                sql: Name::from_static(sql),
                 block,
             }
         }),
@@ -93,8 +94,8 @@ pub fn read(n: u8, sf: f64, tables: &[Table]) -> Result<JoinQuery> {
     TRUTH[n as usize - 1].apply(&mut block, sf)?;
     Ok(JoinQuery {
         number: n,
-        title,
-        sql,
+        title: Name::from_static(title),
+        sql: Name::from_static(sql),
         block,
     })
 }
