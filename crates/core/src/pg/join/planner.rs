@@ -1313,7 +1313,9 @@ impl<'a> Planner<'a> {
             || (matches!(jt, PJ::Inner | PJ::Left | PJ::Right | PJ::UniqueOuter)
                 && self.inner_unique(b, inner, eqs));
         let nsel = self.inner_sel(b, eqs, fids);
-        let semi = if matches!(jt, PJ::Semi | PJ::Anti) {
+        // compute_semi_anti_join_factors takes the semi join's own selectivity also when
+        // the semi join runs as an inner join against the unique-ified RHS.
+        let semi = if matches!(jt, PJ::Semi | PJ::Anti | PJ::UniqueInner) {
             let rhs_rows = irel.rows;
             Some(SemiFactors::new(
                 self.semi_sel(b, eqs, fids, rhs_rows),

@@ -1417,6 +1417,11 @@ pub(crate) fn build<'a>(
                 lhs |= fr & !rhs;
             }
         }
+        if nest.kind == NestKind::Semi && semi_rhs_is_unique(pl, block, nest) {
+            // reduce_unique_semijoins: the RHS returns each outer row's match at most once,
+            // so the semi join is an inner join.
+            continue;
+        }
         let kind = match nest.kind {
             NestKind::Semi => JKind::Semi,
             NestKind::Anti => JKind::Anti,
@@ -1888,6 +1893,48 @@ pub(crate) fn build<'a>(
         b.rels[r].paths = paths;
     }
     Ok(b)
+}
+
+/// Whether a semi join's right side is one table that a unique index makes distinct for
+/// the join (rel_is_distinct_for): every key column equated to a column outside the nest or
+/// to a constant.
+fn semi_rhs_is_unique(pl: &Planner, block: &QueryBlock, nest: &crate::block::Nest) -> bool {
+    let [t] = nest.tables.as_slice() else {
+        return false;
+    };
+    let tr = &block.tables[*t];
+    if tr.source != Source::Base {
+        return false;
+    }
+    let Ok(tidx) = pl.table_index(&tr.table) else {
+        return false;
+    };
+    let mut bound: Vec<String> = Vec::new();
+    for e in &block.joins {
+        for (x, y) in [(&e.a, &e.b), (&e.b, &e.a)] {
+            if x.table == *t && block.tables[y.table].nest != tr.nest {
+                bound.push(x.column.to_ascii_lowercase());
+            }
+        }
+    }
+    for p in &tr.preds {
+        if let Predicate::Cmp {
+            column,
+            op: CmpOp::Eq,
+            ..
+        } = p
+        {
+            bound.push(column.to_ascii_lowercase());
+        }
+    }
+    pl.db.tables[tidx].indexes.iter().any(|ix| {
+        ix.unique
+            && !ix.columns.is_empty()
+            && ix
+                .columns
+                .iter()
+                .all(|c| bound.contains(&c.to_ascii_lowercase()))
+    })
 }
 
 /// An equivalence class with a constant (generate_base_implied_equalities_const): where a
