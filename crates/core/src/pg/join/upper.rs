@@ -259,6 +259,108 @@ fn sort_path(pl: &Planner, p: &JPath, keys: Vec<usize>, limit: f64, key_text: St
     }
 }
 
+/// add_path's cost comparison among paths that all deliver the ORDER BY
+/// (compare_path_costs_fuzzily): a path fuzzily worse on total cost goes unless it is
+/// fuzzily better on startup and startup counts (`consider_startup`: a LIMIT above); of two
+/// fuzzily equal totals the later start goes; ties keep the older path.
+fn prune_ordered(paths: Vec<JPath>, consider_startup: bool) -> Vec<JPath> {
+    use super::model::FUZZ;
+    // Whether `a` dominates `b`.
+    let dominates = |a: &JPath, b: &JPath| {
+        if a.disabled != b.disabled {
+            return a.disabled < b.disabled;
+        }
+        if b.total > a.total * FUZZ {
+            return !(consider_startup && a.startup > b.startup * FUZZ);
+        }
+        if a.total > b.total * FUZZ {
+            return false;
+        }
+        b.startup > a.startup * FUZZ || a.startup <= b.startup * FUZZ
+    };
+    let mut kept: Vec<JPath> = Vec::with_capacity(paths.len());
+    for p in paths {
+        if kept.iter().any(|k| dominates(k, &p)) {
+            continue;
+        }
+        kept.retain(|k| !dominates(&p, k));
+        kept.push(p);
+    }
+    kept
+}
+
+/// cost_incremental_sort: `p` sorted on its first `presorted` keys of `keys`, sorted on
+/// all of them group by group (groups of equal presorted keys, estimate_num_groups over
+/// each key's first equivalence member).
+fn incremental_sort_path(
+    pl: &Planner,
+    b: &Block,
+    p: &JPath,
+    keys: &[usize],
+    presorted: usize,
+    limit: f64,
+    key_text: &str,
+) -> JPath {
+    let c = &pl.jc.c;
+    let ctup = pl.jc.ctup();
+    let cols: Vec<ColKey> = keys
+        .iter()
+        .take(presorted)
+        .enumerate()
+        .filter_map(|(i, &k)| match b.ecs.get(k).and_then(|ec| ec.first()) {
+            Some(first) => Some(first.clone()),
+            None => b.order.get(i).cloned(),
+        })
+        .collect();
+    let input_tuples = p.rows.max(2.0);
+    let groups = estimate_num_groups(b, &cols, input_tuples);
+    let group_tuples = input_tuples / groups;
+    let group_input_run = (p.total - p.startup) / groups;
+    let s = crate::pg::costsize::cost_tuplesort(c, group_tuples, p.width, limit);
+    let startup = s.startup + p.startup + group_input_run;
+    let run = s.run
+        + (s.run + s.startup) * (groups - 1.0)
+        + group_input_run * (groups - 1.0)
+        + ctup * input_tuples
+        + 2.0 * ctup * groups;
+    let presorted_text = key_text
+        .split(", ")
+        .take(presorted)
+        .collect::<Vec<_>>()
+        .join(", ");
+    let node = Node::new(
+        "Incremental Sort",
+        startup,
+        startup + run,
+        p.rows,
+        p.width,
+        Work {
+            comparisons: s.comparisons * groups,
+            spill_bytes: s.spill_bytes * groups,
+            rows_out: p.rows,
+            ..Work::default()
+        },
+        vec![
+            format!("Sort Key: {key_text}"),
+            format!("Presorted Key: {presorted_text}"),
+        ],
+        vec![p.node.clone()],
+    );
+    JPath {
+        startup,
+        total: startup + run,
+        rows: p.rows,
+        width: p.width,
+        pathkeys: keys.to_vec(),
+        param: 0,
+        rescan: Rescan::Fixed(0.0, pl.jc.cop() * p.rows),
+        node,
+        param_ecs: Vec::new(),
+        can_mark: true,
+        disabled: p.disabled,
+    }
+}
+
 /// grouping_planner's tail for one block: returns the block's final path.
 pub(crate) fn finish(
     pl: &Planner,
@@ -605,19 +707,36 @@ pub(crate) fn finish(
         } else {
             -1.0
         };
-        if !needs_expr_sort {
-            for p in &paths {
-                if p.pathkeys.starts_with(&okeys) {
-                    finals.push(p.clone());
-                }
-            }
-        }
         let text = if otext.is_empty() {
             gsort_text.clone()
         } else {
             otext.clone()
         };
+        if !needs_expr_sort {
+            for p in &paths {
+                if p.pathkeys.starts_with(&okeys) {
+                    finals.push(p.clone());
+                    continue;
+                }
+                // create_ordered_paths: a path sorted on a prefix of the keys gets an
+                // Incremental Sort (PostgreSQL 13 on).
+                let presorted = p
+                    .pathkeys
+                    .iter()
+                    .zip(&okeys)
+                    .take_while(|(a, b)| a == b)
+                    .count();
+                if presorted > 0 {
+                    finals.push(incremental_sort_path(
+                        pl, b, p, &okeys, presorted, sort_limit, &text,
+                    ));
+                }
+            }
+        }
         finals.push(sort_path(pl, &cheapest, okeys.clone(), sort_limit, text));
+        // add_path into the ordered relation: a path as cheap within the fuzz factor
+        // and cheaper to start (an Incremental Sort against a Sort) displaces the other.
+        finals = prune_ordered(finals, limit.is_some());
     } else {
         finals = paths;
     }
