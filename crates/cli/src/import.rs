@@ -48,6 +48,9 @@ pub struct ImportOptions {
     /// Keep pg_stats' histogram ends as they are instead of replacing them with the
     /// column's actual minimum and maximum (see [`actual_endpoints`]).
     pub raw_histograms: bool,
+    /// Schemas whose every table (plain and partitioned, by name) is imported after the
+    /// named tables.
+    pub schemas: Vec<String>,
 }
 
 /// Collapses a (possibly multi-line) message into one line.
@@ -105,13 +108,36 @@ pub fn import_with_client(
     tables: &[String],
     options: &ImportOptions,
 ) -> Result<Imported, ImportError> {
-    if tables.is_empty() {
-        return Err(ImportError("no --table given".into()));
+    let mut names: Vec<String> = tables.to_vec();
+    for schema in &options.schemas {
+        let rows = client
+            .query(
+                "SELECT c.relname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
+                 WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') AND NOT c.relispartition \
+                 ORDER BY c.relname",
+                &[schema],
+            )
+            .map_err(|e| db_err(&format!("cannot list the tables of schema {schema}"), e))?;
+        if rows.is_empty() {
+            return Err(ImportError(format!(
+                "schema {schema} has no tables (or does not exist)"
+            )));
+        }
+        for r in rows {
+            let t: String = r.get(0);
+            let q = format!("{}.{}", quote_ident(schema), quote_ident(&t));
+            if !names.contains(&q) && !names.contains(&t) {
+                names.push(q);
+            }
+        }
+    }
+    if names.is_empty() {
+        return Err(ImportError("no --table or --schema given".into()));
     }
     let mut warnings = Vec::new();
     let (version, version_text) = server_version(client, &mut warnings)?;
     let mut out = Vec::new();
-    for name in tables {
+    for name in &names {
         out.push(import_table(client, name, options, &mut warnings)?);
     }
     let mut file = ScenarioFile::new(version, out);

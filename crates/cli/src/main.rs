@@ -86,8 +86,11 @@ enum ImportSource {
         #[arg(long)]
         dsn: String,
         /// Table to import (`name` or `schema.name`); repeat for several.
-        #[arg(long = "table", required = true)]
+        #[arg(long = "table", required_unless_present = "schemas")]
         tables: Vec<String>,
+        /// Import every table of this schema (after any --table); repeatable.
+        #[arg(long = "schema", value_name = "SCHEMA")]
+        schemas: Vec<String>,
         /// Write the scenario here (atomically) instead of to stdout.
         #[arg(long)]
         out: Option<PathBuf>,
@@ -427,6 +430,7 @@ fn run(cmd: Command) -> Result<(), Fail> {
                 ImportSource::Postgres {
                     dsn,
                     tables,
+                    schemas,
                     out,
                     count_rows,
                     raw_histograms,
@@ -435,6 +439,7 @@ fn run(cmd: Command) -> Result<(), Fail> {
             let options = ImportOptions {
                 count_rows,
                 raw_histograms,
+                schemas,
             };
             let imported =
                 import_postgres(&dsn, &tables, &options).map_err(|e| Fail::Error(e.0))?;

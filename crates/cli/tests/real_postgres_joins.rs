@@ -2,13 +2,21 @@
 //!
 //! Starts a throwaway PostgreSQL (`costlab-testpg`), loads a small shop (categories,
 //! customers, products, orders, order lines; generated with a fixed seed, `VACUUM ANALYZE`),
-//! imports all five tables with `costlab import`'s code into one scenario, and plans each of
+//! imports the schema (`--schema public`) with `costlab import`'s code into one scenario, and plans each of
 //! the join queries below (none of them DBT3's) under five settings, from their SQL text
 //! through the SQL front end and PostgreSQL's join planner, as `costlab explain` does.
 //! Each is compared with the server's `EXPLAIN (FORMAT JSON)` (no parallel workers): the
 //! same plan shape (join order and methods, scans and indexes, aggregation, sort, limit,
 //! subplans) and the top node's total cost within 0.5 %. At least 95 % must match; every
 //! miss is printed with both plans.
+//!
+//! The misses when this was written (278 of 290 matched, PostgreSQL 15): an OR of two
+//! indexable conditions on one table (Q54, Q55 under every setting) is a BitmapOr of two
+//! index scans on the server, which the model does not build (it scans sequentially and
+//! filters); under work_mem = 256kB, Q41's NOT IN sub-select is not hashed on the server
+//! and scans sequentially, where the model keeps a bitmap scan; under random_page_cost =
+//! 1.1, Q28's customers scan is a near tie (0.6 %) that the server breaks for an index
+//! scan.
 
 use costlab::import::{import_postgres, ImportOptions};
 use costlab_core::block::JoinQuery;
@@ -57,7 +65,13 @@ CREATE INDEX products_cat_id_idx ON products (cat_id);
 CREATE INDEX customers_city_idx ON customers (city);
 ";
 
-const TABLES: [&str; 5] = ["categories", "customers", "products", "orders", "order_lines"];
+const TABLES: [&str; 5] = [
+    "categories",
+    "customers",
+    "products",
+    "orders",
+    "order_lines",
+];
 
 /// The queries: two to five tables, joins written both ways, outer joins, semi and anti
 /// joins from EXISTS / IN / NOT EXISTS, scalar sub-selects, grouping, ordering and limits.
@@ -229,11 +243,21 @@ fn join_queries_of_our_own_schema_cost_what_the_server_says() {
     let server = PgServer::start();
     let mut client = server.connect();
     client.batch_execute(SCHEMA).expect("load the shop");
-    client.batch_execute("VACUUM ANALYZE").expect("VACUUM ANALYZE");
-    let tables: Vec<String> = TABLES.iter().map(|t| t.to_string()).collect();
-    let imported =
-        import_postgres(&server.dsn(), &tables, &ImportOptions::default()).expect("import");
+    client
+        .batch_execute("VACUUM ANALYZE")
+        .expect("VACUUM ANALYZE");
+    // The whole schema, as `costlab import postgres --schema public` reads it.
+    let options = ImportOptions {
+        schemas: vec!["public".into()],
+        ..ImportOptions::default()
+    };
+    let imported = import_postgres(&server.dsn(), &[], &options).expect("import");
     let scenario = imported.scenario;
+    let mut names: Vec<&str> = scenario.tables.iter().map(|t| t.name.as_str()).collect();
+    names.sort_unstable();
+    let mut want = TABLES.to_vec();
+    want.sort_unstable();
+    assert_eq!(names, want, "the schema's tables");
     let version = scenario.engine.expect("the import names the release");
     let mut rows: Vec<(String, bool, String)> = Vec::new();
     for (label, sets) in SETTINGS {

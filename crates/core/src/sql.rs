@@ -1554,11 +1554,13 @@ impl<'a> Reader<'a> {
                 _ => None,
             };
             if let (Some(neg), ColumnType::Bool) = (negated, &c.ty) {
-                self.blocks[bi].q.tables[c.table].preds.push(Predicate::Cmp {
-                    column: c.column.to_string(),
-                    op: CmpOp::Eq,
-                    value: Value::Num(if neg { 0.0 } else { 1.0 }),
-                });
+                self.blocks[bi].q.tables[c.table]
+                    .preds
+                    .push(Predicate::Cmp {
+                        column: c.column.to_string(),
+                        op: CmpOp::Eq,
+                        value: Value::Num(if neg { 0.0 } else { 1.0 }),
+                    });
                 return Ok(());
             }
         }
