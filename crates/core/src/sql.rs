@@ -1061,132 +1061,36 @@ impl<'a> Reader<'a> {
     }
 
     /// Column names in `e`; a sub-select inside anything but the shapes `condition` reads
-    /// is refused, as are window functions.
+    /// is refused, as are window functions and expressions the walker does not know.
     fn collect_idents(&self, e: &Expr, out: &mut Vec<(Vec<ast::Ident>, Span)>) -> Result<()> {
-        let mut rec = |x: &Expr| self.collect_idents(x, out);
         match e {
             Expr::Identifier(i) => {
-                let parts = vec![i.clone()];
-                out.push((parts, e.span()));
-                Ok(())
+                out.push((vec![i.clone()], e.span()));
+                return Ok(());
             }
             Expr::CompoundIdentifier(p) => {
                 out.push((p.clone(), e.span()));
-                Ok(())
+                return Ok(());
             }
-            Expr::Value(_) | Expr::TypedString(_) => Ok(()),
-            Expr::Interval(i) => self.collect_idents(&i.value, out),
-            Expr::Nested(x)
-            | Expr::UnaryOp { expr: x, .. }
-            | Expr::IsNull(x)
-            | Expr::IsNotNull(x)
-            | Expr::IsTrue(x)
-            | Expr::IsFalse(x)
-            | Expr::IsNotTrue(x)
-            | Expr::IsNotFalse(x)
-            | Expr::Cast { expr: x, .. }
-            | Expr::Extract { expr: x, .. }
-            | Expr::Ceil { expr: x, .. }
-            | Expr::Floor { expr: x, .. }
-            | Expr::Collate { expr: x, .. } => self.collect_idents(x, out),
-            Expr::BinaryOp { left, right, .. }
-            | Expr::Like {
-                expr: left,
-                pattern: right,
-                ..
+            Expr::Function(f) if f.over.is_some() => {
+                return Err(self.err(e.span(), "window functions are not modelled"));
             }
-            | Expr::ILike {
-                expr: left,
-                pattern: right,
-                ..
+            Expr::Function(f) if matches!(f.args, FunctionArguments::Subquery(_)) => {
+                return Err(self.not_modelled(e.span(), "a sub-select as a function argument"));
             }
-            | Expr::IsDistinctFrom(left, right)
-            | Expr::IsNotDistinctFrom(left, right) => {
-                self.collect_idents(left, out)?;
-                self.collect_idents(right, out)
+            Expr::Subquery(_) | Expr::Exists { .. } | Expr::In { .. } if sub_exprs(e).is_none() => {
+                return Err(self.not_modelled(
+                    e.span(),
+                    "a sub-select here (only as a WHERE condition: EXISTS, IN, or compared)",
+                ));
             }
-            Expr::Between {
-                expr, low, high, ..
-            } => {
-                self.collect_idents(expr, out)?;
-                self.collect_idents(low, out)?;
-                self.collect_idents(high, out)
-            }
-            Expr::In {
-                expr,
-                target: ast::InTarget::List(list),
-                ..
-            } => {
-                self.collect_idents(expr, out)?;
-                list.iter()
-                    .try_for_each(&mut |x| self.collect_idents(x, out))
-            }
-            Expr::Substring {
-                expr,
-                substring_from,
-                substring_for,
-                ..
-            } => {
-                self.collect_idents(expr, out)?;
-                if let Some(f) = substring_from {
-                    self.collect_idents(f, out)?;
-                }
-                if let Some(f) = substring_for {
-                    self.collect_idents(f, out)?;
-                }
-                Ok(())
-            }
-            Expr::Position { expr, r#in } => {
-                self.collect_idents(expr, out)?;
-                self.collect_idents(r#in, out)
-            }
-            Expr::Case {
-                operand,
-                conditions,
-                else_result,
-                ..
-            } => {
-                if let Some(o) = operand {
-                    self.collect_idents(o, out)?;
-                }
-                for w in conditions {
-                    self.collect_idents(&w.condition, out)?;
-                    self.collect_idents(&w.result, out)?;
-                }
-                if let Some(x) = else_result {
-                    self.collect_idents(x, out)?;
-                }
-                Ok(())
-            }
-            Expr::Function(f) => {
-                if f.over.is_some() {
-                    return Err(self.err(e.span(), "window functions are not modelled"));
-                }
-                if let FunctionArguments::List(l) = &f.args {
-                    for a in &l.args {
-                        let x = match a {
-                            FunctionArg::Unnamed(x) => x,
-                            FunctionArg::Named { arg, .. } | FunctionArg::ExprNamed { arg, .. } => {
-                                arg
-                            }
-                        };
-                        if let FunctionArgExpr::Expr(x) = x {
-                            rec(x)?;
-                        }
-                    }
-                } else if let FunctionArguments::Subquery(_) = &f.args {
-                    return Err(self.not_modelled(e.span(), "a sub-select as a function argument"));
-                }
-                if let Some(fl) = &f.filter {
-                    self.collect_idents(fl, out)?;
-                }
-                Ok(())
-            }
-            Expr::Subquery(_) | Expr::Exists { .. } | Expr::In { .. } => Err(self.not_modelled(
-                e.span(),
-                "a sub-select here (only as a WHERE condition: EXISTS, IN, or compared)",
-            )),
-            _ => Err(self.not_modelled(e.span(), &format!("the expression `{e}`"))),
+            _ => {}
+        }
+        match sub_exprs(e) {
+            Some(children) => children
+                .into_iter()
+                .try_for_each(|x| self.collect_idents(x, out)),
+            None => Err(self.not_modelled(e.span(), &format!("the expression `{e}`"))),
         }
     }
 
@@ -2216,13 +2120,15 @@ fn empty_query(q: &ast::Query) -> ast::Query {
     q
 }
 
-/// Whether `e` or any expression inside it (sub-selects not entered) satisfies `pred`.
-fn any_expr(e: &Expr, pred: &dyn Fn(&Expr) -> bool) -> bool {
-    if pred(e) {
-        return true;
-    }
-    let any = |x: &Expr| any_expr(x, pred);
-    match e {
+/// The expressions directly inside `e` that the front end walks (a function's arguments
+/// and FILTER, CASE's parts, an operator's operands, ...); `None` for a sub-select and for
+/// any expression it does not know. Constants have none.
+fn sub_exprs(e: &Expr) -> Option<Vec<&Expr>> {
+    Some(match e {
+        Expr::Identifier(_)
+        | Expr::CompoundIdentifier(_)
+        | Expr::Value(_)
+        | Expr::TypedString(_) => Vec::new(),
         Expr::Nested(x)
         | Expr::UnaryOp { expr: x, .. }
         | Expr::IsNull(x)
@@ -2235,8 +2141,8 @@ fn any_expr(e: &Expr, pred: &dyn Fn(&Expr) -> bool) -> bool {
         | Expr::Extract { expr: x, .. }
         | Expr::Ceil { expr: x, .. }
         | Expr::Floor { expr: x, .. }
-        | Expr::Collate { expr: x, .. } => any(x),
-        Expr::Interval(i) => any(&i.value),
+        | Expr::Collate { expr: x, .. } => vec![&**x],
+        Expr::Interval(i) => vec![&*i.value],
         Expr::BinaryOp { left, right, .. }
         | Expr::Like {
             expr: left,
@@ -2253,55 +2159,67 @@ fn any_expr(e: &Expr, pred: &dyn Fn(&Expr) -> bool) -> bool {
         | Expr::Position {
             expr: left,
             r#in: right,
-        } => any(left) || any(right),
+        } => vec![&**left, &**right],
         Expr::Between {
             expr, low, high, ..
-        } => any(expr) || any(low) || any(high),
-        Expr::In { expr, target, .. } => {
-            any(expr) || matches!(target, ast::InTarget::List(l) if l.iter().any(any))
-        }
+        } => vec![&**expr, &**low, &**high],
+        Expr::In {
+            expr,
+            target: ast::InTarget::List(list),
+            ..
+        } => std::iter::once(&**expr).chain(list.iter()).collect(),
         Expr::Substring {
             expr,
             substring_from,
             substring_for,
             ..
-        } => {
-            any(expr)
-                || substring_from.as_deref().is_some_and(any)
-                || substring_for.as_deref().is_some_and(any)
-        }
+        } => std::iter::once(&**expr)
+            .chain(substring_from.as_deref())
+            .chain(substring_for.as_deref())
+            .collect(),
         Expr::Case {
             operand,
             conditions,
             else_result,
             ..
-        } => {
-            operand.as_deref().is_some_and(any)
-                || conditions
-                    .iter()
-                    .any(|w| any(&w.condition) || any(&w.result))
-                || else_result.as_deref().is_some_and(any)
-        }
+        } => operand
+            .as_deref()
+            .into_iter()
+            .chain(conditions.iter().flat_map(|w| [&w.condition, &w.result]))
+            .chain(else_result.as_deref())
+            .collect(),
         Expr::Function(f) => {
-            let args = match &f.args {
-                FunctionArguments::List(l) => l.args.iter().any(|a| match a {
-                    FunctionArg::Unnamed(FunctionArgExpr::Expr(x))
-                    | FunctionArg::Named {
-                        arg: FunctionArgExpr::Expr(x),
-                        ..
+            let mut v: Vec<&Expr> = Vec::new();
+            match &f.args {
+                FunctionArguments::List(l) => {
+                    for a in &l.args {
+                        if let FunctionArg::Unnamed(FunctionArgExpr::Expr(x))
+                        | FunctionArg::Named {
+                            arg: FunctionArgExpr::Expr(x),
+                            ..
+                        }
+                        | FunctionArg::ExprNamed {
+                            arg: FunctionArgExpr::Expr(x),
+                            ..
+                        } = a
+                        {
+                            v.push(x);
+                        }
                     }
-                    | FunctionArg::ExprNamed {
-                        arg: FunctionArgExpr::Expr(x),
-                        ..
-                    } => any(x),
-                    _ => false,
-                }),
-                _ => false,
-            };
-            args || f.filter.as_deref().is_some_and(any)
+                }
+                FunctionArguments::None => {}
+                FunctionArguments::Subquery(_) => return None,
+            }
+            v.extend(f.filter.as_deref());
+            v
         }
-        _ => false,
-    }
+        _ => return None,
+    })
+}
+
+/// Whether `e` or any expression inside it (sub-selects not entered) satisfies `pred`.
+fn any_expr(e: &Expr, pred: &dyn Fn(&Expr) -> bool) -> bool {
+    pred(e) || sub_exprs(e).is_some_and(|children| children.into_iter().any(|x| any_expr(x, pred)))
 }
 
 fn has_aggregate(e: &Expr) -> bool {

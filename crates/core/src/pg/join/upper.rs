@@ -262,29 +262,53 @@ fn sort_path(pl: &Planner, p: &JPath, keys: Vec<usize>, limit: f64, key_text: St
 /// add_path's cost comparison among paths that all deliver the ORDER BY
 /// (compare_path_costs_fuzzily): a path fuzzily worse on total cost goes unless it is
 /// fuzzily better on startup and startup counts (`consider_startup`: a LIMIT above); of two
-/// fuzzily equal totals the later start goes; ties keep the older path.
+/// fuzzily equal totals the later start goes; paths equal within the fuzz are compared
+/// again almost exactly (add_path's 1.0000000001), and a full tie keeps the older path.
 fn prune_ordered(paths: Vec<JPath>, consider_startup: bool) -> Vec<JPath> {
     use super::model::FUZZ;
-    // Whether `a` dominates `b`.
-    let dominates = |a: &JPath, b: &JPath| {
+    use std::cmp::Ordering::{self, Equal, Greater, Less};
+    // Less: `a` is better; Greater: `b` is; None: neither dominates.
+    let cmp = |a: &JPath, b: &JPath, fuzz: f64| -> Option<Ordering> {
         if a.disabled != b.disabled {
-            return a.disabled < b.disabled;
+            return Some(a.disabled.cmp(&b.disabled));
         }
-        if b.total > a.total * FUZZ {
-            return !(consider_startup && a.startup > b.startup * FUZZ);
+        if a.total > b.total * fuzz {
+            return (!(consider_startup && b.startup > a.startup * fuzz)).then_some(Greater);
         }
-        if a.total > b.total * FUZZ {
-            return false;
+        if b.total > a.total * fuzz {
+            return (!(consider_startup && a.startup > b.startup * fuzz)).then_some(Less);
         }
-        b.startup > a.startup * FUZZ || a.startup <= b.startup * FUZZ
+        Some(if a.startup > b.startup * fuzz {
+            Greater
+        } else if b.startup > a.startup * fuzz {
+            Less
+        } else {
+            Equal
+        })
     };
     let mut kept: Vec<JPath> = Vec::with_capacity(paths.len());
     for p in paths {
-        if kept.iter().any(|k| dominates(k, &p)) {
-            continue;
+        let mut accept = true;
+        kept.retain(|k| {
+            if !accept {
+                return true;
+            }
+            let c = match cmp(&p, k, FUZZ) {
+                Some(Equal) => cmp(&p, k, 1.000_000_000_1),
+                c => c,
+            };
+            match c {
+                Some(Less) => false,
+                Some(Greater) | Some(Equal) => {
+                    accept = false;
+                    true
+                }
+                None => true,
+            }
+        });
+        if accept {
+            kept.push(p);
         }
-        kept.retain(|k| !dominates(&p, k));
-        kept.push(p);
     }
     kept
 }
