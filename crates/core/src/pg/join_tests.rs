@@ -1231,3 +1231,65 @@ fn an_index_scans_rows_come_in_its_keys_order() {
         .iter()
         .all(|r| r.pattern != AccessPattern::Random || r.distinct == 0.0));
 }
+
+// ---- queries of the SQL front end beyond DBT3's ------------------------------------------
+
+/// A query read by the SQL front end, planned on DBT3's tables at SF 1 with PostgreSQL 15's
+/// defaults: the plan's EXPLAIN text.
+fn explain_sql(sql: &str) -> String {
+    let d = dbt3(1.0).unwrap();
+    let mut block = crate::sql::read_query(sql, crate::sql::Dialect::Postgres, &d.pg).unwrap();
+    block.assume_unknown_truth();
+    let q = crate::block::JoinQuery {
+        number: 1,
+        title: crate::plan::Name::from_static("test"),
+        sql: crate::plan::Name::from(sql),
+        block,
+    };
+    let k = KnobValues::defaults(EngineVersion::Pg15, EngineVersion::Mysql80);
+    let plan = PgJoinPlanner::new(&d.pg, PgJoinEnv::default())
+        .unwrap()
+        .plan(&q, &k)
+        .unwrap();
+    crate::pg::explain_node(&plan.tree)
+}
+
+/// generate_base_implied_equalities_const: `o_orderkey = 7` and the join equality give
+/// lineitem `l_orderkey = 7` of its own, and the join keeps no clause.
+#[test]
+fn a_constant_reaches_every_member_of_its_equivalence_class() {
+    let text = explain_sql(
+        "SELECT o_totalprice, l_quantity FROM orders JOIN lineitem ON l_orderkey = o_orderkey
+         WHERE o_orderkey = 7",
+    );
+    assert!(text.contains("(l_orderkey = 7)"), "{text}");
+    assert!(text.contains("(o_orderkey = 7)"), "{text}");
+    assert!(
+        !text.contains("Hash Cond") && !text.contains("= orders.o_orderkey"),
+        "{text}"
+    );
+}
+
+/// reduce_unique_semijoins: orders is unique on o_orderkey, so IN over it is a plain join,
+/// with no semi join and nothing made unique.
+#[test]
+fn a_semi_join_against_a_unique_key_is_an_inner_join() {
+    let text = explain_sql(
+        "SELECT l_quantity FROM lineitem WHERE l_orderkey IN
+         (SELECT o_orderkey FROM orders WHERE o_orderdate = date '1995-01-01')",
+    );
+    assert!(!text.contains("Semi"), "{text}");
+    assert!(
+        !text.contains("Aggregate") && !text.contains("Unique"),
+        "{text}"
+    );
+    // Not so over lineitem, which is not unique on l_orderkey.
+    let text = explain_sql(
+        "SELECT o_totalprice FROM orders WHERE o_orderkey IN
+         (SELECT l_orderkey FROM lineitem WHERE l_shipdate = date '1995-01-01')",
+    );
+    assert!(
+        text.contains("Semi") || text.contains("Aggregate"),
+        "{text}"
+    );
+}
