@@ -268,6 +268,41 @@ fn is_subquery(e: &Expr) -> bool {
     matches!(strip(e), Expr::Subquery(_))
 }
 
+/// Of a comparison with a sub-select (`x < (SELECT ...)` or turned round): the other side,
+/// the sub-select's expression and its query.
+fn compared_subquery<'e>(left: &'e Expr, right: &'e Expr) -> (&'e Expr, &'e Expr, &'e ast::Query) {
+    let (side, sub) = if is_subquery(right) {
+        (left, right)
+    } else {
+        (right, left)
+    };
+    match strip(sub) {
+        Expr::Subquery(q) => (side, sub, q),
+        _ => unreachable!("callers check is_subquery"),
+    }
+}
+
+/// The parts of a column name (`col`, `alias.col`), or `None` when `e` is not a name.
+fn name_parts(e: &Expr) -> Option<Vec<ast::Ident>> {
+    match strip(e) {
+        Expr::Identifier(i) => Some(vec![i.clone()]),
+        Expr::CompoundIdentifier(p) => Some(p.clone()),
+        _ => None,
+    }
+}
+
+/// A name's qualifier and column, lower case as both engines compare unquoted names.
+fn qualified(parts: &[ast::Ident]) -> Option<(Option<String>, String)> {
+    match parts {
+        [c] => Some((None, c.value.to_ascii_lowercase())),
+        [.., t, c] => Some((
+            Some(t.value.to_ascii_lowercase()),
+            c.value.to_ascii_lowercase(),
+        )),
+        [] => None,
+    }
+}
+
 /// A parse error of sqlparser as [`Error::Sql`], at the position its message names (the
 /// end of the text when it names none: "found: EOF").
 fn parse_error(text: &str, msg: &str) -> Error {
@@ -963,13 +998,8 @@ impl<'a> Reader<'a> {
 
     /// Resolves a column reference (`col` or `alias.col`) from `scope` outwards.
     fn resolve(&mut self, parts: &[ast::Ident], scope: usize, span: Span) -> Result<Resolved> {
-        let (qual, col) = match parts {
-            [c] => (None, c.value.to_ascii_lowercase()),
-            [.., t, c] => (
-                Some(t.value.to_ascii_lowercase()),
-                c.value.to_ascii_lowercase(),
-            ),
-            [] => return Err(self.err(span, "an empty name")),
+        let Some((qual, col)) = qualified(parts) else {
+            return Err(self.err(span, "an empty name"));
         };
         let mut sc = Some(scope);
         while let Some(s) = sc {
@@ -1123,15 +1153,8 @@ impl<'a> Reader<'a> {
                 Expr::BinaryOp { left, op, right }
                     if cmp_op(op).is_some() && (is_subquery(left) || is_subquery(right)) =>
                 {
-                    let (side, sub) = if is_subquery(right) {
-                        (left, right)
-                    } else {
-                        (right, left)
-                    };
+                    let (side, sub, q) = compared_subquery(left, right);
                     agg |= self.walk(side, scope)?;
-                    let Expr::Subquery(q) = strip(sub) else {
-                        unreachable!("is_subquery")
-                    };
                     let (block, correlation) = self.read_block(q, Some(scope))?;
                     if !correlation.is_empty() {
                         return Err(
@@ -1242,16 +1265,9 @@ impl<'a> Reader<'a> {
                 _ => None,
             };
         }
-        let (expr, s) = target.unwrap_or((e.clone(), scope));
         // Follow merged derived columns down to what they are.
-        let mut expr = expr;
-        let mut s = s;
-        loop {
-            let parts = match strip(&expr) {
-                Expr::Identifier(i) => vec![i.clone()],
-                Expr::CompoundIdentifier(p) => p.clone(),
-                _ => break,
-            };
+        let (mut expr, mut s) = target.unwrap_or((e.clone(), scope));
+        while let Some(parts) = name_parts(&expr) {
             match self.resolve(&parts, s, expr.span())? {
                 Resolved::Col(c) if c.block == bi => return Ok((vec![c.colref()], false)),
                 Resolved::Col(_) => return Ok((Vec::new(), true)),
@@ -1325,16 +1341,8 @@ impl<'a> Reader<'a> {
                 if !correlation.is_empty() {
                     return Err(self.not_modelled(e.span(), "a correlated grouped IN sub-select"));
                 }
-                let sql = strip(e).to_string();
-                let b = &mut self.blocks[bi].q;
-                b.filters.push(Filter {
-                    sql: Name::from(sql),
-                    tables,
-                    kind: FilterKind::InSubquery,
-                    true_selectivity: f64::NAN,
-                });
-                let f = b.filters.len() - 1;
-                b.subqueries.push(Subquery {
+                let f = self.add_filter(bi, e, tables, FilterKind::InSubquery);
+                self.blocks[bi].q.subqueries.push(Subquery {
                     kind: SubqueryKind::InGrouped,
                     block,
                     correlation,
@@ -1345,14 +1353,7 @@ impl<'a> Reader<'a> {
             Expr::BinaryOp { left, op, right }
                 if cmp_op(op).is_some() && (is_subquery(left) || is_subquery(right)) =>
             {
-                let (side, sub) = if is_subquery(right) {
-                    (left, right)
-                } else {
-                    (right, left)
-                };
-                let Expr::Subquery(q) = strip(sub) else {
-                    unreachable!("is_subquery")
-                };
+                let (side, _, q) = compared_subquery(left, right);
                 let mut cols = Vec::new();
                 self.columns_of(side, scope, &mut cols)?;
                 let mut tables = self.local_tables(&cols, bi, side.span())?;
@@ -1367,16 +1368,8 @@ impl<'a> Reader<'a> {
                     Some((_, true)) => FilterKind::Ne,
                     _ => FilterKind::Ineq,
                 };
-                let sql = strip(e).to_string();
-                let b = &mut self.blocks[bi].q;
-                b.filters.push(Filter {
-                    sql: Name::from(sql),
-                    tables,
-                    kind,
-                    true_selectivity: f64::NAN,
-                });
-                let f = b.filters.len() - 1;
-                b.subqueries.push(Subquery {
+                let f = self.add_filter(bi, e, tables, kind);
+                self.blocks[bi].q.subqueries.push(Subquery {
                     kind: SubqueryKind::Scalar,
                     block,
                     correlation,
@@ -1391,6 +1384,19 @@ impl<'a> Reader<'a> {
             return self.or_condition(e, &ors, scope);
         }
         self.atom(strip(e), scope)
+    }
+
+    /// Adds `e` as a filter of block `bi` (its text as sqlparser prints it, its truth
+    /// unknown); returns its index.
+    fn add_filter(&mut self, bi: usize, e: &Expr, tables: Vec<usize>, kind: FilterKind) -> usize {
+        let b = &mut self.blocks[bi].q;
+        b.filters.push(Filter {
+            sql: Name::from(strip(e).to_string()),
+            tables,
+            kind,
+            true_selectivity: f64::NAN,
+        });
+        b.filters.len() - 1
     }
 
     /// Tables of the block `bi` among `cols`, in the order they appear; a column of another
@@ -1495,13 +1501,7 @@ impl<'a> Reader<'a> {
             return Ok(());
         }
         let kind = self.filter_kind(e, scope);
-        let sql = strip(e).to_string();
-        self.blocks[bi].q.filters.push(Filter {
-            sql: Name::from(sql),
-            tables,
-            kind,
-            true_selectivity: f64::NAN,
-        });
+        self.add_filter(bi, e, tables, kind);
         Ok(())
     }
 
@@ -1560,13 +1560,7 @@ impl<'a> Reader<'a> {
                 FilterKind::And(ks)
             });
         }
-        let sql = strip(e).to_string();
-        self.blocks[bi].q.filters.push(Filter {
-            sql: Name::from(sql),
-            tables,
-            kind: FilterKind::Or(kinds),
-            true_selectivity: f64::NAN,
-        });
+        self.add_filter(bi, e, tables, FilterKind::Or(kinds));
         Ok(())
     }
 
@@ -1614,36 +1608,17 @@ impl<'a> Reader<'a> {
         ))
     }
 
+    /// Whether `e` is a column (a merged derived table's column when it stands for one).
     fn plain_column(&self, e: &Expr, scope: usize) -> bool {
-        match strip(e) {
-            Expr::Identifier(_) | Expr::CompoundIdentifier(_) => {
-                // A merged derived column is plain when it stands for a column.
-                let parts = match strip(e) {
-                    Expr::Identifier(i) => vec![i.clone()],
-                    Expr::CompoundIdentifier(p) => p.clone(),
-                    _ => return false,
-                };
-                self.peek(&parts, scope).is_none_or(|x| {
-                    matches!(
-                        strip(&x.0),
-                        Expr::Identifier(_) | Expr::CompoundIdentifier(_)
-                    )
-                })
-            }
-            _ => false,
-        }
+        name_parts(e).is_some_and(|parts| {
+            self.peek(&parts, scope)
+                .is_none_or(|x| name_parts(&x.0).is_some())
+        })
     }
 
     /// What a name stands for when it is a merged derived column (without marking uses).
     fn peek(&self, parts: &[ast::Ident], scope: usize) -> Option<(Expr, usize)> {
-        let (qual, col) = match parts {
-            [c] => (None, c.value.to_ascii_lowercase()),
-            [.., t, c] => (
-                Some(t.value.to_ascii_lowercase()),
-                c.value.to_ascii_lowercase(),
-            ),
-            [] => return None,
-        };
+        let (qual, col) = qualified(parts)?;
         let mut sc = Some(scope);
         while let Some(s) = sc {
             for r in &self.scopes[s].rels {

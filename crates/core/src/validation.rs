@@ -217,6 +217,8 @@ struct Dbt3Models {
     version: EngineVersion,
     sf: f64,
     models: BTreeMap<Vec<String>, PgJoinPlanner>,
+    /// Each query read from its SQL once (every forced plan of it plans the same block).
+    queries: BTreeMap<u8, crate::block::JoinQuery>,
 }
 
 impl Dbt3Models {
@@ -238,6 +240,7 @@ impl Dbt3Models {
             version: report.engine_version,
             sf,
             models: BTreeMap::new(),
+            queries: BTreeMap::new(),
         }))
     }
 
@@ -254,8 +257,11 @@ impl Dbt3Models {
             self.models
                 .insert(key.clone(), PgJoinPlanner::new(&self.tables, env)?);
         }
-        let model = &self.models[&key];
-        model.plan(&crate::workload::dbt3::queries::query(n, self.sf)?, knobs)
+        if !self.queries.contains_key(&n) {
+            let q = crate::workload::dbt3::queries::query(n, self.sf)?;
+            self.queries.insert(n, q);
+        }
+        self.models[&key].plan(&self.queries[&n], knobs)
     }
 }
 
