@@ -1,5 +1,5 @@
 //! The helper worker's request handler: plans DBT3's 22 queries with the core's
-//! `Dbt3Planner` and answers with the table's view model; reads calibration files with the
+//! `WorkloadPlanner` and answers with the table's view model; reads calibration files with the
 //! core's `Calibration` into a machine profile and the lines the page shows about it, and
 //! validation reports with the core's `ValidationReport` into their scatter and summary.
 //!
@@ -18,7 +18,7 @@ use costlab_core::plan::PlanNode;
 use costlab_core::scenario::ServerSettings;
 use costlab_core::sim::profile::MachineProfile;
 use costlab_core::validation::{SummaryRow, ValidationReport};
-use costlab_core::workload::dbt3::compare::{plan_summary, Dbt3Planner, QueryOutcome};
+use costlab_core::workload::compare::{plan_summary, QueryOutcome, WorkloadPlanner};
 
 /// What one engine's planner and baseline plans depend on.
 #[derive(Clone, PartialEq)]
@@ -43,7 +43,7 @@ struct Planned {
 /// constant leaves PostgreSQL's table as it was, unplanned) with its plan trees.
 struct Prepared {
     key: Key,
-    planner: Result<(Dbt3Planner, Vec<Planned>), String>,
+    planner: Result<(WorkloadPlanner, Vec<Planned>), String>,
     last: Option<(Vec<f64>, Table, Vec<PlanNode>)>,
 }
 
@@ -51,7 +51,7 @@ impl Prepared {
     fn new(key: Key, baseline: &Result<KnobValues, String>) -> Prepared {
         let planner = (|| {
             let baseline = baseline.as_ref().map_err(Clone::clone)?;
-            let planner = Dbt3Planner::new(key.version, key.sf, &key.machine, &key.server)
+            let planner = WorkloadPlanner::dbt3(key.version, key.sf, &key.machine, &key.server)
                 .map_err(|e| e.to_string())?;
             let plans = planner
                 .queries()

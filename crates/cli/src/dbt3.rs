@@ -1,6 +1,6 @@
 //! `costlab dbt3`: the 22 DBT3 queries planned by one engine under a baseline and under the
 //! current constants, each plan timed on a machine profile (the seed's WL#8737 table).
-//! The numbers come from `costlab_core::workload::dbt3::compare`; this module picks the
+//! The numbers come from `costlab_core::workload::compare`; this module picks the
 //! constants, collects the report and prints it as a text table, plan trees or JSON.
 
 use crate::simulate::{secs, ProfileInfo};
@@ -8,8 +8,8 @@ use costlab_core::knobs::{Engine, EngineVersion, KnobValues, Preset};
 use costlab_core::plan::PlanNode;
 use costlab_core::scenario::{Scenario, ServerSettings};
 use costlab_core::sim::MachineProfile;
-use costlab_core::workload::dbt3::compare::{
-    plan_summary, tree_text, Dbt3Planner, Dbt3Row, QueryOutcome,
+use costlab_core::workload::compare::{
+    plan_summary, tree_text, QueryOutcome, WorkloadPlanner, WorkloadRow,
 };
 use costlab_core::{Error, Result};
 use serde::Serialize;
@@ -182,7 +182,7 @@ pub struct Dbt3Report {
     pub timings: Option<Timings>,
 }
 
-fn plan_report(p: &Dbt3Planner, o: &QueryOutcome, with_tree: bool) -> Result<PlanReport> {
+fn plan_report(p: &WorkloadPlanner, o: &QueryOutcome, with_tree: bool) -> Result<PlanReport> {
     let (tree, node_times_s) = if with_tree {
         (Some(o.tree.clone()), Some(p.node_times(&o.tree)?))
     } else {
@@ -199,7 +199,7 @@ fn plan_report(p: &Dbt3Planner, o: &QueryOutcome, with_tree: bool) -> Result<Pla
     })
 }
 
-fn row_report(p: &Dbt3Planner, r: &Dbt3Row, with_tree: bool) -> Result<RowReport> {
+fn row_report(p: &WorkloadPlanner, r: &WorkloadRow, with_tree: bool) -> Result<RowReport> {
     Ok(RowReport {
         query: r.number,
         title: r.title.to_string(),
@@ -224,7 +224,7 @@ fn median(v: &mut [f64]) -> f64 {
 
 /// Median planning times of the queries (all, or `only`), `repeat` runs each.
 pub fn timings(
-    p: &Dbt3Planner,
+    p: &WorkloadPlanner,
     knobs: &KnobValues,
     only: Option<u8>,
     repeat: usize,
@@ -267,7 +267,7 @@ pub fn timings(
 /// Plans and times the queries and collects the report.
 pub fn run(s: &Dbt3Setup) -> Result<Dbt3Report> {
     let start = Instant::now();
-    let planner = Dbt3Planner::new(s.version, s.sf, &s.profile, &s.server)?;
+    let planner = WorkloadPlanner::dbt3(s.version, s.sf, &s.profile, &s.server)?;
     let prepare_us = start.elapsed().as_secs_f64() * 1e6;
     let rows = planner.table(&s.baseline, &s.current, s.query)?;
     let with_tree = s.query.is_some();

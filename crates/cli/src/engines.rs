@@ -180,7 +180,7 @@ pub fn plan_join(
                 ..mysql::join::JoinEnv::default()
             };
             let plan = mysql::join::MysqlJoinPlanner::new(tables, join)?.plan(&q, knobs)?;
-            let text = costlab_core::workload::dbt3::compare::tree_text(&plan.tree, None);
+            let text = costlab_core::workload::compare::tree_text(&plan.tree, None);
             Ok((plan.tree, text))
         }
     }

@@ -2,7 +2,7 @@
 //!
 //! - planning all 22 queries at SF 10 (MySQL 5.7 constants on the WL#8737 in-memory
 //!   server; PostgreSQL 18 on a consumer NVMe, skipped while its planner is not built), on
-//!   a prepared `Dbt3Planner`; target: at most ~10 ms natively for MySQL;
+//!   a prepared `WorkloadPlanner`; target: at most ~10 ms natively for MySQL;
 //! - the whole table (each query planned under two sets of constants and both plans
 //!   timed), as `costlab dbt3` and the page compute it;
 //! - a 50-value sweep of memory_block_read_cost over all 22 queries (`flip_sweep`, 1,100
@@ -16,7 +16,7 @@
 use costlab_core::knobs::{EngineVersion, Knob, KnobValues};
 use costlab_core::scenario::ServerSettings;
 use costlab_core::sim::builtin;
-use costlab_core::workload::dbt3::compare::Dbt3Planner;
+use costlab_core::workload::compare::WorkloadPlanner;
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
 
@@ -26,9 +26,9 @@ fn mysql57() -> KnobValues {
     KnobValues::defaults(EngineVersion::Pg18, EngineVersion::Mysql57)
 }
 
-fn mysql_planner() -> Dbt3Planner {
+fn mysql_planner() -> WorkloadPlanner {
     let m = builtin::find("wl8737-memory").unwrap();
-    Dbt3Planner::new(
+    WorkloadPlanner::dbt3(
         EngineVersion::Mysql57,
         SF,
         &m,
@@ -38,9 +38,9 @@ fn mysql_planner() -> Dbt3Planner {
 }
 
 /// The PostgreSQL planner, if it plans (None while it returns Unsupported).
-fn pg_planner() -> Option<Dbt3Planner> {
+fn pg_planner() -> Option<WorkloadPlanner> {
     let m = builtin::find("nvme-consumer-gen4").unwrap();
-    let p = Dbt3Planner::new(
+    let p = WorkloadPlanner::dbt3(
         EngineVersion::Pg18,
         SF,
         &m,
@@ -57,7 +57,7 @@ fn pg_planner() -> Option<Dbt3Planner> {
     }
 }
 
-fn plan_all(p: &Dbt3Planner, k: &KnobValues) {
+fn plan_all(p: &WorkloadPlanner, k: &KnobValues) {
     for n in 1..=22 {
         black_box(p.plan(black_box(n), k).unwrap());
     }
@@ -134,7 +134,7 @@ fn prepare(c: &mut Criterion) {
     g.sample_size(20);
     g.bench_function("mysql", |b| {
         b.iter(|| {
-            Dbt3Planner::new(
+            WorkloadPlanner::dbt3(
                 EngineVersion::Mysql57,
                 black_box(SF),
                 &m,

@@ -194,7 +194,7 @@ fn t1_range(scenario: &Scenario) -> Result<(f64, f64)> {
         Workload::T1Sweep { from, to } => Ok((from, to)),
         Workload::Dbt3 { .. } => Err(crate::Error::invalid(
             "workload",
-            "the sweep charts draw the t1 sweep; DBT3 is a table (workload::dbt3::compare)",
+            "the sweep charts draw the t1 sweep; DBT3 is a table (workload::compare)",
         )),
     }
 }
@@ -423,7 +423,7 @@ mod tests {
     #[test]
     fn a_profile_file_named_like_a_seed_profile_gets_the_default_server() {
         use crate::mysql::join::wl8737_disk_bound;
-        use crate::workload::dbt3::compare::mysql_join_env;
+        use crate::workload::compare::mysql_join_env;
         let builtin = sim::builtin::find("wl8737-disk").unwrap();
         let json = serde_json::to_string(&builtin).unwrap();
         let file: MachineProfile = serde_json::from_str(&json).unwrap();

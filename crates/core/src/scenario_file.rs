@@ -29,6 +29,11 @@ pub struct ScenarioFile {
     pub tables: Vec<Table>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub query: Option<String>,
+    /// A workload's queries as one text: a SQL file (`;` between statements) or one query
+    /// per line (`crate::workload::user::split_queries`). The page's "your workload" view
+    /// and `costlab workload` plan each of them.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub queries: String,
     /// Free text: where the statistics came from (server version, time of import).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub source: String,
@@ -42,6 +47,7 @@ impl ScenarioFile {
             settings: BTreeMap::new(),
             tables,
             query: None,
+            queries: String::new(),
             source: String::new(),
         }
     }
@@ -94,6 +100,7 @@ impl ScenarioFile {
             t.validate()?;
         }
         self.knobs()?;
+        crate::workload::user::split_queries(&self.queries)?;
         Ok(())
     }
 

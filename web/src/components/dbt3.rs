@@ -363,7 +363,7 @@ struct RowProps {
 }
 
 /// One query's row; drawn again only when its own values change.
-#[function_component(Dbt3Row)]
+#[function_component(WorkloadRow)]
 fn dbt3_row(props: &RowProps) -> Html {
     let r = &props.row;
     let n = r.number;
@@ -465,7 +465,7 @@ pub fn dbt3_table(props: &Dbt3Props) -> Html {
                 </tr></thead>
                 <tbody>
                 { for rows.iter().map(|r| html! {
-                    <Dbt3Row key={r.number} row={r.clone()} open={selected.0 == Some(r.number)}
+                    <WorkloadRow key={r.number} row={r.clone()} open={selected.0 == Some(r.number)}
                         detail_id={detail_attr.clone()} on_toggle={on_toggle.clone()} />
                 }) }
                 </tbody>

@@ -4,7 +4,6 @@
 //! `dbt3.md`.
 
 pub mod catalog;
-pub mod compare;
 pub mod queries;
 pub mod shape;
 pub(crate) mod sql;

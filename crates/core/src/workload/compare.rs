@@ -1,8 +1,10 @@
-//! The seed's DBT3 table for either engine: every query planned under a baseline and under
+//! A workload's table for either engine: every query planned under a baseline and under
 //! the current constants on one machine, with each plan's simulated time and the change.
-//! The command line's `costlab dbt3` and the page's DBT3 view both read it.
+//! DBT3's (the seed's table) and the user's own queries over their tables; the command
+//! line's `costlab dbt3` and the page's DBT3 and "your workload" views read it.
 
 use crate::block::JoinQuery;
+use crate::catalog::Table;
 use crate::error::{Error, Result};
 use crate::knobs::{Engine, EngineVersion, Knob, KnobValues};
 use crate::mysql::join::{JoinEnv, MysqlJoinPlanner};
@@ -28,14 +30,14 @@ pub struct QueryOutcome {
 
 /// One row of the table.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Dbt3Row {
+pub struct WorkloadRow {
     pub number: u8,
     pub title: Name,
     pub baseline: QueryOutcome,
     pub current: QueryOutcome,
 }
 
-impl Dbt3Row {
+impl WorkloadRow {
     pub fn plan_changed(&self) -> bool {
         self.baseline.signature != self.current.signature
     }
@@ -55,49 +57,71 @@ enum EnginePlanner {
     Postgres(PgJoinPlanner),
 }
 
-/// The 22 queries at one scale factor, prepared for one engine on one machine.
-pub struct Dbt3Planner {
+/// A workload's queries, prepared for one engine on one machine.
+pub struct WorkloadPlanner {
     engine: EnginePlanner,
     queries: Vec<JoinQuery>,
     sim: Simulator,
-    sf: f64,
+    /// DBT3's scale factor; `None` for the user's own tables.
+    sf: Option<f64>,
 }
 
-impl Dbt3Planner {
-    /// `version` is the engine release whose planner rules apply (PostgreSQL) or whose
-    /// server the machine stands for (MySQL).
-    pub fn new(
+impl WorkloadPlanner {
+    /// DBT3's 22 queries at scale factor `sf` on the built-in catalog. `version` is the
+    /// engine release whose planner rules apply (PostgreSQL) or whose server the machine
+    /// stands for (MySQL).
+    pub fn dbt3(
         version: EngineVersion,
         sf: f64,
         machine: &MachineProfile,
         server: &ServerSettings,
-    ) -> Result<Dbt3Planner> {
+    ) -> Result<WorkloadPlanner> {
         let sf = check_sf(sf)?;
         let catalog = dbt3(sf)?;
+        let queries = (1..=22)
+            .map(|n| read(n, sf, &catalog.pg))
+            .collect::<Result<_>>()?;
+        let tables = match version.engine() {
+            Engine::Mysql => &catalog.mysql,
+            Engine::Postgres => &catalog.pg,
+        };
+        let mut p = WorkloadPlanner::new(version, tables, queries, machine, server)?;
+        p.sf = Some(sf);
+        Ok(p)
+    }
+
+    /// `queries` (already read against `tables`, numbered) over `tables` as the engine of
+    /// `version` sees them.
+    pub fn new(
+        version: EngineVersion,
+        tables: &[Table],
+        queries: Vec<JoinQuery>,
+        machine: &MachineProfile,
+        server: &ServerSettings,
+    ) -> Result<WorkloadPlanner> {
         let engine = match version.engine() {
             Engine::Mysql => EnginePlanner::Mysql(MysqlJoinPlanner::new(
-                &catalog.mysql,
+                tables,
                 mysql_join_env(machine, server),
             )?),
             Engine::Postgres => EnginePlanner::Postgres(PgJoinPlanner::new(
-                &catalog.pg,
+                tables,
                 PgJoinEnv {
                     version,
                     ..PgJoinEnv::default()
                 },
             )?),
         };
-        Ok(Dbt3Planner {
+        Ok(WorkloadPlanner {
             engine,
-            queries: (1..=22)
-                .map(|n| read(n, sf, &catalog.pg))
-                .collect::<Result<_>>()?,
+            queries,
             sim: Simulator::for_release(machine, version)?,
-            sf,
+            sf: None,
         })
     }
 
-    pub fn sf(&self) -> f64 {
+    /// DBT3's scale factor (`None`: the user's own tables).
+    pub fn sf(&self) -> Option<f64> {
         self.sf
     }
 
@@ -109,8 +133,11 @@ impl Dbt3Planner {
         self.queries
             .iter()
             .find(|q| q.number == number)
-            .ok_or_else(|| {
-                Error::invalid("query", format!("DBT3 has queries 1 to 22, not {number}"))
+            .ok_or_else(|| match self.sf {
+                Some(_) => {
+                    Error::invalid("query", format!("DBT3 has queries 1 to 22, not {number}"))
+                }
+                None => Error::invalid("query", format!("the workload has no query {number}")),
             })
     }
 
@@ -168,7 +195,7 @@ impl Dbt3Planner {
         baseline: &KnobValues,
         current: &KnobValues,
         only: Option<u8>,
-    ) -> Result<Vec<Dbt3Row>> {
+    ) -> Result<Vec<WorkloadRow>> {
         if let Some(n) = only {
             self.query(n)?;
         }
@@ -176,7 +203,7 @@ impl Dbt3Planner {
             .iter()
             .filter(|q| only.is_none_or(|n| n == q.number))
             .map(|q| {
-                Ok(Dbt3Row {
+                Ok(WorkloadRow {
                     number: q.number,
                     title: q.title.clone(),
                     baseline: self.outcome(q.number, baseline)?,
@@ -282,7 +309,7 @@ pub fn plan_summary(tree: &PlanNode) -> String {
 /// A plan as an indented tree, one node a line, in the style of PostgreSQL's text
 /// EXPLAIN: `op using index on relation  (cost=startup..total rows=n)`, the node's own
 /// simulated time when `times` is given (one entry per node in [`PlanNode::walk`] order,
-/// as [`Dbt3Planner::node_times`] returns them), then its detail lines.
+/// as [`WorkloadPlanner::node_times`] returns them), then its detail lines.
 #[cfg(feature = "explain-text")]
 pub fn tree_text(tree: &PlanNode, times: Option<&[f64]>) -> String {
     fn secs(v: f64) -> String {
@@ -375,7 +402,7 @@ mod tests {
     #[test]
     fn seed_in_memory_table_flags_the_seed_queries() {
         let m = builtin::find("wl8737-memory").unwrap();
-        let p = Dbt3Planner::new(
+        let p = WorkloadPlanner::dbt3(
             EngineVersion::Mysql57,
             10.0,
             &m,
@@ -421,7 +448,7 @@ mod tests {
     #[test]
     fn a_single_query_and_bad_numbers() {
         let m = builtin::find("wl8737-memory").unwrap();
-        let p = Dbt3Planner::new(
+        let p = WorkloadPlanner::dbt3(
             EngineVersion::Mysql57,
             1.0,
             &m,
@@ -436,7 +463,7 @@ mod tests {
         }
         for sf in [0.0, 0.001, 1001.0, f64::NAN, -1.0] {
             assert!(
-                Dbt3Planner::new(
+                WorkloadPlanner::dbt3(
                     EngineVersion::Mysql57,
                     sf,
                     &m,
@@ -451,7 +478,7 @@ mod tests {
     #[test]
     fn flip_sweep_numbers_plans_in_order_of_appearance() {
         let m = builtin::find("wl8737-memory").unwrap();
-        let p = Dbt3Planner::new(
+        let p = WorkloadPlanner::dbt3(
             EngineVersion::Mysql57,
             10.0,
             &m,
@@ -478,7 +505,7 @@ mod tests {
     #[test]
     fn summaries_trees_and_node_times() {
         let m = builtin::find("wl8737-memory").unwrap();
-        let p = Dbt3Planner::new(
+        let p = WorkloadPlanner::dbt3(
             EngineVersion::Mysql57,
             10.0,
             &m,
@@ -524,7 +551,7 @@ mod tests {
         Preset::find("wl8737-alt0").unwrap().apply(&mut base);
         assert_eq!(base.get(Knob::MemoryBlockReadCost), 1.0);
         let m = builtin::find("wl8737-disk").unwrap();
-        let p = Dbt3Planner::new(
+        let p = WorkloadPlanner::dbt3(
             EngineVersion::Mysql57,
             10.0,
             &m,
