@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { launch, open, SCREENSHOTS, cli, seconds } from './browser.mjs';
+import { frame, requested, replied, amount, assertTableIsTheCores } from './tables.mjs';
 
 let browser;
 before(async () => {
@@ -15,7 +16,6 @@ after(async () => {
   await browser?.close();
 });
 
-const frame = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 
 /** The core's table for MySQL 5.7 at SF 10 on wl8737-memory against mysql-5.7, or null
  *  when this build's command line has no `dbt3` yet. */
@@ -52,20 +52,7 @@ async function rows(page) {
   );
 }
 
-/** The id of the latest DBT3 request the page made (0 before the first). */
-const requested = (page) =>
-  page.evaluate(() => Number(document.querySelector('section.dbt3')?.dataset.requested ?? 0));
 
-/** Waits until the tables show the worker's reply to the latest request, made after `before`
- *  (or, when the input changed nothing, to the request already made). Planning happens in a
- *  worker, so the table is redrawn some time after the input. */
-async function replied(page, before = 0) {
-  await page.waitForFunction((b) => {
-    const t = document.querySelector('section.dbt3');
-    const r = Number(t?.dataset.requested ?? 0);
-    return r > 0 && r >= b && t.dataset.shown === t.dataset.requested;
-  }, before);
-}
 
 async function setMbrc(page, value) {
   const before = await requested(page);
@@ -154,52 +141,8 @@ test('a bad scale factor is refused inline and the last valid one stays', async 
   assert.deepEqual(problems, []);
 });
 
-/** A change as the table writes it: `{:+.1} %`. */
-const change = (pct) => `${pct < 0 || Object.is(pct, -0) ? '' : '+'}${pct.toFixed(1)} %`;
-/** `amount` of the detail view: costs and rows. */
-const amount = (x) => (x >= 100 ? x.toFixed(0) : x.toFixed(2));
 
-/** Every cell's text of one engine's table, with the exact times the row carries. */
-async function cells(page, id) {
-  return page.locator(`#dbt3-${id} tbody tr`).evaluateAll((trs) =>
-    trs.map((tr) => ({
-      q: tr.dataset.q,
-      base: Number(tr.dataset.baseS),
-      cur: Number(tr.dataset.curS),
-      text: [...tr.children].map((td) => td.textContent),
-    })),
-  );
-}
 
-/** The table of `costlab dbt3 --json` as the page writes it, row by row and the totals. */
-function expectedCells(report) {
-  const rows = report.rows.map((r) => [
-    `Q${r.query}`, r.title, r.plan_changed ? '⇄ changed' : 'same', r.baseline.summary, r.current.summary,
-    seconds(r.baseline.time_s), seconds(r.current.time_s), change(r.change_pct),
-  ]);
-  const base = report.rows.reduce((a, r) => a + r.baseline.time_s, 0);
-  const cur = report.rows.reduce((a, r) => a + r.current.time_s, 0);
-  const changed = report.rows.filter((r) => r.plan_changed).length;
-  const totals = ['all', `${report.rows.length} queries`, `${changed} changed`, '', '', seconds(base), seconds(cur),
-    change(base > 0 ? (100 * (cur - base)) / base : 0)];
-  return { rows, totals };
-}
-
-async function assertTableIsTheCores(page, id, report) {
-  const section = page.locator(`#dbt3-${id}`);
-  assert.equal(await section.locator('.error').count(), 0, `${id}: ${await section.locator('.error').allInnerTexts()}`);
-  const shown = await cells(page, id);
-  const want = expectedCells(report);
-  assert.equal(shown.length, want.rows.length);
-  for (const [i, r] of report.rows.entries()) {
-    const row = shown[i];
-    assert.equal(row.q, String(r.query));
-    assert.deepEqual(row.text, want.rows[i], `${id} Q${r.query}`);
-    assert.ok(Math.abs(row.cur - r.current.time_s) <= 1e-9 * r.current.time_s, `${id} Q${r.query} time ${row.cur} vs ${r.current.time_s}`);
-    assert.ok(Math.abs(row.base - r.baseline.time_s) <= 1e-9 * r.baseline.time_s, `${id} Q${r.query} baseline time`);
-  }
-  assert.deepEqual(await section.locator('tfoot tr').evaluate((tr) => [...tr.children].map((c) => c.textContent)), want.totals);
-}
 
 test('both engines: the PostgreSQL and MySQL tables are what costlab dbt3 computes', async () => {
   // random_page_cost 1.1 (SSD advice) against PostgreSQL 18's defaults: some plans change.

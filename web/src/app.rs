@@ -7,10 +7,11 @@ use crate::components::knobs::{KnobRow, PresetPicker};
 use crate::components::machine::MachineEditor;
 use crate::components::select::Select;
 use crate::components::share::SharePanel;
+use crate::components::user_workload::UserWorkloadPanel;
 use crate::components::validation::ValidationView;
 use crate::infra;
 use crate::model::{self, switch_pct};
-use crate::state::{Action, HistoryWrite, State};
+use crate::state::{Action, HistoryWrite, State, WorkloadKind};
 use costlab_core::analysis::{self, path_label};
 use costlab_core::knobs::{Engine, EngineVersion, Knob, PRESETS};
 use costlab_core::scenario::{CacheState, InnodbCacheReport, ServerSettings, View};
@@ -127,7 +128,7 @@ pub fn app() -> Html {
     };
     let s = &state.scenario;
     let views = use_memo(s.clone(), |s| {
-        if matches!(s.workload, Workload::Dbt3 { .. }) {
+        if !matches!(s.workload, Workload::T1Sweep { .. }) {
             return Vec::new();
         }
         s.engines
@@ -157,9 +158,11 @@ pub fn app() -> Html {
     // The sweep's entries are only on show with the t1 sweep.
     let (from, to) = match s.workload {
         Workload::T1Sweep { from, to } => (from, to),
-        Workload::Dbt3 { .. } => (0.0, 0.2),
+        _ => (0.0, 0.2),
     };
-    let dbt3 = matches!(s.workload, Workload::Dbt3 { .. });
+    let kind = WorkloadKind::of(&s.workload);
+    // DBT3 and the user's workload are tables of plans (the same view).
+    let dbt3 = kind != WorkloadKind::T1;
     let sweep_input = |is_from: bool| {
         let dispatch = dispatch.clone();
         Callback::from(move |e: Event| {
@@ -375,11 +378,15 @@ pub fn app() -> Html {
                         <h2 id="workload-title">{ "Workload" }</h2>
                         <div class="panel-row">
                             <label for="workload">{ "Queries" }</label>
-                            <Select id="workload" value={if dbt3 { "dbt3" } else { "t1" }}
-                                options={vec![("t1".into(), "t1 sweep (WL#8737)".into(), None), ("dbt3".into(), "DBT3, 22 queries".into(), None)]}
-                                onchange={let d = dispatch.clone(); move |v: String| d.emit(Action::SetDbt3(v == "dbt3"))} />
+                            <Select id="workload" value={kind.id()}
+                                options={vec![("t1".into(), "t1 sweep (WL#8737)".into(), None), ("dbt3".into(), "DBT3, 22 queries".into(), None),
+                                    ("user".into(), "Your own tables and queries".into(), None)]}
+                                onchange={let d = dispatch.clone(); move |v: String| if let Some(k) = WorkloadKind::parse(&v) { d.emit(Action::SetWorkload(k)) }} />
                         </div>
-                        if let Workload::Dbt3 { sf, baseline } = &s.workload {
+                        if let Workload::User(u) = &s.workload {
+                            <UserWorkloadPanel scenario={s.clone()} workload={(**u).clone()}
+                                queries_error={state.queries_error.clone()} dispatch={dispatch.clone()} />
+                        } else if let Workload::Dbt3 { sf, baseline } = &s.workload {
                             <p class="note">{ "DBT3 (TPC-H derived) at a scale factor: every query planned under a baseline preset and under the constants below." }</p>
                             <div class="panel-row">
                                 <label for="dbt3-sf">{ "scale factor" }</label>

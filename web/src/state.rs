@@ -2,7 +2,9 @@
 //! Every control dispatches an [`Action`]; the reducer never touches the browser.
 
 use costlab_core::knobs::{Engine, EngineVersion, Knob, KnobValues, Preset};
-use costlab_core::scenario::{CacheState, Engines, Scenario, ServerSettings, View, Workload};
+use costlab_core::scenario::{
+    CacheState, Engines, Scenario, ServerSettings, UserTables, View, Workload,
+};
 use costlab_core::url::{self, EmbedOptions, LinkProblem};
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -34,8 +36,43 @@ pub struct State {
     pub error: Option<String>,
     /// A rejected DBT3 scale factor, shown beside its entry (the last valid one stays).
     pub sf_error: Option<String>,
-    /// The workload not on show, so switching back restores its settings.
-    pub other_workload: Option<Workload>,
+    /// The workloads not on show, so switching back restores their settings.
+    pub other_workloads: Vec<Workload>,
+    /// Why the user workload's queries were not taken (too many, too long); they stay as
+    /// they were.
+    pub queries_error: Option<String>,
+}
+
+/// Which kind of workload is on show (the Workload panel's choice).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WorkloadKind {
+    T1,
+    Dbt3,
+    User,
+}
+
+impl WorkloadKind {
+    pub fn of(w: &Workload) -> WorkloadKind {
+        match w {
+            Workload::T1Sweep { .. } => WorkloadKind::T1,
+            Workload::Dbt3 { .. } => WorkloadKind::Dbt3,
+            Workload::User(_) => WorkloadKind::User,
+        }
+    }
+
+    pub fn id(self) -> &'static str {
+        match self {
+            WorkloadKind::T1 => "t1",
+            WorkloadKind::Dbt3 => "dbt3",
+            WorkloadKind::User => "user",
+        }
+    }
+
+    pub fn parse(id: &str) -> Option<WorkloadKind> {
+        [WorkloadKind::T1, WorkloadKind::Dbt3, WorkloadKind::User]
+            .into_iter()
+            .find(|k| k.id() == id)
+    }
 }
 
 impl State {
@@ -74,11 +111,15 @@ pub enum Action {
         from: f64,
         to: f64,
     },
-    /// Show the DBT3 table (true) or the t1 sweep (false).
-    SetDbt3(bool),
+    /// Show the t1 sweep, the DBT3 table or the user's workload.
+    SetWorkload(WorkloadKind),
     SetScaleFactor(f64),
-    /// DBT3's baseline preset.
+    /// The baseline preset of DBT3 or the user's workload.
     SetBaseline(String),
+    /// The user workload's tables (a loaded scenario file, or the example).
+    SetUserTables(UserTables),
+    /// The user workload's queries (typed, pasted or loaded from a SQL file).
+    SetQueries(String),
     SetView(View),
     SetFlipKnob(Knob),
     SetLogY(bool),
@@ -95,6 +136,7 @@ impl Reducible for State {
             | Action::SetKnobText(..)
             | Action::SetSweep { .. }
             | Action::SetScaleFactor(_)
+            | Action::SetQueries(_)
             | Action::SetLogY(_) => HistoryWrite::Replace,
             _ => HistoryWrite::Push,
         };
@@ -150,8 +192,13 @@ impl Reducible for State {
             },
             Action::SetEngines(e) => {
                 s.engines = e;
-                // DBT3's baseline must be a preset of an engine on show.
-                if let Workload::Dbt3 { baseline, .. } = &mut s.workload {
+                // The baseline must be a preset of an engine on show.
+                let baseline = match &mut s.workload {
+                    Workload::Dbt3 { baseline, .. } => Some(baseline),
+                    Workload::User(u) => Some(&mut u.baseline),
+                    Workload::T1Sweep { .. } => None,
+                };
+                if let Some(baseline) = baseline {
                     if Preset::find(baseline).map_or(true, |p| !e.list().contains(&p.engine)) {
                         *baseline = Workload::default_baseline(e).into();
                     }
@@ -193,20 +240,35 @@ impl Reducible for State {
                     Err(e) => next.error = Some(e.to_string()),
                 }
             }
-            Action::SetDbt3(on) => {
-                if on != matches!(s.workload, Workload::Dbt3 { .. }) {
-                    let restored = next.other_workload.take().unwrap_or_else(|| {
-                        if on {
-                            Workload::dbt3_default(s.engines)
-                        } else {
-                            Workload::T1_DEFAULT
-                        }
-                    });
-                    next.other_workload = Some(std::mem::replace(&mut s.workload, restored));
+            Action::SetWorkload(kind) => {
+                if kind != WorkloadKind::of(&s.workload) {
+                    let restored = match next
+                        .other_workloads
+                        .iter()
+                        .position(|w| WorkloadKind::of(w) == kind)
+                    {
+                        Some(i) => next.other_workloads.remove(i),
+                        None => match kind {
+                            WorkloadKind::T1 => Workload::T1_DEFAULT,
+                            WorkloadKind::Dbt3 => Workload::dbt3_default(s.engines),
+                            WorkloadKind::User => Workload::user_default(s.engines),
+                        },
+                    };
+                    next.other_workloads
+                        .push(std::mem::replace(&mut s.workload, restored));
                     next.sf_error = None;
-                    // A kept DBT3 baseline may belong to an engine no longer shown.
-                    if on && s.validate().is_err() {
-                        s.workload = Workload::dbt3_default(s.engines);
+                    next.queries_error = None;
+                    // A kept baseline may belong to an engine no longer shown.
+                    if s.validate().is_err() {
+                        match kind {
+                            WorkloadKind::Dbt3 => s.workload = Workload::dbt3_default(s.engines),
+                            WorkloadKind::User => {
+                                if let Workload::User(u) = &mut s.workload {
+                                    u.baseline = Workload::default_baseline(s.engines).into();
+                                }
+                            }
+                            WorkloadKind::T1 => {}
+                        }
                     }
                 }
             }
@@ -221,10 +283,32 @@ impl Reducible for State {
                     }
                 }
             }
+            Action::SetUserTables(tables) => {
+                if let Workload::User(u) = &mut s.workload {
+                    u.tables = tables;
+                }
+            }
+            Action::SetQueries(text) => {
+                if let Workload::User(u) = &mut s.workload {
+                    match costlab_core::workload::user::split_queries(&text) {
+                        Ok(_) => {
+                            u.queries = text;
+                            next.queries_error = None;
+                        }
+                        Err(e) => next.queries_error = Some(e.to_string()),
+                    }
+                }
+            }
             Action::SetBaseline(id) => {
-                if let Workload::Dbt3 { baseline, .. } = &mut s.workload {
+                let engines = s.engines;
+                let baseline = match &mut s.workload {
+                    Workload::Dbt3 { baseline, .. } => Some(baseline),
+                    Workload::User(u) => Some(&mut u.baseline),
+                    Workload::T1Sweep { .. } => None,
+                };
+                if let Some(baseline) = baseline {
                     match Preset::find(&id) {
-                        Ok(p) if s.engines.list().contains(&p.engine) => *baseline = id,
+                        Ok(p) if engines.list().contains(&p.engine) => *baseline = id,
                         Ok(p) => {
                             next.error = Some(format!(
                                 "{} is not shown; pick a baseline of an engine on show",

@@ -9,22 +9,31 @@
 
 use crate::worker_protocol::{
     knob_values, to_json, Calibrated, CalibrationReply, CalibrationRequest, EngineTable,
-    FromWorker, Node, Reply, Request, Row, Side, Table, ToWorker, Trees, TreesReply, TreesRequest,
-    ValidationReply, ValidationRequest, ValidationShown,
+    FromWorker, Node, Queries, Refused, Reply, Request, Row, ScenarioLoaded, ScenarioReply,
+    ScenarioRequest, Side, Table, ToWorker, Trees, TreesReply, TreesRequest, ValidationReply,
+    ValidationRequest, ValidationShown,
 };
 use costlab_core::calibration::{Calibration, Estimate};
+use costlab_core::catalog::Table as CatalogTable;
+use costlab_core::knobs::Engine;
 use costlab_core::knobs::{EngineVersion, Knob, KnobValues};
 use costlab_core::plan::PlanNode;
 use costlab_core::scenario::ServerSettings;
+use costlab_core::scenario_file::ScenarioFile;
 use costlab_core::sim::profile::MachineProfile;
+use costlab_core::sql::Dialect;
 use costlab_core::validation::{SummaryRow, ValidationReport};
 use costlab_core::workload::compare::{plan_summary, QueryOutcome, WorkloadPlanner};
+use costlab_core::workload::user::{read_queries, split_queries};
+
+/// The example workload's scenario file, built in: the view works without a server.
+const EXAMPLE: &str = include_str!("../../static/example-shop.json");
 
 /// What one engine's planner and baseline plans depend on.
 #[derive(Clone, PartialEq)]
 struct Key {
     version: EngineVersion,
-    sf: f64,
+    queries: Queries,
     machine: MachineProfile,
     server: ServerSettings,
     baseline: Vec<f64>,
@@ -44,15 +53,82 @@ struct Planned {
 struct Prepared {
     key: Key,
     planner: Result<(WorkloadPlanner, Vec<Planned>), String>,
+    /// The user's queries this engine's front end refused.
+    refused: Vec<Refused>,
     last: Option<(Vec<f64>, Table, Vec<PlanNode>)>,
+}
+
+/// The tables of a user workload: a scenario file's (compact JSON), or the example's.
+fn user_tables(json: Option<&str>) -> Result<Vec<CatalogTable>, String> {
+    match json {
+        Some(j) => {
+            let tables: Vec<CatalogTable> =
+                serde_json::from_str(j).map_err(|e| format!("the tables cannot be read: {e}"))?;
+            for t in &tables {
+                t.validate().map_err(|e| e.to_string())?;
+            }
+            Ok(tables)
+        }
+        None => ScenarioFile::from_json(EXAMPLE)
+            .map(|f| f.tables)
+            .map_err(|e| e.to_string()),
+    }
+}
+
+/// A planner over the user's tables with every query this engine's front end reads; the
+/// others, with the span the front end names.
+fn user_planner(
+    key: &Key,
+    tables: Option<&str>,
+    text: &str,
+) -> Result<(WorkloadPlanner, Vec<Refused>), String> {
+    let tables = user_tables(tables)?;
+    let texts = split_queries(text).map_err(|e| e.to_string())?;
+    let dialect = match key.version.engine() {
+        Engine::Postgres => Dialect::Postgres,
+        Engine::Mysql => Dialect::Mysql,
+    };
+    let mut queries = Vec::new();
+    let mut refused = Vec::new();
+    for (q, read) in texts.iter().zip(read_queries(&texts, dialect, &tables)) {
+        match read {
+            Ok(j) => queries.push(j),
+            Err(e) => {
+                let (start, end) = match &e {
+                    costlab_core::Error::Sql { start, end, .. } => (*start, *end),
+                    _ => (0, 0),
+                };
+                refused.push(Refused {
+                    number: q.number,
+                    text: q.text.clone(),
+                    message: e.to_string(),
+                    start,
+                    end,
+                });
+            }
+        }
+    }
+    let planner = WorkloadPlanner::new(key.version, &tables, queries, &key.machine, &key.server)
+        .map_err(|e| e.to_string())?;
+    Ok((planner, refused))
 }
 
 impl Prepared {
     fn new(key: Key, baseline: &Result<KnobValues, String>) -> Prepared {
+        let mut refused = Vec::new();
         let planner = (|| {
             let baseline = baseline.as_ref().map_err(Clone::clone)?;
-            let planner = WorkloadPlanner::dbt3(key.version, key.sf, &key.machine, &key.server)
-                .map_err(|e| e.to_string())?;
+            let planner = match &key.queries {
+                Queries::Dbt3 { sf } => {
+                    WorkloadPlanner::dbt3(key.version, *sf, &key.machine, &key.server)
+                        .map_err(|e| e.to_string())?
+                }
+                Queries::User { tables, text } => {
+                    let (p, r) = user_planner(&key, tables.as_deref(), text)?;
+                    refused = r;
+                    p
+                }
+            };
             let plans = planner
                 .queries()
                 .iter()
@@ -64,6 +140,7 @@ impl Prepared {
         Prepared {
             key,
             planner,
+            refused,
             last: None,
         }
     }
@@ -170,7 +247,7 @@ impl Worker {
             .map(|&version| {
                 let key = Key {
                     version,
-                    sf: req.sf,
+                    queries: req.queries.clone(),
                     machine: req.machine.clone(),
                     server: req.server,
                     baseline: req.baseline.clone(),
@@ -180,10 +257,12 @@ impl Worker {
                     None => Prepared::new(key, &baseline),
                 };
                 let rows = p.rows(&current);
+                let refused = p.refused.clone();
                 self.engines.push(p);
                 EngineTable {
                     engine: version.engine(),
                     rows,
+                    refused,
                 }
             })
             .collect();
@@ -214,6 +293,7 @@ impl Worker {
             Ok(ToWorker::Trees(req)) => FromWorker::Trees(self.trees(&req)),
             Ok(ToWorker::Calibration(req)) => FromWorker::Calibration(calibration(&req)),
             Ok(ToWorker::Validation(req)) => FromWorker::Validation(validation(&req)),
+            Ok(ToWorker::Scenario(req)) => FromWorker::Scenario(scenario(&req)),
             // Both sides are built together, so this is a bug; say so rather than go quiet.
             Err(e) => FromWorker::Failed(format!("the worker cannot read a request: {e}")),
         };
@@ -232,6 +312,35 @@ pub fn calibration(req: &CalibrationRequest) -> CalibrationReply {
         })
         .map_err(|e| e.to_string());
     CalibrationReply { id: req.id, result }
+}
+
+/// Reads one scenario file into the tables (compact JSON) and queries the page keeps, and a
+/// line per table; or what is wrong with it.
+pub fn scenario(req: &ScenarioRequest) -> ScenarioReply {
+    let result = ScenarioFile::from_json(&req.text)
+        .map(|f| ScenarioLoaded {
+            name: req.name.clone(),
+            tables_json: serde_json::to_string(&f.tables).unwrap_or_default(),
+            queries: f.queries.clone(),
+            lines: f
+                .tables
+                .iter()
+                .map(|t| {
+                    let pages =
+                        t.pg.as_ref()
+                            .map_or(String::new(), |p| format!(", {} pages", p.pages));
+                    format!(
+                        "{}: {} rows{pages}, {} columns, {} indexes",
+                        t.name,
+                        t.rows,
+                        t.columns.len(),
+                        t.indexes.len()
+                    )
+                })
+                .collect(),
+        })
+        .map_err(|e| e.to_string());
+    ScenarioReply { id: req.id, result }
 }
 
 /// Reads one validation report (`ValidationReport::from_json`) into what the page shows:

@@ -26,6 +26,35 @@ pub enum ToWorker {
     Trees(TreesRequest),
     Calibration(CalibrationRequest),
     Validation(ValidationRequest),
+    /// A scenario file for the user's workload.
+    Scenario(ScenarioRequest),
+}
+
+/// Read a scenario file (`costlab import`'s, already checked against
+/// `scenario_file::MAX_BYTES` by the page) into the tables the user's workload plans on.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScenarioRequest {
+    /// Replies carry it back, so the reply to an older file can be dropped.
+    pub id: u64,
+    /// The file's name, as the link and the page name the tables.
+    pub name: String,
+    pub text: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScenarioReply {
+    pub id: u64,
+    pub result: Result<ScenarioLoaded, String>,
+}
+
+/// A scenario file as the page keeps it: its tables as compact JSON (which only the worker
+/// reads), its queries, and a line per table to show.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScenarioLoaded {
+    pub name: String,
+    pub tables_json: String,
+    pub queries: String,
+    pub lines: Vec<String>,
 }
 
 /// One query's trees from the worker's last DBT3 reply.
@@ -107,12 +136,25 @@ pub struct ValidationShown {
     pub summary: Vec<String>,
 }
 
+/// Which queries a request plans.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Queries {
+    /// DBT3's 22 at a scale factor, on the built-in catalog.
+    Dbt3 { sf: f64 },
+    /// The user's: `tables` a scenario file's tables as compact JSON (`None`: the example's),
+    /// `text` the queries (`workload::user::split_queries`).
+    User {
+        tables: Option<String>,
+        text: String,
+    },
+}
+
 /// Plan every query of each engine under `baseline` and `current`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Request {
     /// Increases with every request; replies carry it back so stale ones can be dropped.
     pub id: u64,
-    pub sf: f64,
+    pub queries: Queries,
     /// One entry per engine on show, in the page's order.
     pub versions: Vec<EngineVersion>,
     pub machine: MachineProfile,
@@ -132,6 +174,7 @@ pub enum FromWorker {
     Trees(TreesReply),
     Calibration(CalibrationReply),
     Validation(ValidationReply),
+    Scenario(ScenarioReply),
     /// The worker could not start (its wasm failed to load); no reply will come.
     Failed(String),
 }
@@ -150,6 +193,19 @@ pub type Table = Result<Vec<Row>, String>;
 pub struct EngineTable {
     pub engine: Engine,
     pub rows: Table,
+    /// The user's queries this engine's SQL front end refused (none for DBT3), by number.
+    pub refused: Vec<Refused>,
+}
+
+/// A query the engine cannot plan, and why: `start..end` marks the part of `text` the
+/// front end names (byte offsets; empty when it names none).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Refused {
+    pub number: u8,
+    pub text: String,
+    pub message: String,
+    pub start: usize,
+    pub end: usize,
 }
 
 /// One query as the table shows it.
@@ -284,6 +340,20 @@ mod read {
                 })?,
             }));
         }
+        let r = get(v, "Scenario");
+        if !r.is_undefined() {
+            return Some(FromWorker::Scenario(ScenarioReply {
+                id: num(&r, "id")? as u64,
+                result: result(&get(&r, "result"), |v| {
+                    Some(ScenarioLoaded {
+                        name: text(v, "name")?,
+                        tables_json: text(v, "tables_json")?,
+                        queries: text(v, "queries")?,
+                        lines: list(&get(v, "lines"), JsValue::as_string)?,
+                    })
+                })?,
+            }));
+        }
         let r = get(v, "Validation");
         if !r.is_undefined() {
             return Some(FromWorker::Validation(ValidationReply {
@@ -346,6 +416,15 @@ mod read {
         Some(EngineTable {
             engine: engine(&get(v, "engine"))?,
             rows: result(&get(v, "rows"), |v| list(v, row))?,
+            refused: list(&get(v, "refused"), |v| {
+                Some(Refused {
+                    number: num(v, "number")? as u8,
+                    text: text(v, "text")?,
+                    message: text(v, "message")?,
+                    start: num(v, "start")? as usize,
+                    end: num(v, "end")? as usize,
+                })
+            })?,
         })
     }
 

@@ -8,11 +8,11 @@ use costlab_web::app::App;
 use costlab_web::components::calibration::Pending;
 use costlab_web::components::dbt3::{Conversation, Dbt3Props, Dbt3Table};
 use costlab_web::model::Shared;
-use costlab_web::state::{Action, State};
+use costlab_web::state::{Action, State, WorkloadKind};
 use costlab_web::worker::{calibration, validation, Worker};
 use costlab_web::worker_protocol::{
-    knob_list, CalibrationRequest, FromWorker, Node, Reply, Request, Table, ToWorker, TreesRequest,
-    ValidationRequest,
+    knob_list, CalibrationRequest, FromWorker, Node, Queries, Reply, Request, Table, ToWorker,
+    TreesRequest, ValidationRequest,
 };
 use std::rc::Rc;
 use wasm_bindgen_test::*;
@@ -166,7 +166,7 @@ fn a_link_opens_its_scenario_and_reports_bad_parts() {
 #[wasm_bindgen_test]
 fn dbt3_scale_factor_and_baseline_keep_the_last_valid_values() {
     let state = Rc::new(State::default());
-    let s = state.reduce(Action::SetDbt3(true));
+    let s = state.reduce(Action::SetWorkload(WorkloadKind::Dbt3));
     assert_eq!(
         s.scenario.workload,
         Workload::dbt3_default(s.scenario.engines)
@@ -198,9 +198,9 @@ fn dbt3_scale_factor_and_baseline_keep_the_last_valid_values() {
     );
     assert!(my.scenario.validate().is_ok());
     // Back to t1 and again to DBT3: each workload keeps its settings.
-    let t1 = my.reduce(Action::SetDbt3(false));
+    let t1 = my.reduce(Action::SetWorkload(WorkloadKind::T1));
     assert_eq!(t1.scenario.workload, Workload::T1_DEFAULT);
-    let again = t1.reduce(Action::SetDbt3(true));
+    let again = t1.reduce(Action::SetWorkload(WorkloadKind::Dbt3));
     assert!(matches!(&again.scenario.workload, Workload::Dbt3 { sf, .. } if *sf == 0.5));
 }
 
@@ -223,7 +223,7 @@ fn dbt3_request(id: u64, fragment: &str) -> Request {
     };
     Request {
         id,
-        sf,
+        queries: Queries::Dbt3 { sf },
         versions: s
             .engines
             .list()
@@ -232,7 +232,7 @@ fn dbt3_request(id: u64, fragment: &str) -> Request {
             .collect(),
         machine: analysis::machine(&s).unwrap(),
         server: s.server,
-        baseline: knob_list(&s.dbt3_baseline().unwrap().unwrap()),
+        baseline: knob_list(&s.baseline().unwrap().unwrap()),
         current: knob_list(&s.knobs),
     }
 }
@@ -448,6 +448,8 @@ fn table_props(table: Option<Table>) -> Dbt3Props {
         shown: 3,
         trees: None,
         on_open: Default::default(),
+        refused: None,
+        prefix: "dbt3".into(),
     }
 }
 

@@ -1,16 +1,21 @@
-//! `costlab dbt3`: the 22 DBT3 queries planned by one engine under a baseline and under the
-//! current constants, each plan timed on a machine profile (the seed's WL#8737 table).
+//! `costlab dbt3` and `costlab workload`: the 22 DBT3 queries (on the built-in catalog or
+//! on a scenario file's tables), or the user's own queries over a scenario file's tables,
+//! planned by one engine under a baseline and under the current constants, each plan timed
+//! on a machine profile (the seed's WL#8737 table).
 //! The numbers come from `costlab_core::workload::compare`; this module picks the
 //! constants, collects the report and prints it as a text table, plan trees or JSON.
 
 use crate::simulate::{secs, ProfileInfo};
+use costlab_core::catalog::Table;
 use costlab_core::knobs::{Engine, EngineVersion, KnobValues, Preset};
 use costlab_core::plan::PlanNode;
 use costlab_core::scenario::{Scenario, ServerSettings};
 use costlab_core::sim::MachineProfile;
+use costlab_core::sql::Dialect;
 use costlab_core::workload::compare::{
     plan_summary, tree_text, QueryOutcome, WorkloadPlanner, WorkloadRow,
 };
+use costlab_core::workload::user::{read_queries, split_queries};
 use costlab_core::{Error, Result};
 use serde::Serialize;
 use std::time::Instant;
@@ -83,9 +88,24 @@ pub fn check_query(n: i64) -> Result<u8> {
     }
 }
 
+/// Which queries over which tables.
+pub enum Queries {
+    /// DBT3's 22 at `sf`: on the built-in catalog, or on a scenario file's tables (named
+    /// as the kit names them; the truth the simulation counts with scales with `sf`).
+    Dbt3 { tables: Option<Vec<Table>> },
+    /// The user's own queries (`workload::user::split_queries`) over their tables; `file`
+    /// names the scenario file.
+    User {
+        file: String,
+        tables: Vec<Table>,
+        text: String,
+    },
+}
+
 /// What one run compares.
 pub struct Dbt3Setup {
     pub version: EngineVersion,
+    pub queries: Queries,
     pub sf: f64,
     pub profile: MachineProfile,
     /// MySQL's server settings (ignored for PostgreSQL).
@@ -163,11 +183,25 @@ pub struct Timings {
     pub prepare_us: f64,
 }
 
-/// `costlab dbt3`'s result.
+/// A query of the user's that the engine's SQL front end refused.
+#[derive(Clone, Debug, Serialize)]
+pub struct RefusedReport {
+    pub query: u8,
+    pub title: String,
+    pub error: String,
+    /// Byte span of the query's text the error names (both 0: none).
+    pub start: usize,
+    pub end: usize,
+}
+
+/// `costlab dbt3`'s and `costlab workload`'s result.
 #[derive(Clone, Debug, Serialize)]
 pub struct Dbt3Report {
     pub engine: &'static str,
     pub release: &'static str,
+    /// What was planned: "DBT3 at SF 10", "DBT3 at SF 1 on tpch.json", "your queries on
+    /// shop.json".
+    pub workload: String,
     pub sf: f64,
     pub profile: ProfileInfo,
     pub warm_cache: bool,
@@ -177,6 +211,9 @@ pub struct Dbt3Report {
     pub baseline: String,
     pub sets: Vec<String>,
     pub rows: Vec<RowReport>,
+    /// The user's queries the front end refused (none for DBT3).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub refused: Vec<RefusedReport>,
     pub totals: Totals,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timings: Option<Timings>,
@@ -267,7 +304,60 @@ pub fn timings(
 /// Plans and times the queries and collects the report.
 pub fn run(s: &Dbt3Setup) -> Result<Dbt3Report> {
     let start = Instant::now();
-    let planner = WorkloadPlanner::dbt3(s.version, s.sf, &s.profile, &s.server)?;
+    let mut refused = Vec::new();
+    let (planner, workload) = match &s.queries {
+        Queries::Dbt3 { tables: None } => (
+            WorkloadPlanner::dbt3(s.version, s.sf, &s.profile, &s.server)?,
+            format!("DBT3 at SF {}", s.sf),
+        ),
+        Queries::Dbt3 {
+            tables: Some(tables),
+        } => {
+            let queries = (1..=22)
+                .map(|n| costlab_core::workload::dbt3::queries::read(n, s.sf, tables))
+                .collect::<Result<Vec<_>>>()?;
+            (
+                WorkloadPlanner::new(s.version, tables, queries, &s.profile, &s.server)?,
+                format!("DBT3 at SF {} on imported tables", s.sf),
+            )
+        }
+        Queries::User { file, tables, text } => {
+            let texts = split_queries(text)?;
+            if texts.is_empty() {
+                return Err(Error::invalid(
+                    "queries",
+                    "there are none: give --queries FILE, or a scenario file with queries",
+                ));
+            }
+            let dialect = match s.version.engine() {
+                Engine::Postgres => Dialect::Postgres,
+                Engine::Mysql => Dialect::Mysql,
+            };
+            let mut queries = Vec::new();
+            for (q, read) in texts.iter().zip(read_queries(&texts, dialect, tables)) {
+                match read {
+                    Ok(j) => queries.push(j),
+                    Err(e) => {
+                        let (start, end) = match &e {
+                            Error::Sql { start, end, .. } => (*start, *end),
+                            _ => (0, 0),
+                        };
+                        refused.push(RefusedReport {
+                            query: q.number,
+                            title: q.title(),
+                            error: e.to_string(),
+                            start,
+                            end,
+                        });
+                    }
+                }
+            }
+            (
+                WorkloadPlanner::new(s.version, tables, queries, &s.profile, &s.server)?,
+                format!("your queries on {file}"),
+            )
+        }
+    };
     let prepare_us = start.elapsed().as_secs_f64() * 1e6;
     let rows = planner.table(&s.baseline, &s.current, s.query)?;
     let with_tree = s.query.is_some();
@@ -297,6 +387,7 @@ pub fn run(s: &Dbt3Setup) -> Result<Dbt3Report> {
     Ok(Dbt3Report {
         engine: s.version.engine().name(),
         release: s.version.label(),
+        workload,
         sf: s.sf,
         profile: ProfileInfo::of(&s.profile),
         warm_cache: s.profile.warm_cache,
@@ -304,6 +395,7 @@ pub fn run(s: &Dbt3Setup) -> Result<Dbt3Report> {
         baseline: s.baseline_label.clone(),
         sets: s.sets.clone(),
         rows,
+        refused,
         totals,
         timings,
     })
@@ -344,8 +436,8 @@ fn pct(v: f64) -> String {
 impl Dbt3Report {
     fn header(&self) -> String {
         let mut s = format!(
-            "DBT3 at SF {} on {}, {} on {} ({}), {} cache\n",
-            self.sf,
+            "{} on {}, {} on {} ({}), {} cache\n",
+            self.workload,
             self.release,
             self.engine,
             self.profile.id,
@@ -456,6 +548,12 @@ impl Dbt3Report {
         s.push_str(
             "\n(* plan changed; cost: the engine's estimate; time: simulated seconds on the profile;\n plan: the first table's access, then the join order)\n",
         );
+        for r in &self.refused {
+            s.push_str(&format!(
+                "\nQ{} not planned: {}\n  {}\n",
+                r.query, r.error, r.title
+            ));
+        }
         if let Some(tm) = &self.timings {
             s.push('\n');
             s.push_str(&timings_text(tm));

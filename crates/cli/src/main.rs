@@ -51,6 +51,10 @@ enum Command {
     /// Plan DBT3's 22 queries under a baseline and under the current constants, time each
     /// plan on a machine profile and print which plans change and what that costs.
     Dbt3(Dbt3Args),
+    /// Plan your own queries over a scenario file's tables (`costlab import`) under a
+    /// baseline and under the current constants, time each plan on a machine profile and
+    /// print which plans change: the table of the page's "your workload" view.
+    Workload(Dbt3Args),
     /// Convert between playground links and JSON link files (for generated documentation).
     Url {
         #[command(subcommand)]
@@ -321,9 +325,19 @@ struct Dbt3Args {
     /// release's defaults.
     #[arg(long, value_name = "PRESET")]
     baseline: Option<String>,
-    /// Only this query (1 to 22), with both plans as trees.
+    /// Only this query (1 to 22; the workload's: its number), with both plans as trees.
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     query: Option<i64>,
+    /// A scenario file (`costlab import`): `dbt3` plans DBT3's queries on its tables (named
+    /// as the kit names them); `workload` plans its queries (or those of --queries). The
+    /// file's settings are not applied: the current constants are the release's defaults
+    /// with --set, as in the page.
+    #[arg(long, value_name = "FILE")]
+    scenario: Option<PathBuf>,
+    /// `workload`: the queries, a SQL file (statements ending in `;`) or one per line;
+    /// default: the scenario file's own.
+    #[arg(long, value_name = "FILE")]
+    queries: Option<PathBuf>,
     /// Release to model (15..18 for PostgreSQL; 5.7, 8.0, 8.4 for MySQL); default: the
     /// seed's (MySQL 5.7, PostgreSQL 18).
     // `--version` was this option's name; kept hidden so old command lines still run.
@@ -458,7 +472,8 @@ fn run(cmd: Command) -> Result<(), Fail> {
         Command::Sweep(a) => sweep_cmd(a),
         Command::Simulate(a) => simulate_cmd(a),
         Command::Fit(a) => fit_cmd(a),
-        Command::Dbt3(a) => dbt3_cmd(a),
+        Command::Dbt3(a) => dbt3_cmd(a, false),
+        Command::Workload(a) => dbt3_cmd(a, true),
         Command::Url { action } => url_cmd(action),
     }
 }
@@ -1112,9 +1127,55 @@ fn fit_cmd(a: FitArgs) -> Result<(), Fail> {
     }
 }
 
-fn dbt3_cmd(a: Dbt3Args) -> Result<(), Fail> {
+/// `costlab dbt3` (`user` false) and `costlab workload` (`user` true).
+fn dbt3_cmd(a: Dbt3Args, user: bool) -> Result<(), Fail> {
     use costlab::dbt3;
     let engine = Engine::parse(&a.engine).map_err(usage)?;
+    let file = a.scenario.as_deref().map(load_scenario).transpose()?;
+    let queries = match (user, file) {
+        (false, _) if a.queries.is_some() => {
+            return Err(Fail::Usage(
+                "--queries: DBT3 has its own; use `costlab workload` for yours".into(),
+            ))
+        }
+        (false, f) => dbt3::Queries::Dbt3 {
+            tables: f.map(|f| f.tables),
+        },
+        (true, None) => {
+            return Err(Fail::Usage(
+                "--scenario FILE is needed: the tables the queries read (costlab import, or static/example-shop.json)".into(),
+            ))
+        }
+        (true, Some(f)) => {
+            let text = match &a.queries {
+                Some(path) => {
+                    let fail =
+                        |e: std::io::Error| Fail::Error(format!("cannot read {}: {e}", path.display()));
+                    if std::fs::metadata(path).map_err(fail)?.len()
+                        > costlab_core::workload::user::MAX_TEXT_BYTES as u64
+                    {
+                        return Err(Fail::Error(format!(
+                            "{}: a workload takes at most {} KB of SQL",
+                            path.display(),
+                            costlab_core::workload::user::MAX_TEXT_BYTES / 1024
+                        )));
+                    }
+                    std::fs::read_to_string(path).map_err(fail)?
+                }
+                None => f.queries.clone(),
+            };
+            let name = a
+                .scenario
+                .as_deref()
+                .and_then(|p| p.file_name())
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+            dbt3::Queries::User {
+                file: name,
+                tables: f.tables,
+                text,
+            }
+        }
+    };
     let version = match a.release.as_deref() {
         None => dbt3::default_version(engine),
         Some(r) => {
@@ -1131,7 +1192,13 @@ fn dbt3_cmd(a: Dbt3Args) -> Result<(), Fail> {
     };
     let sf = costlab_core::workload::dbt3::catalog::check_sf(a.sf)
         .map_err(|e| Fail::Usage(format!("--sf: {e}")))?;
-    let query = a.query.map(dbt3::check_query).transpose().map_err(usage)?;
+    let query = match (user, a.query) {
+        (true, Some(n)) if !(1..=costlab_core::workload::user::MAX_QUERIES as i64).contains(&n) => {
+            return Err(Fail::Usage(format!("--query: {n} is not a query number")))
+        }
+        (true, q) => q.map(|n| n as u8),
+        (false, q) => q.map(dbt3::check_query).transpose().map_err(usage)?,
+    };
     if let Some(n) = a.timings {
         if !(1..=dbt3::MAX_REPEAT).contains(&n) {
             return Err(Fail::Usage(format!(
@@ -1173,6 +1240,7 @@ fn dbt3_cmd(a: Dbt3Args) -> Result<(), Fail> {
     a.server.apply(&mut server)?;
     let setup = dbt3::Dbt3Setup {
         version,
+        queries,
         sf,
         profile,
         server,

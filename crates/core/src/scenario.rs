@@ -33,7 +33,49 @@ pub enum Workload {
     /// DBT3's 22 queries at scale factor `sf`, each planned under the constants of the
     /// preset `baseline` and under the current ones (the seed's before/after table).
     Dbt3 { sf: f64, baseline: String },
+    /// The user's own queries over their own tables (`crate::workload::user`), each planned
+    /// under the preset `baseline` and under the current constants, as DBT3's.
+    User(Box<UserWorkload>),
 }
+
+/// The user's workload as the page and links hold it: the tables stay text (a scenario
+/// file's, or the example's name), read only by the worker that plans them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UserWorkload {
+    pub baseline: String,
+    pub tables: UserTables,
+    /// The queries, as typed or loaded (`crate::workload::user::split_queries`).
+    pub queries: String,
+}
+
+/// Where the user workload's tables come from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum UserTables {
+    /// The example costlab ships (`static/example-shop.json`: four joined tables).
+    Example,
+    /// A scenario file's tables: `name` is the file's name, `json` its tables as compact
+    /// JSON (an `Arc`: the page clones its scenario on every change).
+    File {
+        name: String,
+        json: std::sync::Arc<str>,
+    },
+    /// A file a link named but could not carry (too large for a link): it must be loaded
+    /// again.
+    Missing { name: String },
+}
+
+impl UserTables {
+    /// How the page and links name the tables.
+    pub fn name(&self) -> &str {
+        match self {
+            UserTables::Example => EXAMPLE_FILE,
+            UserTables::File { name, .. } | UserTables::Missing { name } => name,
+        }
+    }
+}
+
+/// The example scenario file's name (in `static/`).
+pub const EXAMPLE_FILE: &str = "example-shop.json";
 
 impl Workload {
     pub const T1_DEFAULT: Workload = Workload::T1Sweep { from: 0.0, to: 0.2 };
@@ -58,11 +100,34 @@ impl Workload {
         }
     }
 
+    /// The user's workload on the example tables and queries, against the default baseline.
+    pub fn user_default(engines: Engines) -> Workload {
+        Workload::User(Box::new(UserWorkload {
+            baseline: Self::default_baseline(engines).into(),
+            tables: UserTables::Example,
+            queries: crate::workload::user::EXAMPLE_QUERIES.into(),
+        }))
+    }
+
+    /// The preset the baseline column is planned with (DBT3 and the user's workload).
+    pub fn baseline(&self) -> Option<&str> {
+        match self {
+            Workload::Dbt3 { baseline, .. } => Some(baseline),
+            Workload::User(u) => Some(&u.baseline),
+            Workload::T1Sweep { .. } => None,
+        }
+    }
+
     pub fn validate(&self) -> Result<()> {
         match *self {
             Workload::Dbt3 { sf, ref baseline } => {
                 crate::workload::dbt3::catalog::check_sf(sf)?;
                 Preset::find(baseline)?;
+                Ok(())
+            }
+            Workload::User(ref u) => {
+                Preset::find(&u.baseline)?;
+                crate::workload::user::split_queries(&u.queries)?;
                 Ok(())
             }
             Workload::T1Sweep { from, to } => {
@@ -293,13 +358,11 @@ impl Scenario {
             .collect()
     }
 
-    /// The constants DBT3's baseline column is planned with: the baseline preset on its
-    /// engine (at the preset's release), the other engine at its release's defaults.
-    /// `None` for the t1 sweep.
-    pub fn dbt3_baseline(&self) -> Option<Result<KnobValues>> {
-        let Workload::Dbt3 { baseline, .. } = &self.workload else {
-            return None;
-        };
+    /// The constants the baseline column (DBT3's, the user workload's) is planned with:
+    /// the baseline preset on its engine (at the preset's release), the other engine at its
+    /// release's defaults. `None` for the t1 sweep.
+    pub fn baseline(&self) -> Option<Result<KnobValues>> {
+        let baseline = self.workload.baseline()?;
         Some(Preset::find(baseline).map(|p| {
             let mut k = KnobValues::defaults(self.pg_version, self.mysql_version);
             p.apply(&mut k);
@@ -309,11 +372,11 @@ impl Scenario {
 
     pub fn validate(&self) -> Result<()> {
         self.workload.validate()?;
-        if let Workload::Dbt3 { baseline, .. } = &self.workload {
+        if let Some(baseline) = self.workload.baseline() {
             let engine = Preset::find(baseline)?.engine;
             if !self.engines.list().contains(&engine) {
                 return Err(Error::invalid(
-                    "DBT3 baseline",
+                    "baseline",
                     format!(
                         "`{baseline}` is a {} preset, but {} is not shown",
                         engine.name(),

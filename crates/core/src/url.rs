@@ -14,8 +14,8 @@
 
 use crate::knobs::{Engine, EngineVersion, Knob, KNOBS};
 use crate::scenario::{
-    CacheState, Engines, InnodbCacheReport, Scenario, ServerSettings, View, Workload,
-    CUSTOM_MACHINE,
+    CacheState, Engines, InnodbCacheReport, Scenario, ServerSettings, UserTables, UserWorkload,
+    View, Workload, CUSTOM_MACHINE,
 };
 use crate::sim::profile::{Confidence, MachineProfile, QdPoint};
 use serde::{Deserialize, Serialize};
@@ -154,6 +154,26 @@ pub fn encode(s: &Scenario, embed: &EmbedOptions) -> String {
                 pairs.push(("base".into(), baseline.clone()));
             }
         }
+        Workload::User(u) => {
+            pairs.push(("w".into(), "user".into()));
+            if u.baseline != Workload::default_baseline(s.engines) {
+                pairs.push(("base".into(), u.baseline.clone()));
+            }
+            match &u.tables {
+                UserTables::Example => {}
+                UserTables::File { name, json } => {
+                    pairs.push(("uf".into(), name.clone()));
+                    pairs.push(("ut".into(), json.to_string()));
+                }
+                UserTables::Missing { name } => pairs.push(("uf".into(), name.clone())),
+            }
+            // The example's own queries are what a link without `uq` means.
+            if !(u.tables == UserTables::Example
+                && u.queries == crate::workload::user::EXAMPLE_QUERIES)
+            {
+                pairs.push(("uq".into(), u.queries.clone()));
+            }
+        }
     }
     if s.view != d.view {
         pairs.push(("view".into(), s.view.id().into()));
@@ -177,11 +197,29 @@ pub fn encode(s: &Scenario, embed: &EmbedOptions) -> String {
         let keys: Vec<&str> = embed.knobs.iter().map(|k| k.def().url_key).collect();
         pairs.push(("knobs".into(), keys.join(",")));
     }
-    pairs
-        .into_iter()
-        .map(|(k, v)| format!("{k}={}", escape(&v)))
-        .collect::<Vec<_>>()
-        .join("&")
+    let join = |pairs: &[(String, String)]| {
+        pairs
+            .iter()
+            .map(|(k, v)| format!("{k}={}", escape(v)))
+            .collect::<Vec<_>>()
+            .join("&")
+    };
+    let mut fragment = join(&pairs);
+    // A user workload too large for a link leaves out its tables (the link names the file,
+    // which must be loaded again), then its queries (the link says they were left out).
+    for (key, mark) in [("ut", None), ("uq", Some(("uqx", "1")))] {
+        if fragment.len() <= MAX_FRAGMENT {
+            break;
+        }
+        if let Some(i) = pairs.iter().position(|(k, _)| k == key) {
+            pairs.remove(i);
+            if let Some((k, v)) = mark {
+                pairs.push((k.into(), v.into()));
+            }
+            fragment = join(&pairs);
+        }
+    }
+    fragment
 }
 
 /// Percent-encodes every byte outside a small readable set, so that any text a user can type
@@ -215,6 +253,10 @@ fn escape(v: &str) -> String {
         }
     }
     out
+}
+
+fn truncate_chars(v: &str, max: usize) -> String {
+    v.chars().take(max).collect()
 }
 
 /// Reverses [`escape`]. A `+` is a plus sign: costlab never wrote `+` for a space (it wrote
@@ -356,6 +398,8 @@ fn decode_v1(
     s.knobs = crate::knobs::KnobValues::defaults(s.pg_version, s.mysql_version);
     // DBT3's keys are read after the loop: the baseline's default depends on the engines.
     let (mut dbt3, mut sf, mut base) = (false, None, None);
+    let (mut user, mut user_file, mut user_tables, mut user_queries) = (false, None, None, None);
+    let mut user_queries_left_out = false;
     // Server settings apply over the machine's preset, once the machine is known.
     let (mut icr, mut bka) = (None, None);
     for (k, v) in pairs {
@@ -410,8 +454,13 @@ fn decode_v1(
                 ),
             },
             "w" if v == "dbt3" => dbt3 = true,
+            "w" if v == "user" => user = true,
             "sf" => sf = Some(v),
             "base" => base = Some(v),
+            "uf" => user_file = Some(v),
+            "ut" => user_tables = Some(v),
+            "uq" => user_queries = Some(v),
+            "uqx" => user_queries_left_out = true,
             "w" => {
                 let parsed = v
                     .strip_prefix("t1:")
@@ -434,7 +483,7 @@ fn decode_v1(
                     None => bad(
                         k,
                         v,
-                        "is not a workload (t1:FROM,TO in percent, or dbt3); using the default"
+                        "is not a workload (t1:FROM,TO in percent, dbt3 or user); using the default"
                             .into(),
                     ),
                 }
@@ -486,25 +535,10 @@ fn decode_v1(
             },
         }
     }
-    if dbt3 {
+    let resolve_base = |bad: &mut dyn FnMut(&str, &str, String)| {
         let default_base = Workload::default_baseline(s.engines);
-        let sf = match sf.map(|v| (v, v.parse::<f64>())) {
-            None => Workload::DBT3_DEFAULT_SF,
-            Some((_, Ok(x))) if crate::workload::dbt3::catalog::check_sf(x).is_ok() => x,
-            Some((v, _)) => {
-                bad(
-                    "sf",
-                    v,
-                    format!(
-                        "is not a DBT3 scale factor (0.01 to 1000); using {}",
-                        Workload::DBT3_DEFAULT_SF
-                    ),
-                );
-                Workload::DBT3_DEFAULT_SF
-            }
-        };
         let shown = s.engines.list();
-        let baseline = match base.map(|v| (v, crate::knobs::Preset::find(v))) {
+        match base.map(|v| (v, crate::knobs::Preset::find(v))) {
             None => default_base,
             Some((_, Ok(p))) if shown.contains(&p.engine) => p.id,
             Some((v, Ok(p))) => {
@@ -523,12 +557,89 @@ fn decode_v1(
                 bad("base", v, format!("is not a preset; using {default_base}"));
                 default_base
             }
+        }
+    };
+    if dbt3 {
+        let sf = match sf.map(|v| (v, v.parse::<f64>())) {
+            None => Workload::DBT3_DEFAULT_SF,
+            Some((_, Ok(x))) if crate::workload::dbt3::catalog::check_sf(x).is_ok() => x,
+            Some((v, _)) => {
+                bad(
+                    "sf",
+                    v,
+                    format!(
+                        "is not a DBT3 scale factor (0.01 to 1000); using {}",
+                        Workload::DBT3_DEFAULT_SF
+                    ),
+                );
+                Workload::DBT3_DEFAULT_SF
+            }
         };
+        let baseline = resolve_base(&mut bad);
         s.workload = Workload::Dbt3 {
             sf,
             baseline: baseline.into(),
         };
+    } else if user {
+        let baseline = resolve_base(&mut bad).to_string();
+        let tables = match (user_file, user_tables) {
+            (None, None) => UserTables::Example,
+            (Some(name), Some(json)) => UserTables::File {
+                name: truncate_chars(name, MAX_NAME_CHARS),
+                json: json.as_str().into(),
+            },
+            (Some(name), None) => {
+                bad(
+                    "uf",
+                    name,
+                    "was too large for a link: load this scenario file again to plan its queries"
+                        .into(),
+                );
+                UserTables::Missing {
+                    name: truncate_chars(name, MAX_NAME_CHARS),
+                }
+            }
+            (None, Some(_)) => {
+                bad(
+                    "ut",
+                    "…",
+                    "are tables without their file's name (uf); using the example".into(),
+                );
+                UserTables::Example
+            }
+        };
+        let mut queries = match (user_queries, &tables) {
+            (Some(q), _) => q.clone(),
+            (None, UserTables::Example) => crate::workload::user::EXAMPLE_QUERIES.into(),
+            (None, _) => String::new(),
+        };
+        if let Err(e) = crate::workload::user::split_queries(&queries) {
+            bad("uq", &queries, format!("cannot be read ({e}); left out"));
+            queries.clear();
+        }
+        if user_queries_left_out {
+            queries.clear();
+            bad(
+                "uq",
+                "",
+                "the queries were too long for a link and were left out: paste them again".into(),
+            );
+        }
+        s.workload = Workload::User(Box::new(UserWorkload {
+            baseline,
+            tables,
+            queries,
+        }));
     } else {
+        for (k, v) in [("uf", user_file), ("ut", user_tables), ("uq", user_queries)] {
+            if v.is_some() {
+                bad(
+                    k,
+                    "…",
+                    "applies only to the user's workload (w=user); ignored".into(),
+                );
+            }
+        }
         for (k, v) in [("sf", sf), ("base", base)] {
             if let Some(v) = v {
                 bad(
@@ -730,6 +841,9 @@ pub struct LinkFile {
     /// The DBT3 workload instead of the t1 sweep.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dbt3: Option<Dbt3Link>,
+    /// The user's own workload instead of the t1 sweep.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<UserLink>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub view: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -754,6 +868,21 @@ pub struct Dbt3Link {
     pub baseline: String,
 }
 
+/// The user's workload in a link document: the baseline preset, the scenario file's name
+/// (absent: the example) with its tables as compact JSON when the link carries them, and
+/// the queries.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UserLink {
+    pub baseline: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tables_json: Option<String>,
+    #[serde(default)]
+    pub queries: String,
+}
+
 impl LinkFile {
     /// The document for a decoded link (only what differs from the defaults).
     pub fn from_link(s: &Scenario, embed: &EmbedOptions) -> LinkFile {
@@ -763,13 +892,24 @@ impl LinkFile {
             .map(|(k, v)| (k.to_string(), unescape(v).unwrap_or_default()))
             .collect();
         let get = |k: &str| pairs.get(k).cloned();
-        let (sweep, dbt3) = match &s.workload {
-            Workload::T1Sweep { from, to } => (Some((from * 100.0, to * 100.0)), None),
+        let (sweep, dbt3, user) = match &s.workload {
+            Workload::T1Sweep { from, to } => (Some((from * 100.0, to * 100.0)), None, None),
             Workload::Dbt3 { sf, baseline } => (
                 None,
                 Some(Dbt3Link {
                     scale_factor: *sf,
                     baseline: baseline.clone(),
+                }),
+                None,
+            ),
+            Workload::User(u) => (
+                None,
+                None,
+                Some(UserLink {
+                    baseline: u.baseline.clone(),
+                    file: get("uf"),
+                    tables_json: get("ut"),
+                    queries: get("uq").unwrap_or_default(),
                 }),
             ),
         };
@@ -792,6 +932,7 @@ impl LinkFile {
             batched_key_access: get("bka").map(|v| v == "1"),
             sweep_percent: get("w").and(sweep),
             dbt3,
+            user,
             view: get("view"),
             flip_knob: get("fk")
                 .and_then(|k| Knob::lookup(&k).ok())
@@ -854,6 +995,13 @@ impl LinkFile {
             pairs.push(("sf".into(), num(d.scale_factor)));
             pairs.push(("base".into(), d.baseline.clone()));
         }
+        if let Some(u) = &self.user {
+            pairs.push(("w".into(), "user".into()));
+            pairs.push(("base".into(), u.baseline.clone()));
+            put_user(&mut pairs, "uf", &u.file);
+            put_user(&mut pairs, "ut", &u.tables_json);
+            pairs.push(("uq".into(), u.queries.clone()));
+        }
         if let Some(p) = &self.custom_machine {
             pairs.extend(profile_pairs(p));
         }
@@ -884,6 +1032,12 @@ impl LinkFile {
             return Err(crate::Error::invalid(p.key.clone(), p.message.clone()));
         }
         Ok(encode(&d.scenario, &d.embed))
+    }
+}
+
+fn put_user(pairs: &mut Vec<(String, String)>, k: &str, v: &Option<String>) {
+    if let Some(v) = v {
+        pairs.push((k.into(), v.clone()));
     }
 }
 
@@ -930,6 +1084,14 @@ pub fn describe(s: &Scenario) -> String {
         }
         Workload::Dbt3 { sf, baseline } => {
             parts.push(format!("DBT3 at SF {} against {baseline}", num(*sf)))
+        }
+        Workload::User(u) => {
+            let n = crate::workload::user::split_queries(&u.queries).map_or(0, |q| q.len());
+            parts.push(format!(
+                "{n} queries on {} against {}",
+                u.tables.name(),
+                u.baseline
+            ))
         }
     }
     parts.join(" · ")
@@ -1054,7 +1216,7 @@ mod tests {
                 "using pg-default",
             ),
             ("#v=1&sf=10", "sf", "only to the DBT3 workload"),
-            ("#v=1&w=dbt4", "w", "or dbt3"),
+            ("#v=1&w=dbt4", "w", "dbt3 or user"),
         ] {
             let d = decode(link);
             assert_eq!(d.problems.len(), 1, "{link}: {:?}", d.problems);
@@ -1205,6 +1367,86 @@ mod tests {
         assert!(decode("#rpc=2").problems[0]
             .message
             .contains("no format version"));
+    }
+
+    fn user(tables: UserTables, queries: &str) -> Scenario {
+        Scenario {
+            engines: Engines::One(Engine::Postgres),
+            workload: Workload::User(Box::new(UserWorkload {
+                baseline: "pg-default".into(),
+                tables,
+                queries: queries.into(),
+            })),
+            ..Scenario::default()
+        }
+    }
+
+    /// The example and small files travel whole; a file too large for a link travels by
+    /// name (the page asks for it), and queries too long for one are left out, said so.
+    #[test]
+    fn a_user_workload_travels_whole_when_it_fits() {
+        let q = "SELECT c.city, count(*) FROM customers c JOIN orders o ON o.cust_id = c.cust_id\n\
+                 GROUP BY c.city;\nSELECT 'a&b=c%' FROM t;";
+        for s in [
+            user(UserTables::Example, q),
+            user(
+                UserTables::File {
+                    name: "my shop.json".into(),
+                    json: r#"[{"name":"t","rows":5}]"#.into(),
+                },
+                q,
+            ),
+        ] {
+            let link = encode(&s, &EmbedOptions::default());
+            let d = decode(&link);
+            assert_eq!(d.problems, []);
+            assert_eq!(d.scenario, s, "{link}");
+        }
+        let big = user(
+            UserTables::File {
+                name: "big.json".into(),
+                json: "x".repeat(MAX_FRAGMENT).into(),
+            },
+            q,
+        );
+        let link = encode(&big, &EmbedOptions::default());
+        assert!(link.len() <= MAX_FRAGMENT);
+        let d = decode(&link);
+        let Workload::User(u) = &d.scenario.workload else {
+            panic!("{link}")
+        };
+        assert_eq!(
+            u.tables,
+            UserTables::Missing {
+                name: "big.json".into()
+            }
+        );
+        assert_eq!(u.queries, q);
+        assert_eq!(d.problems.len(), 1);
+        assert!(d.problems[0]
+            .message
+            .contains("load this scenario file again"));
+
+        let long = format!("SELECT {} FROM t", "x, ".repeat(3000));
+        let d = decode(&encode(
+            &user(UserTables::Example, &long),
+            &EmbedOptions::default(),
+        ));
+        let Workload::User(u) = &d.scenario.workload else {
+            panic!()
+        };
+        assert_eq!(u.queries, "");
+        assert!(d.problems[0].message.contains("too long for a link"));
+    }
+
+    #[test]
+    fn a_user_workload_link_document_reads_back() {
+        let s = user(UserTables::Example, "SELECT 1 FROM t");
+        let doc = LinkFile::from_link(&s, &EmbedOptions::default());
+        assert_eq!(doc.user.as_ref().unwrap().queries, "SELECT 1 FROM t");
+        let fragment = doc.to_fragment().unwrap();
+        assert_eq!(decode(&fragment).scenario, s);
+        assert!(describe(&s).contains("1 queries on example-shop.json against pg-default"));
     }
 
     #[test]
@@ -1507,6 +1749,30 @@ mod tests {
                     sf,
                     baseline: base.into()
                 }),
+            // Any text a user may type, with the example's tables or a small file's.
+            (
+                prop::sample::select(
+                    crate::knobs::PRESETS
+                        .iter()
+                        .map(|p| p.id)
+                        .collect::<Vec<_>>()
+                ),
+                "\\PC{0,200}",
+                prop::option::of(("\\PC{1,40}", "\\PC{0,300}")),
+            )
+                .prop_map(|(base, queries, file)| Workload::User(Box::new(
+                    UserWorkload {
+                        baseline: base.into(),
+                        tables: match file {
+                            None => UserTables::Example,
+                            Some((name, json)) => UserTables::File {
+                                name,
+                                json: json.into(),
+                            },
+                        },
+                        queries,
+                    }
+                ))),
         ];
         (
             prop::sample::select(vec![
@@ -1543,7 +1809,7 @@ mod tests {
                     log_y,
                     (icr, bka),
                 )| {
-                    if let Workload::Dbt3 { baseline, .. } = &workload {
+                    if let Some(baseline) = workload.baseline() {
                         let p = crate::knobs::Preset::find(baseline).ok()?;
                         if !engines.list().contains(&p.engine) {
                             return None;

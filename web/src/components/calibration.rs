@@ -29,18 +29,18 @@ pub struct Pending {
     latest: u64,
     /// The latest file's name, for the messages.
     name: String,
-    /// The request for a file's text, numbered.
-    make: fn(u64, String) -> ToWorker,
+    /// The request for a file's name and text, numbered.
+    make: fn(u64, String, String) -> ToWorker,
 }
 
 impl Default for Pending {
     fn default() -> Pending {
-        Pending::new(|id, text| ToWorker::Calibration(CalibrationRequest { id, text }))
+        Pending::new(|id, _, text| ToWorker::Calibration(CalibrationRequest { id, text }))
     }
 }
 
 impl Pending {
-    pub fn new(make: fn(u64, String) -> ToWorker) -> Pending {
+    pub fn new(make: fn(u64, String, String) -> ToWorker) -> Pending {
         Pending {
             ready: false,
             waiting: None,
@@ -53,8 +53,12 @@ impl Pending {
     /// A new file's text; returns the message to post now, if the worker listens.
     pub fn request(&mut self, name: String, text: String) -> Option<String> {
         self.latest += 1;
+        self.waiting = Some(worker_protocol::to_json(&(self.make)(
+            self.latest,
+            name.clone(),
+            text,
+        )));
         self.name = name;
-        self.waiting = Some(worker_protocol::to_json(&(self.make)(self.latest, text)));
         self.next()
     }
 
@@ -122,7 +126,8 @@ fn start_worker(
                 FromWorker::Calibration(_)
                 | FromWorker::Reply(_)
                 | FromWorker::Trees(_)
-                | FromWorker::Validation(_),
+                | FromWorker::Validation(_)
+                | FromWorker::Scenario(_),
             ) => {}
             Ok(FromWorker::Failed(e)) | Err(e) => message.set(Some(Err(unchanged(&e)))),
         })

@@ -1,6 +1,7 @@
-//! The DBT3 view: every query's plan under the baseline and under the current constants,
-//! their simulated times and the change, one table per engine; flipped plans are marked with
-//! a symbol and a word as well as a colour. A row (click, Enter or Space) opens both plans
+//! The DBT3 view and the user's workload view: every query's plan under the baseline and
+//! under the current constants, their simulated times and the change, one table per engine;
+//! flipped plans are marked with a symbol and a word as well as a colour; a query of the
+//! user's that an engine's SQL front end refuses shows why, its text marked where. A row (click, Enter or Space) opens both plans
 //! as trees, fetched from the worker when the row opens (replies carry only what the rows
 //! show).
 //!
@@ -10,12 +11,12 @@
 use crate::infra::{self, WorkerLink};
 use crate::model::{seconds, Shared};
 use crate::worker_protocol::{
-    self, knob_list, FromWorker, Node, Reply, Request, Row, Table, ToWorker, TreesReply,
-    TreesRequest,
+    self, knob_list, FromWorker, Node, Queries, Refused, Reply, Request, Row, Table, ToWorker,
+    TreesReply, TreesRequest,
 };
 use costlab_core::analysis;
 use costlab_core::knobs::{Engine, Preset};
-use costlab_core::scenario::{Scenario, Workload};
+use costlab_core::scenario::{Scenario, UserTables, Workload};
 use std::cell::RefCell;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -67,6 +68,8 @@ impl Conversation {
 pub struct Shown {
     pub id: u64,
     pub tables: Vec<(Engine, Shared<Table>)>,
+    /// Per engine, the user's queries its front end refused.
+    pub refused: Vec<(Engine, Shared<Vec<Refused>>)>,
     /// Per engine, the last trees that belong to the reply shown.
     pub trees: Vec<Shared<TreesReply>>,
     pub failed: Option<String>,
@@ -85,6 +88,21 @@ impl Reducible for Shown {
         match action {
             Received::Reply(r) => Rc::new(Shown {
                 id: r.id,
+                refused: r
+                    .tables
+                    .iter()
+                    .map(|t| {
+                        let kept = self
+                            .refused
+                            .iter()
+                            .find(|(e, old)| *e == t.engine && *old.0 == t.refused)
+                            .map(|(_, old)| old.clone());
+                        (
+                            t.engine,
+                            kept.unwrap_or_else(|| Shared(Rc::new(t.refused.clone()))),
+                        )
+                    })
+                    .collect(),
                 // An engine whose table did not change keeps it, so its panel is not redrawn.
                 tables: r
                     .tables
@@ -114,6 +132,7 @@ impl Reducible for Shown {
                 Rc::new(Shown {
                     id: self.id,
                     tables: self.tables.clone(),
+                    refused: self.refused.clone(),
                     trees,
                     failed: self.failed.clone(),
                 })
@@ -121,6 +140,7 @@ impl Reducible for Shown {
             Received::Failed(m) => Rc::new(Shown {
                 id: self.id,
                 tables: self.tables.clone(),
+                refused: self.refused.clone(),
                 trees: self.trees.clone(),
                 failed: Some(m),
             }),
@@ -129,19 +149,34 @@ impl Reducible for Shown {
 }
 
 /// The request for a scenario, without its id; `Err` when the scenario cannot be planned
-/// (its machine or baseline is not valid), shown in place of every table.
+/// (its machine or baseline is not valid, its tables are not loaded), shown in place of
+/// every table.
 fn inputs(s: &Scenario) -> Result<Request, String> {
-    let Workload::Dbt3 { sf, .. } = s.workload else {
-        return Err("the workload is not DBT3".into());
+    let queries = match &s.workload {
+        Workload::Dbt3 { sf, .. } => Queries::Dbt3 { sf: *sf },
+        Workload::User(u) => Queries::User {
+            tables: match &u.tables {
+                UserTables::Example => None,
+                UserTables::File { json, .. } => Some(json.to_string()),
+                UserTables::Missing { name } => {
+                    return Err(format!(
+                        "this link names the scenario file {name}, too large for a link: \
+                         load it in the Workload panel"
+                    ))
+                }
+            },
+            text: u.queries.clone(),
+        },
+        Workload::T1Sweep { .. } => return Err("the workload is the t1 sweep".into()),
     };
     let machine = analysis::machine(s).map_err(|e| e.to_string())?;
     let baseline = s
-        .dbt3_baseline()
-        .ok_or("the workload is not DBT3")?
+        .baseline()
+        .ok_or("the workload has no baseline")?
         .map_err(|e| e.to_string())?;
     Ok(Request {
         id: 0,
-        sf,
+        queries,
         versions: s
             .engines
             .list()
@@ -216,7 +251,13 @@ pub fn dbt3_view(props: &Dbt3ViewProps) -> Html {
         })
     };
     let requested = request.as_ref().as_ref().map(|r| r.id).unwrap_or(0);
-    let Workload::Dbt3 { sf, baseline } = &s.workload else {
+    let (Some(baseline), prefix) = (
+        s.workload.baseline(),
+        match s.workload {
+            Workload::User(_) => "user",
+            _ => "dbt3",
+        },
+    ) else {
         return html! {};
     };
     let tables = s.engines.list().into_iter().map(|e| {
@@ -234,9 +275,16 @@ pub fn dbt3_view(props: &Dbt3ViewProps) -> Html {
                 .map(|(_, t)| t.clone()),
         };
         let trees = shown.trees.iter().find(|t| t.0.engine == e).cloned();
+        let refused = shown.refused.iter().find(|(re, _)| *re == e).map(|(_, r)| r.clone());
+        let what = match &s.workload {
+            Workload::Dbt3 { sf, .. } => format!("DBT3 at scale factor {sf}"),
+            Workload::User(u) => format!("your queries on {}", u.tables.name()),
+            Workload::T1Sweep { .. } => String::new(),
+        };
         html! {
-            <Dbt3Table key={e.name()} engine={e} {table} {trees} on_open={on_open.clone()} baseline={baseline} {requested} shown={shown.id}
-                title={format!("{}: DBT3 at scale factor {sf} on {}", s.version_of(e).label(), analysis::machine_label(s))} />
+            <Dbt3Table key={e.name()} engine={e} {table} {refused} {trees} on_open={on_open.clone()} baseline={baseline} {requested} shown={shown.id}
+                prefix={prefix}
+                title={format!("{}: {what} on {}", s.version_of(e).label(), analysis::machine_label(s))} />
         }
     });
     html! { <>{ for tables }</> }
@@ -264,8 +312,12 @@ fn start_worker(
                     shown.dispatch(Received::Trees(Box::new(t)));
                     None
                 }
-                // This view asks for no calibration files or validation reports.
-                Ok(FromWorker::Calibration(_) | FromWorker::Validation(_)) => None,
+                // This view asks for no files.
+                Ok(
+                    FromWorker::Calibration(_)
+                    | FromWorker::Validation(_)
+                    | FromWorker::Scenario(_),
+                ) => None,
                 Ok(FromWorker::Failed(m)) | Err(m) => {
                     shown.dispatch(Received::Failed(m));
                     None
@@ -291,6 +343,12 @@ pub struct Dbt3Props {
     pub engine: Engine,
     /// `None` while the first reply is pending.
     pub table: Option<Shared<Table>>,
+    /// The queries this engine's SQL front end refused (the user's workload).
+    #[prop_or_default]
+    pub refused: Option<Shared<Vec<Refused>>>,
+    /// The ids' prefix: "dbt3" or "user".
+    #[prop_or(AttrValue::Static("dbt3"))]
+    pub prefix: AttrValue,
     /// The heading: engine, scale factor, machine.
     pub title: AttrValue,
     /// The baseline's name, e.g. "MySQL 5.7 defaults".
@@ -331,6 +389,45 @@ fn tree(n: &Node) -> Html {
                 <ul>{ for n.children.iter().map(tree) }</ul>
             }
         </li>
+    }
+}
+
+/// The query's text with the span the front end names marked (when the offsets fall on
+/// characters of the text; else the whole text unmarked).
+fn marked(r: &Refused) -> Html {
+    let t = &r.text;
+    let (start, mut end) = (r.start.min(t.len()), r.end.min(t.len()));
+    if end <= start && start < t.len() {
+        // An empty span points at one character.
+        end = t[start..]
+            .chars()
+            .next()
+            .map_or(start, |c| start + c.len_utf8());
+    }
+    if end > start && t.is_char_boundary(start) && t.is_char_boundary(end) {
+        html! { <>{ &t[..start] }<mark>{ &t[start..end] }</mark>{ &t[end..] }</> }
+    } else {
+        html! { { t } }
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct RefusedProps {
+    refused: Refused,
+}
+
+/// A query the engine cannot plan: why, and its text with the part named marked.
+#[function_component(RefusedRow)]
+fn refused_row(props: &RefusedProps) -> Html {
+    let r = &props.refused;
+    html! {
+        <tr class="refused" data-q={r.number.to_string()}>
+            <th scope="row">{ format!("Q{}", r.number) }</th>
+            <td colspan="7">
+                <p class="error" role="alert">{ &r.message }</p>
+                <pre class="sql">{ marked(r) }</pre>
+            </td>
+        </tr>
     }
 }
 
@@ -418,11 +515,12 @@ pub fn dbt3_table(props: &Dbt3Props) -> Html {
     } else {
         "mysql"
     };
-    let title_id = format!("dbt3-{id}-title");
-    let detail_id = format!("dbt3-{id}-detail");
+    let prefix = &props.prefix;
+    let title_id = format!("{prefix}-{id}-title");
+    let detail_id = format!("{prefix}-{id}-detail");
     let section = |body: Html| {
         html! {
-            <section class="dbt3" id={format!("dbt3-{id}")} aria-labelledby={title_id.clone()}
+            <section class="dbt3" id={format!("{prefix}-{id}")} aria-labelledby={title_id.clone()}
                 data-requested={props.requested.to_string()} data-shown={props.shown.to_string()}>
                 <h2 id={title_id.clone()}>{ props.title.clone() }</h2>
                 { body }
@@ -433,7 +531,7 @@ pub fn dbt3_table(props: &Dbt3Props) -> Html {
         None => return section(html! { <p class="note" aria-live="polite">{ "planning…" }</p> }),
         Some(Err(e)) => {
             return section(html! {
-                <p class="error" role="alert">{ format!("{} cannot plan DBT3 here: {e}", props.engine.name()) }</p>
+                <p class="error" role="alert">{ format!("{} cannot plan these queries here: {e}", props.engine.name()) }</p>
             })
         }
         Some(Ok(rows)) => rows,
@@ -442,6 +540,7 @@ pub fn dbt3_table(props: &Dbt3Props) -> Html {
         (b + r.baseline.time_s, c + r.current.time_s)
     });
     let flipped = rows.iter().filter(|r| r.changed).count();
+    let refused: &[Refused] = props.refused.as_ref().map_or(&[], |r| &r.0);
     let detail = selected.0.and_then(|n| rows.iter().find(|r| r.number == n));
     let trees = detail.and_then(|r| {
         props
@@ -468,6 +567,7 @@ pub fn dbt3_table(props: &Dbt3Props) -> Html {
                     <WorkloadRow key={r.number} row={r.clone()} open={selected.0 == Some(r.number)}
                         detail_id={detail_attr.clone()} on_toggle={on_toggle.clone()} />
                 }) }
+                { for refused.iter().map(|r| html! { <RefusedRow key={format!("refused-{}", r.number)} refused={r.clone()} /> }) }
                 </tbody>
                 <tfoot><tr class="totals">
                     <th scope="row">{ "all" }</th><td>{ format!("{} queries", rows.len()) }</td>

@@ -18,6 +18,9 @@ pub struct FileDropProps {
     pub on_text: Callback<(String, String)>,
     /// Why a file could not be read, naming it.
     pub on_error: Callback<String>,
+    /// The file input's `accept` (default: JSON files).
+    #[prop_or(AttrValue::Static(".json,application/json"))]
+    pub accept: AttrValue,
     /// Shown under the input (what the loaded file gave, or what was wrong with it).
     #[prop_or_default]
     pub children: Html,
@@ -70,7 +73,7 @@ pub fn file_drop(props: &FileDropProps) -> Html {
     html! {
         <div class={props.class.clone()} ondrop={on_drop} ondragover={on_drag_over}>
             <label for={props.id.clone()}>{ props.label.clone() }</label>
-            <input id={props.id.clone()} type="file" accept=".json,application/json" onchange={on_pick} />
+            <input id={props.id.clone()} type="file" accept={props.accept.clone()} onchange={on_pick} />
             { props.children.clone() }
         </div>
     }

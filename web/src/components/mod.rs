@@ -8,4 +8,5 @@ pub mod knobs;
 pub mod machine;
 pub mod select;
 pub mod share;
+pub mod user_workload;
 pub mod validation;

@@ -67,7 +67,7 @@ impl Reducible for Shown {
 }
 
 fn requests() -> Pending {
-    Pending::new(|id, text| ToWorker::Validation(ValidationRequest { id, text }))
+    Pending::new(|id, _, text| ToWorker::Validation(ValidationRequest { id, text }))
 }
 
 /// Starts the worker and wires its replies to what the view shows.
@@ -101,7 +101,8 @@ fn start_worker(
                 FromWorker::Validation(_)
                 | FromWorker::Calibration(_)
                 | FromWorker::Reply(_)
-                | FromWorker::Trees(_),
+                | FromWorker::Trees(_)
+                | FromWorker::Scenario(_),
             ) => {}
             Ok(FromWorker::Failed(e)) | Err(e) => failed(&e),
         })

@@ -226,6 +226,11 @@ impl MysqlJoinPlanner {
             16384.0,
             1e15,
         )?;
+        // A table imported from PostgreSQL has no InnoDB statistics: derived from its rows.
+        let tables: Vec<Table> = tables
+            .iter()
+            .map(crate::mysql::layout::with_innodb_statistics)
+            .collect();
         let prepared = tables
             .iter()
             .map(|t| Prepared::owned(t.clone(), env.server.clone()))
@@ -233,7 +238,7 @@ impl MysqlJoinPlanner {
         Ok(MysqlJoinPlanner {
             tables: prepared,
             names: tables.iter().map(|t| t.name.clone()).collect(),
-            raw: tables.to_vec(),
+            raw: tables,
             env,
         })
     }

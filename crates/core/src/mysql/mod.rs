@@ -24,6 +24,7 @@ pub mod cost_model;
 pub mod dsmrr;
 mod explain;
 pub mod join;
+pub mod layout;
 pub mod ranges;
 mod work;
 

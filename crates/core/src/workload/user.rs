@@ -11,6 +11,24 @@ use crate::error::{Error, Result};
 use crate::plan::Name;
 use crate::sql::{read_query, Dialect};
 
+/// The example workload's queries (over `static/example-shop.json`'s four tables), in SQL
+/// both dialects read.
+pub const EXAMPLE_QUERIES: &str = "\
+SELECT c.city, count(*) FROM customers c JOIN orders o ON o.cust_id = c.cust_id
+ WHERE o.ordered >= DATE '2020-01-01' AND o.ordered < DATE '2020-02-01' GROUP BY c.city;
+SELECT p.title, l.qty FROM order_lines l JOIN products p ON p.prod_id = l.prod_id
+ WHERE l.order_id BETWEEN 1000 AND 1100;
+SELECT o.order_id, o.total FROM orders o JOIN customers c ON c.cust_id = o.cust_id
+ WHERE c.city IN ('Porto', 'Cork') ORDER BY o.total DESC LIMIT 20;
+SELECT c.name, sum(l.amount) FROM customers c JOIN orders o ON o.cust_id = c.cust_id
+ JOIN order_lines l ON l.order_id = o.order_id
+ WHERE c.vip AND o.ordered >= DATE '2023-01-01' GROUP BY c.name;
+SELECT count(*) FROM products p WHERE p.price > 400
+ AND EXISTS (SELECT 1 FROM order_lines l WHERE l.prod_id = p.prod_id AND l.qty = 10);
+SELECT o.status, avg(o.total) FROM orders o JOIN customers c ON c.cust_id = o.cust_id
+ WHERE c.signup > DATE '2022-01-01' GROUP BY o.status;
+";
+
 /// The most queries one workload holds: each is planned twice per engine on every change of
 /// a knob, and a row of the page's table shows each.
 pub const MAX_QUERIES: usize = 99;
@@ -293,6 +311,41 @@ mod tests {
         let q = &split_queries(&long).unwrap()[0];
         assert_eq!(q.title().chars().count(), 61);
         assert!(q.title().ends_with('…'));
+    }
+
+    /// The example the page ships: its file holds [`EXAMPLE_QUERIES`], and both engines read
+    /// and plan every one of them on its four tables.
+    #[test]
+    fn the_example_file_plans_its_queries_in_both_engines() {
+        use crate::knobs::{EngineVersion, KnobValues};
+        use crate::scenario::ServerSettings;
+        use crate::workload::compare::WorkloadPlanner;
+        let file = crate::scenario_file::ScenarioFile::from_json(include_str!(
+            "../../../../static/example-shop.json"
+        ))
+        .unwrap();
+        assert_eq!(file.queries, EXAMPLE_QUERIES);
+        assert_eq!(file.tables.len(), 4);
+        let texts = split_queries(&file.queries).unwrap();
+        assert_eq!(texts.len(), 6);
+        let machine = crate::sim::builtin::find("seed-nvme").unwrap();
+        let knobs = KnobValues::defaults(EngineVersion::Pg15, EngineVersion::Mysql80);
+        for (version, dialect) in [
+            (EngineVersion::Pg15, Dialect::Postgres),
+            (EngineVersion::Mysql80, Dialect::Mysql),
+        ] {
+            let queries: Vec<JoinQuery> = read_queries(&texts, dialect, &file.tables)
+                .into_iter()
+                .collect::<Result<_>>()
+                .unwrap();
+            let server = ServerSettings::preset_for_builtin(&machine.id);
+            let p =
+                WorkloadPlanner::new(version, &file.tables, queries, &machine, &server).unwrap();
+            for q in &texts {
+                let o = p.outcome(q.number, &knobs).unwrap();
+                assert!(o.cost > 0.0 && o.time_s > 0.0, "{version:?} Q{}", q.number);
+            }
+        }
     }
 
     proptest! {

@@ -42,13 +42,10 @@ pub const LINES_PER_ORDER: f64 = 6_001_215.0 / 1_500_000.0;
 /// CURRENTDATE of dbgen (1995-06-17): returnflag / linestatus split (§1.2).
 pub const CURRENT_DATE: &str = "1995-06-17";
 
-const INNODB_PAGE: f64 = 16_384.0;
-/// InnoDB fills pages to 15/16 (split fill and bulk load both leave 1/16 free).
-const INNODB_FILL: f64 = INNODB_PAGE * 15.0 / 16.0;
-/// §1.1: secondary entry = key bytes + PK bytes + ~6 B.
-const INNODB_SEC_OVERHEAD: f64 = 6.0;
-/// Node pointer: key + child page number (4) + record header / directory (7).
-const INNODB_PTR_OVERHEAD: f64 = 11.0;
+use crate::mysql::layout::{
+    total_pages as innodb_total_pages, FILL as INNODB_FILL, PAGE as INNODB_PAGE,
+    PTR_OVERHEAD as INNODB_PTR_OVERHEAD, SEC_OVERHEAD as INNODB_SEC_OVERHEAD,
+};
 
 /// One index of the PostgreSQL set whose kind or predicate [`Index`] cannot express.
 #[derive(Clone, Debug, PartialEq)]
@@ -759,17 +756,6 @@ fn prefix_distinct(t: &Logical, cols: &[&str]) -> f64 {
 }
 
 /// Pages of an InnoDB B-tree with `leaf` leaves and node pointers of `ptr` bytes.
-fn innodb_total_pages(leaf: f64, ptr: f64) -> f64 {
-    let fanout = (INNODB_FILL / ptr).floor().max(2.0);
-    let mut level = leaf;
-    let mut total = leaf;
-    while level > 1.0 {
-        level = (level / fanout).ceil();
-        total += level;
-    }
-    total
-}
-
 fn key_bytes_of(t: &Logical, cols: &[&str]) -> f64 {
     cols.iter()
         .map(|c| {
