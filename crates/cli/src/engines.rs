@@ -140,49 +140,74 @@ pub fn explain_text(setup: &Setup, planned: &Planned) -> String {
     }
 }
 
-/// A query of any shape the SQL front end reads, planned by the engine's join planner over
-/// the scenario's tables: the chosen plan's tree and its EXPLAIN-like text.
-pub fn plan_join(
-    setup: &Setup,
-    tables: &[Table],
-    sql: &str,
-    knobs: &KnobValues,
-) -> Result<(costlab_core::plan::PlanNode, String)> {
-    use costlab_core::block::JoinQuery;
-    use costlab_core::plan::Name;
-    use costlab_core::sql::{read_query, Dialect};
-    let dialect = match setup {
-        Setup::Postgres { .. } => Dialect::Postgres,
-        Setup::Mysql { .. } => Dialect::Mysql,
-    };
-    let mut block = read_query(sql, dialect, tables)?;
-    block.assume_unknown_truth();
-    let q = JoinQuery {
-        number: 1,
-        title: Name::from_static("query"),
-        sql: Name::from(sql),
-        block,
-    };
-    match setup {
-        Setup::Postgres { version, options } => {
-            let env = pg::join::PgJoinEnv {
-                version: *version,
-                opts: options.clone(),
-                ..pg::join::PgJoinEnv::default()
-            };
-            let plan = pg::join::PgJoinPlanner::new(tables, env)?.plan(&q, knobs)?;
-            let text = pg::explain_node(&plan.tree);
-            Ok((plan.tree, text))
-        }
-        Setup::Mysql { env } => {
-            let join = mysql::join::JoinEnv {
-                server: env.clone(),
-                ..mysql::join::JoinEnv::default()
-            };
-            let plan = mysql::join::MysqlJoinPlanner::new(tables, join)?.plan(&q, knobs)?;
-            let text = costlab_core::workload::compare::tree_text(&plan.tree, None);
-            Ok((plan.tree, text))
-        }
+/// A query of any shape the SQL front end reads, prepared for the engine's join planner over
+/// the scenario's tables: read once, planned under any constants.
+pub struct JoinSetup {
+    query: costlab_core::block::JoinQuery,
+    planner: JoinPlanner,
+}
+
+enum JoinPlanner {
+    Postgres(pg::join::PgJoinPlanner),
+    Mysql(mysql::join::MysqlJoinPlanner),
+}
+
+impl JoinSetup {
+    pub fn new(setup: &Setup, tables: &[Table], sql: &str) -> Result<JoinSetup> {
+        use costlab_core::plan::Name;
+        use costlab_core::sql::{read_query, Dialect};
+        let dialect = match setup {
+            Setup::Postgres { .. } => Dialect::Postgres,
+            Setup::Mysql { .. } => Dialect::Mysql,
+        };
+        let mut block = read_query(sql, dialect, tables)?;
+        block.assume_unknown_truth();
+        let query = costlab_core::block::JoinQuery {
+            number: 1,
+            title: Name::from_static("query"),
+            sql: Name::from(sql),
+            block,
+        };
+        let planner = match setup {
+            Setup::Postgres { version, options } => {
+                JoinPlanner::Postgres(pg::join::PgJoinPlanner::new(
+                    tables,
+                    pg::join::PgJoinEnv {
+                        version: *version,
+                        opts: options.clone(),
+                        ..pg::join::PgJoinEnv::default()
+                    },
+                )?)
+            }
+            Setup::Mysql { env } => JoinPlanner::Mysql(mysql::join::MysqlJoinPlanner::new(
+                tables,
+                mysql::join::JoinEnv {
+                    server: env.clone(),
+                    ..mysql::join::JoinEnv::default()
+                },
+            )?),
+        };
+        Ok(JoinSetup { query, planner })
+    }
+
+    /// The chosen plan under `knobs`: its signature (equal signatures, the same plan), its
+    /// tree and its EXPLAIN-like text.
+    pub fn plan(
+        &self,
+        knobs: &KnobValues,
+    ) -> Result<(String, costlab_core::plan::PlanNode, String)> {
+        Ok(match &self.planner {
+            JoinPlanner::Postgres(p) => {
+                let plan = p.plan(&self.query, knobs)?;
+                let text = pg::explain_node(&plan.tree);
+                (plan.signature(), plan.tree, text)
+            }
+            JoinPlanner::Mysql(p) => {
+                let plan = p.plan(&self.query, knobs)?;
+                let text = costlab_core::workload::compare::tree_text(&plan.tree, None);
+                (plan.signature(), plan.tree, text)
+            }
+        })
     }
 }
 

@@ -669,7 +669,8 @@ fn explain(a: ExplainArgs) -> Result<(), Fail> {
     let query = match Query::parse(&sql) {
         Ok(q) => q,
         Err(_) => {
-            let (tree, mut text) = engines::plan_join(&setup, &scenario.tables, &sql, &knobs)?;
+            let (_, tree, mut text) =
+                engines::JoinSetup::new(&setup, &scenario.tables, &sql)?.plan(&knobs)?;
             if a.json {
                 let text = serde_json::to_string_pretty(&tree)
                     .map_err(|e| Fail::Error(format!("cannot encode the plan: {e}")))?;
@@ -733,18 +734,44 @@ fn sweep_cmd(a: SweepArgs) -> Result<(), Fail> {
     let spacing = if a.log { Spacing::Log } else { Spacing::Linear };
     // Check the range and the template before sweeping, so errors name the argument.
     sweep::sample_points(a.from, a.to, a.points, spacing).map_err(usage)?;
+    // One table with sargable conditions: the single-table models, every candidate costed;
+    // any other query: the SQL front end and the join planner, whose chosen plan is the one
+    // candidate (keyed by its signature: a change anywhere in the tree is a change).
+    let single = Query::parse(&a.query_template.replace("{x}", &format!("{}", a.from))).is_ok();
     let fixed = match knob {
-        Some(_) => Some(Query::parse(&a.query_template)?),
-        None => None,
+        Some(_) if single => Some(Query::parse(&a.query_template)?),
+        _ => None,
+    };
+    let join = match knob {
+        Some(_) if !single => Some(engines::JoinSetup::new(
+            &setup,
+            &scenario.tables,
+            &a.query_template,
+        )?),
+        _ => None,
     };
     let plan_at = |x: f64| -> costlab_core::Result<costlab_core::plan::Planned> {
         let mut k = knobs.clone();
-        let query = match (&fixed, knob) {
-            (Some(q), Some(knob)) => {
-                k.set(knob, x)?;
-                q.clone()
-            }
-            _ => Query::parse(&a.query_template.replace("{x}", &format!("{x}")))?,
+        if let Some(knob) = knob {
+            k.set(knob, x)?;
+        }
+        if !single {
+            let text = a.query_template.replace("{x}", &format!("{x}"));
+            let (signature, plan, _) = match &join {
+                Some(j) => j.plan(&k)?,
+                None => engines::JoinSetup::new(&setup, &scenario.tables, &text)?.plan(&k)?,
+            };
+            return Ok(costlab_core::plan::Planned {
+                candidates: vec![costlab_core::plan::Candidate {
+                    key: signature.into(),
+                    plan,
+                }],
+                chosen: 0,
+            });
+        }
+        let query = match &fixed {
+            Some(q) => q.clone(),
+            None => Query::parse(&a.query_template.replace("{x}", &format!("{x}")))?,
         };
         let table = scenario.table(&query.table)?;
         engines::plan(&setup, table, &query, &k)
@@ -981,8 +1008,10 @@ fn simulate_cmd(a: SimulateArgs) -> Result<(), Fail> {
                     ))
                 }
             };
-            let query = Query::parse(&sql)?;
-            (file.table(&query.table)?.clone(), query, sql)
+            match Query::parse(&sql) {
+                Ok(query) => (file.table(&query.table)?.clone(), query, sql),
+                Err(_) => return simulate_join(&a, file, &machine, knobs, sql),
+            }
         }
     };
     let planner = Planner::new(&machine, &table, Detail::Omit)?;
@@ -992,6 +1021,81 @@ fn simulate_cmd(a: SimulateArgs) -> Result<(), Fail> {
     } else {
         report.text()
     })
+}
+
+/// `simulate` on a query the single-table models do not take: the join planner keeps one
+/// plan, so the chosen plan is timed node by node (as `costlab workload --query 1`); how
+/// plans change with a constant is `sweep --knob`'s and `workload`'s to show.
+fn simulate_join(
+    a: &SimulateArgs,
+    file: &ScenarioFile,
+    machine: &Machine,
+    knobs: KnobValues,
+    sql: String,
+) -> Result<(), Fail> {
+    use costlab::dbt3;
+    if !a.machine.disable.is_empty() {
+        return Err(usage(
+            "--disable applies to single-table queries; the join planners run with every enable_* on",
+        ));
+    }
+    if costlab_core::workload::user::split_queries(&sql)?.len() != 1 {
+        return Err(usage(
+            "--query takes one query; for several use costlab workload --queries FILE",
+        ));
+    }
+    let name = a
+        .machine
+        .scenario
+        .as_deref()
+        .and_then(|p| p.file_name())
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let setup = dbt3::Dbt3Setup {
+        version: machine.version,
+        queries: dbt3::Queries::User {
+            file: name,
+            tables: file.tables.clone(),
+            text: sql,
+        },
+        sf: 1.0,
+        profile: machine.profile.clone(),
+        server: machine.server,
+        baseline: knobs.clone(),
+        baseline_label: "the same constants".into(),
+        current: knobs,
+        sets: a.machine.sets.clone(),
+        query: Some(1),
+        repeat: None,
+    };
+    let report = dbt3::run(&setup)?;
+    if let Some(r) = report.refused.first() {
+        return Err(Fail::Error(r.error.clone()));
+    }
+    if a.json {
+        return print(&to_json(&report)?);
+    }
+    let Some(r) = report.rows.first() else {
+        return Err(Fail::Error("the query was not planned".into()));
+    };
+    let p = &r.current;
+    let tree = match (&p.tree, &p.node_times_s) {
+        (Some(t), times) => costlab_core::workload::compare::tree_text(t, times.as_deref()),
+        (None, _) => String::new(),
+    };
+    print(&format!(
+        "{} on {} ({}), {} cache\nplan: cost {:.2}, {:.0} rows, simulated time {} s\n{tree}\
+         ([time ...]: the node's own simulated time, without its children)\n\
+         (a join planner keeps one plan per query: this is the chosen plan's time; \
+         costlab sweep --knob NAME shows where the plan changes, costlab workload compares \
+         two sets of constants)\n",
+        report.release,
+        report.profile.id,
+        report.profile.label,
+        if report.warm_cache { "warm" } else { "cold" },
+        p.cost,
+        p.rows,
+        simulate::secs(p.time_s),
+    ))
 }
 
 fn parse_range(flag: &str, s: &Option<String>) -> Result<Option<(f64, f64)>, Fail> {
@@ -1079,7 +1183,16 @@ fn fit_cmd(a: FitArgs) -> Result<(), Fail> {
             if !tpl.contains("{x}") {
                 return Err(usage("the query template has no {x} to sweep"));
             }
-            let q = Query::parse(&tpl.replace("{x}", &format!("{from}")))?;
+            // The fit draws each candidate's cost as a line in the constant and takes their
+            // lower envelope exactly; the join planners keep only the cheapest plan, so a
+            // join query has no candidates to fit over.
+            let q = Query::parse(&tpl.replace("{x}", &format!("{from}"))).map_err(|e| {
+                Fail::Error(format!(
+                    "{e}; fit takes one-table queries (every candidate path costed): for a join \
+                     query, costlab sweep --knob shows where its plan changes and costlab \
+                     workload compares two sets of constants"
+                ))
+            })?;
             (file.table(&q.table)?.clone(), Some(tpl))
         }
     };

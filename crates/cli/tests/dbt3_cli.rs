@@ -435,3 +435,199 @@ fn postgres_table() {
     assert!(q12.contains("lineitem_l_orderkey_idx_part2"), "{q12}");
     assert!(!marked_changed(row_line(&text, 6)), "Q6 keeps its plan");
 }
+
+fn example() -> String {
+    format!(
+        "{}/../../static/example-shop.json",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// `costlab workload`: the example's own six queries by default; a queries file replaces
+/// them, and a query the front end refuses is listed with its error and the span it names,
+/// the others planned. MySQL plans the PostgreSQL import on derived InnoDB statistics.
+#[test]
+fn workload_plans_the_example_and_names_refused_queries() {
+    let file = example();
+    for engine in ["postgres", "mysql"] {
+        let out = assert_ok(&run(&[
+            "workload",
+            "--engine",
+            engine,
+            "--scenario",
+            &file,
+            "--profile",
+            "seed-nvme",
+            "--json",
+        ]));
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["rows"].as_array().unwrap().len(), 6, "{engine}");
+        assert!(v["workload"]
+            .as_str()
+            .unwrap()
+            .contains("example-shop.json"));
+        assert!(v.get("refused").is_none(), "{engine}: {out}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let queries = dir.path().join("q.sql");
+    let window = "SELECT o.order_id, rank() OVER (ORDER BY o.total) FROM orders o";
+    std::fs::write(
+        &queries,
+        format!("SELECT count(*) FROM orders o JOIN customers c ON c.cust_id = o.cust_id WHERE c.vip;\n{window};\n"),
+    )
+    .unwrap();
+    let out = assert_ok(&run(&[
+        "workload",
+        "--engine",
+        "postgres",
+        "--scenario",
+        &file,
+        "--queries",
+        queries.to_str().unwrap(),
+        "--set",
+        "random_page_cost=1.1",
+        "--json",
+    ]));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["rows"].as_array().unwrap().len(), 1);
+    let refused = &v["refused"][0];
+    assert_eq!(refused["query"], 2);
+    assert!(
+        refused["error"]
+            .as_str()
+            .unwrap()
+            .contains("window function"),
+        "{refused}"
+    );
+    let (s, e) = (
+        refused["start"].as_u64().unwrap() as usize,
+        refused["end"].as_u64().unwrap() as usize,
+    );
+    // sqlparser's span of a window function covers its name, not the OVER clause.
+    assert!(s < e && window[s..e].contains("rank"), "{}", &window[s..e]);
+    let text = assert_ok(&run(&[
+        "workload",
+        "--engine",
+        "postgres",
+        "--scenario",
+        &file,
+        "--queries",
+        queries.to_str().unwrap(),
+    ]));
+    assert!(text.contains("Q2 not planned: "), "{text}");
+}
+
+#[test]
+fn workload_and_dbt3_refuse_what_they_cannot_take() {
+    assert_fails(
+        &run(&["workload", "--engine", "postgres"]),
+        2,
+        &["--scenario FILE is needed"],
+    );
+    let file = example();
+    assert_fails(
+        &run(&["dbt3", "--engine", "postgres", "--queries", &file]),
+        2,
+        &["--queries", "costlab workload"],
+    );
+    // DBT3's queries on tables that are not DBT3's: the missing table is named.
+    assert_fails(
+        &run(&[
+            "dbt3",
+            "--engine",
+            "postgres",
+            "--scenario",
+            &file,
+            "--profile",
+            "seed-nvme",
+        ]),
+        1,
+        &["lineitem"],
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("none.sql");
+    std::fs::write(&empty, "-- nothing\n").unwrap();
+    assert_fails(
+        &run(&[
+            "workload",
+            "--engine",
+            "mysql",
+            "--scenario",
+            &file,
+            "--profile",
+            "seed-nvme",
+            "--queries",
+            empty.to_str().unwrap(),
+        ]),
+        1,
+        &["there are none"],
+    );
+}
+
+/// `sweep --knob` and `simulate` take join queries over a scenario file: the sweep finds
+/// where the chosen plan changes (a change anywhere in the tree), simulate times the chosen
+/// plan node by node; `fit`, which needs every candidate's cost, says what to use instead.
+#[test]
+fn sweep_and_simulate_take_join_queries() {
+    let file = example();
+    let q = "SELECT p.title, l.qty FROM order_lines l JOIN products p ON p.prod_id = l.prod_id \
+             WHERE l.order_id BETWEEN 1000 AND 1100";
+    let out = assert_ok(&run(&[
+        "sweep",
+        "--engine",
+        "postgres",
+        "--scenario",
+        &file,
+        "--query-template",
+        q,
+        "--knob",
+        "random_page_cost",
+        "--from",
+        "0.5",
+        "--to",
+        "10",
+        "--points",
+        "20",
+        "--json",
+    ]));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let crossovers = v["crossovers"].as_array().unwrap();
+    assert!(!crossovers.is_empty(), "{out}");
+    // Located by bisection on the model, between two samples.
+    let x = crossovers[0]["x"].as_f64().unwrap();
+    assert!(x > 0.5 && x < 10.0);
+    assert_ne!(crossovers[0]["from"], crossovers[0]["to"]);
+
+    let out = assert_ok(&run(&[
+        "simulate",
+        "--engine",
+        "mysql",
+        "--scenario",
+        &file,
+        "--profile",
+        "seed-nvme",
+        "--query",
+        q,
+    ]));
+    assert!(out.contains("eq_ref using products_pkey on p"), "{out}");
+    assert!(out.contains("a join planner keeps one plan"), "{out}");
+
+    let fit = run(&[
+        "fit",
+        "--engine",
+        "postgres",
+        "--scenario",
+        &file,
+        "--profile",
+        "seed-nvme",
+        "--knob",
+        "random_page_cost",
+        "--query-template",
+        "SELECT * FROM orders o JOIN customers c ON c.cust_id = o.cust_id WHERE o.total > {x}",
+        "--from",
+        "100",
+        "--to",
+        "1000",
+    ]);
+    assert_fails(&fit, 1, &["costlab sweep --knob"]);
+}
