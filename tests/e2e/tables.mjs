@@ -46,7 +46,7 @@ function expectedCells(report) {
   const base = report.rows.reduce((a, r) => a + r.baseline.time_s, 0);
   const cur = report.rows.reduce((a, r) => a + r.current.time_s, 0);
   const changed = report.rows.filter((r) => r.plan_changed).length;
-  const totals = ['all', `${report.rows.length} queries`, `${changed} changed`, '', '', seconds(base), seconds(cur),
+  const totals = ['all', report.rows.length === 1 ? '1 query' : `${report.rows.length} queries`, `${changed} changed`, '', '', seconds(base), seconds(cur),
     change(base > 0 ? (100 * (cur - base)) / base : 0)];
   return { rows, totals };
 }

@@ -863,3 +863,69 @@ fn the_validation_scatter_draws_one_mark_per_plan_on_decade_axes() {
         "{title}"
     );
 }
+
+/// The user's workload in the worker: the example's tables (built in) or a scenario file's
+/// (read by `worker::scenario` into the compact JSON the page keeps), queries in each
+/// engine's dialect; a refused query comes back with its span, the others as rows, and the
+/// reply survives the page's own reader.
+#[wasm_bindgen_test]
+fn worker_plans_a_user_workload_and_names_refused_queries() {
+    use costlab_web::worker::scenario;
+    use costlab_web::worker_protocol::{parse, to_json, ScenarioRequest};
+    let loaded = scenario(&ScenarioRequest {
+        id: 7,
+        name: "example-shop.json".into(),
+        text: include_str!("../../static/example-shop.json").into(),
+    });
+    assert_eq!(loaded.id, 7);
+    let loaded = loaded.result.unwrap();
+    assert_eq!(loaded.lines.len(), 4);
+    assert_eq!(
+        loaded.queries,
+        costlab_core::workload::user::EXAMPLE_QUERIES
+    );
+    let broken = scenario(&ScenarioRequest {
+        id: 8,
+        name: "x.json".into(),
+        text: "{\"costlab_scenario\": 1, \"tables\": []}".into(),
+    });
+    assert!(broken.result.unwrap_err().contains("no tables"));
+
+    let s = State::from_link("#v=1&e=both&w=user").scenario;
+    let text = "SELECT o.status, count(*) FROM orders o JOIN customers c ON c.cust_id = o.cust_id GROUP BY o.status\n\
+                SELECT rank() OVER (ORDER BY total) FROM orders";
+    for tables in [None, Some(loaded.tables_json.clone())] {
+        let mut worker = Worker::default();
+        let reply = worker.handle(&Request {
+            id: 1,
+            queries: Queries::User {
+                tables,
+                text: text.into(),
+            },
+            versions: s
+                .engines
+                .list()
+                .into_iter()
+                .map(|e| s.version_of(e))
+                .collect(),
+            machine: analysis::machine(&s).unwrap(),
+            server: s.server,
+            baseline: knob_list(&s.baseline().unwrap().unwrap()),
+            current: knob_list(&s.knobs),
+        });
+        assert_eq!(reply.tables.len(), 2);
+        for t in &reply.tables {
+            let rows = t.rows.as_ref().unwrap();
+            assert_eq!(rows.iter().map(|r| r.number).collect::<Vec<_>>(), [1]);
+            assert_eq!(t.refused.len(), 1);
+            let r = &t.refused[0];
+            assert_eq!(r.number, 2);
+            assert!(r.message.contains("window functions"), "{}", r.message);
+            assert!(r.text[r.start..r.end].contains("rank"));
+        }
+        assert_eq!(
+            parse(&to_json(&FromWorker::Reply(reply.clone()))),
+            Ok(FromWorker::Reply(reply))
+        );
+    }
+}

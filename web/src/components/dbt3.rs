@@ -541,6 +541,20 @@ pub fn dbt3_table(props: &Dbt3Props) -> Html {
     });
     let flipped = rows.iter().filter(|r| r.changed).count();
     let refused: &[Refused] = props.refused.as_ref().map_or(&[], |r| &r.0);
+    // Planned and refused queries in the order of the text.
+    let mut ordered: Vec<(u8, Html)> = rows
+        .iter()
+        .map(|r| {
+            (r.number, html! {
+                <WorkloadRow key={r.number} row={r.clone()} open={selected.0 == Some(r.number)}
+                    detail_id={AttrValue::from(detail_id.clone())} on_toggle={on_toggle.clone()} />
+            })
+        })
+        .chain(refused.iter().map(|r| {
+            (r.number, html! { <RefusedRow key={format!("refused-{}", r.number)} refused={r.clone()} /> })
+        }))
+        .collect();
+    ordered.sort_by_key(|(n, _)| *n);
     let detail = selected.0.and_then(|n| rows.iter().find(|r| r.number == n));
     let trees = detail.and_then(|r| {
         props
@@ -550,7 +564,6 @@ pub fn dbt3_table(props: &Dbt3Props) -> Html {
             .filter(|t| t.engine == props.engine && t.number == r.number && t.id == props.shown)
             .map(|t| &t.trees)
     });
-    let detail_attr = AttrValue::from(detail_id.clone());
     section(html! {
         <>
             <p class="note">{ format!("Each query planned under the baseline ({}) and under the current constants, timed on this machine. ", props.baseline) }
@@ -563,14 +576,10 @@ pub fn dbt3_table(props: &Dbt3Props) -> Html {
                     <th scope="col">{ "baseline time" }</th><th scope="col">{ "current time" }</th><th scope="col">{ "change" }</th>
                 </tr></thead>
                 <tbody>
-                { for rows.iter().map(|r| html! {
-                    <WorkloadRow key={r.number} row={r.clone()} open={selected.0 == Some(r.number)}
-                        detail_id={detail_attr.clone()} on_toggle={on_toggle.clone()} />
-                }) }
-                { for refused.iter().map(|r| html! { <RefusedRow key={format!("refused-{}", r.number)} refused={r.clone()} /> }) }
+                { for ordered.iter().map(|(_, line)| line.clone()) }
                 </tbody>
                 <tfoot><tr class="totals">
-                    <th scope="row">{ "all" }</th><td>{ format!("{} queries", rows.len()) }</td>
+                    <th scope="row">{ "all" }</th><td>{ match rows.len() { 1 => "1 query".to_string(), n => format!("{n} queries") } }</td>
                     <td class="flag">{ format!("{flipped} changed") }</td><td></td><td></td>
                     <td class="num">{ seconds(base_s) }</td><td class="num">{ seconds(cur_s) }</td>
                     <td class="num">{ change(if base_s > 0.0 { 100.0 * (cur_s - base_s) / base_s } else { 0.0 }) }</td>
