@@ -24,7 +24,7 @@ use costlab_core::sim::profile::MachineProfile;
 use costlab_core::sql::Dialect;
 use costlab_core::validation::{SummaryRow, ValidationReport};
 use costlab_core::workload::compare::{plan_summary, QueryOutcome, WorkloadPlanner};
-use costlab_core::workload::user::{read_queries, split_queries};
+use costlab_core::workload::user::{read_workload, split_queries};
 
 /// The example workload's scenario file, built in: the view works without a server.
 const EXAMPLE: &str = include_str!("../../static/example-shop.json");
@@ -88,26 +88,17 @@ fn user_planner(
         Engine::Postgres => Dialect::Postgres,
         Engine::Mysql => Dialect::Mysql,
     };
-    let mut queries = Vec::new();
-    let mut refused = Vec::new();
-    for (q, read) in texts.iter().zip(read_queries(&texts, dialect, &tables)) {
-        match read {
-            Ok(j) => queries.push(j),
-            Err(e) => {
-                let (start, end) = match &e {
-                    costlab_core::Error::Sql { start, end, .. } => (*start, *end),
-                    _ => (0, 0),
-                };
-                refused.push(Refused {
-                    number: q.number,
-                    text: q.text.clone(),
-                    message: e.to_string(),
-                    start,
-                    end,
-                });
-            }
-        }
-    }
+    let (queries, refused) = read_workload(&texts, dialect, &tables);
+    let refused = refused
+        .into_iter()
+        .map(|r| Refused {
+            number: r.number,
+            text: r.text,
+            message: r.error,
+            start: r.start,
+            end: r.end,
+        })
+        .collect();
     let planner = WorkloadPlanner::new(key.version, &tables, queries, &key.machine, &key.server)
         .map_err(|e| e.to_string())?;
     Ok((planner, refused))

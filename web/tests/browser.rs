@@ -214,6 +214,24 @@ async fn sleep(ms: i32) {
     wasm_bindgen_futures::JsFuture::from(p).await.unwrap();
 }
 
+/// The request a workload view makes for `queries` in scenario `s`, as its worker gets it.
+fn request(id: u64, queries: Queries, s: &costlab_core::scenario::Scenario) -> Request {
+    Request {
+        id,
+        queries,
+        versions: s
+            .engines
+            .list()
+            .into_iter()
+            .map(|e| s.version_of(e))
+            .collect(),
+        machine: analysis::machine(s).unwrap(),
+        server: s.server,
+        baseline: knob_list(&s.baseline().unwrap().unwrap()),
+        current: knob_list(&s.knobs),
+    }
+}
+
 /// The request the DBT3 view makes for a link (MySQL 5.7, the default scale factor and
 /// machine, baseline mysql-5.7), as its worker receives it.
 fn dbt3_request(id: u64, fragment: &str) -> Request {
@@ -221,20 +239,7 @@ fn dbt3_request(id: u64, fragment: &str) -> Request {
     let Workload::Dbt3 { sf, .. } = s.workload else {
         panic!("{fragment} is not a DBT3 link");
     };
-    Request {
-        id,
-        queries: Queries::Dbt3 { sf },
-        versions: s
-            .engines
-            .list()
-            .into_iter()
-            .map(|e| s.version_of(e))
-            .collect(),
-        machine: analysis::machine(&s).unwrap(),
-        server: s.server,
-        baseline: knob_list(&s.baseline().unwrap().unwrap()),
-        current: knob_list(&s.knobs),
-    }
+    request(id, Queries::Dbt3 { sf }, &s)
 }
 
 #[wasm_bindgen_test]
@@ -896,23 +901,11 @@ fn worker_plans_a_user_workload_and_names_refused_queries() {
                 SELECT rank() OVER (ORDER BY total) FROM orders";
     for tables in [None, Some(loaded.tables_json.clone())] {
         let mut worker = Worker::default();
-        let reply = worker.handle(&Request {
-            id: 1,
-            queries: Queries::User {
-                tables,
-                text: text.into(),
-            },
-            versions: s
-                .engines
-                .list()
-                .into_iter()
-                .map(|e| s.version_of(e))
-                .collect(),
-            machine: analysis::machine(&s).unwrap(),
-            server: s.server,
-            baseline: knob_list(&s.baseline().unwrap().unwrap()),
-            current: knob_list(&s.knobs),
-        });
+        let queries = Queries::User {
+            tables,
+            text: text.into(),
+        };
+        let reply = worker.handle(&request(1, queries, &s));
         assert_eq!(reply.tables.len(), 2);
         for t in &reply.tables {
             let rows = t.rows.as_ref().unwrap();

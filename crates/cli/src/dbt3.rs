@@ -15,7 +15,7 @@ use costlab_core::sql::Dialect;
 use costlab_core::workload::compare::{
     plan_summary, tree_text, QueryOutcome, WorkloadPlanner, WorkloadRow,
 };
-use costlab_core::workload::user::{read_queries, split_queries};
+use costlab_core::workload::user::{read_workload, split_queries};
 use costlab_core::{Error, Result};
 use serde::Serialize;
 use std::time::Instant;
@@ -333,25 +333,17 @@ pub fn run(s: &Dbt3Setup) -> Result<Dbt3Report> {
                 Engine::Postgres => Dialect::Postgres,
                 Engine::Mysql => Dialect::Mysql,
             };
-            let mut queries = Vec::new();
-            for (q, read) in texts.iter().zip(read_queries(&texts, dialect, tables)) {
-                match read {
-                    Ok(j) => queries.push(j),
-                    Err(e) => {
-                        let (start, end) = match &e {
-                            Error::Sql { start, end, .. } => (*start, *end),
-                            _ => (0, 0),
-                        };
-                        refused.push(RefusedReport {
-                            query: q.number,
-                            title: q.title(),
-                            error: e.to_string(),
-                            start,
-                            end,
-                        });
-                    }
-                }
-            }
+            let (queries, refusals) = read_workload(&texts, dialect, tables);
+            refused = refusals
+                .into_iter()
+                .map(|r| RefusedReport {
+                    query: r.number,
+                    title: r.title,
+                    error: r.error,
+                    start: r.start,
+                    end: r.end,
+                })
+                .collect();
             (
                 WorkloadPlanner::new(s.version, tables, queries, &s.profile, &s.server)?,
                 format!("your queries on {file}"),

@@ -89,6 +89,35 @@ impl Pending {
 
 type Shown = UseStateHandle<Option<Result<Vec<String>, String>>>;
 
+/// Starts a file loader's worker: `Ready` posts the file waiting for it, every reply goes to
+/// `on_reply` (which takes its own kind for the latest file, `Pending::latest`, and drops
+/// the rest), and why the worker cannot answer to `on_failure`. The calibration, validation
+/// and scenario loaders share it.
+pub fn start_loader_worker(
+    pending: &Rc<RefCell<Pending>>,
+    link: &Rc<RefCell<Option<WorkerLink>>>,
+    on_reply: Callback<FromWorker>,
+    on_failure: Callback<String>,
+) {
+    let on_message = {
+        let (pending, link, on_failure) = (pending.clone(), link.clone(), on_failure.clone());
+        Callback::from(move |text: String| match worker_protocol::parse(&text) {
+            Ok(FromWorker::Ready) => {
+                let next = pending.borrow_mut().ready();
+                if let (Some(m), Some(l)) = (next, &*link.borrow()) {
+                    l.post(&m);
+                }
+            }
+            Ok(FromWorker::Failed(e)) | Err(e) => on_failure.emit(e),
+            Ok(reply) => on_reply.emit(reply),
+        })
+    };
+    match WorkerLink::start(infra::WORKER_URL, on_message, on_failure.clone()) {
+        Ok(l) => *link.borrow_mut() = Some(l),
+        Err(e) => on_failure.emit(e),
+    }
+}
+
 /// Starts the worker and wires its replies to the message and the machine.
 fn start_worker(
     pending: &Rc<RefCell<Pending>>,
@@ -100,21 +129,10 @@ fn start_worker(
         let pending = pending.clone();
         move |e: &str| format!("{}: {e}; the machine is unchanged", pending.borrow().name())
     };
-    let on_message = {
-        let (pending, link, message, unchanged) = (
-            pending.clone(),
-            link.clone(),
-            message.clone(),
-            unchanged.clone(),
-        );
-        Callback::from(move |text: String| match worker_protocol::parse(&text) {
-            Ok(FromWorker::Ready) => {
-                let next = pending.borrow_mut().ready();
-                if let (Some(m), Some(l)) = (next, &*link.borrow()) {
-                    l.post(&m);
-                }
-            }
-            Ok(FromWorker::Calibration(r)) if r.id == pending.borrow().latest() => match r.result {
+    let on_reply = {
+        let (pending, message, unchanged) = (pending.clone(), message.clone(), unchanged.clone());
+        Callback::from(move |reply: FromWorker| match reply {
+            FromWorker::Calibration(r) if r.id == pending.borrow().latest() => match r.result {
                 Ok(c) => {
                     message.set(Some(Ok(c.lines)));
                     dispatch.emit(Action::SetCustomMachine(c.profile));
@@ -122,24 +140,11 @@ fn start_worker(
                 Err(e) => message.set(Some(Err(unchanged(&e)))),
             },
             // A reply to an older file, or to no request of this loader's.
-            Ok(
-                FromWorker::Calibration(_)
-                | FromWorker::Reply(_)
-                | FromWorker::Trees(_)
-                | FromWorker::Validation(_)
-                | FromWorker::Scenario(_),
-            ) => {}
-            Ok(FromWorker::Failed(e)) | Err(e) => message.set(Some(Err(unchanged(&e)))),
+            _ => {}
         })
     };
-    let on_error = {
-        let message = message.clone();
-        Callback::from(move |e: String| message.set(Some(Err(unchanged(&e)))))
-    };
-    match WorkerLink::start(infra::WORKER_URL, on_message, on_error) {
-        Ok(l) => *link.borrow_mut() = Some(l),
-        Err(e) => message.set(Some(Err(e))),
-    }
+    let on_failure = Callback::from(move |e: String| message.set(Some(Err(unchanged(&e)))));
+    start_loader_worker(pending, link, on_reply, on_failure);
 }
 
 #[function_component(CalibrationLoader)]

@@ -6,12 +6,12 @@
 //! tables as the compact JSON the worker returns and never parses them itself, so the
 //! catalog's deserialisers stay out of the page's bundle.
 
-use crate::components::calibration::Pending;
+use crate::components::calibration::{start_loader_worker, Pending};
 use crate::components::file_drop::FileDrop;
 use crate::components::select::Select;
-use crate::infra::{self, WorkerLink};
+use crate::infra::WorkerLink;
 use crate::state::Action;
-use crate::worker_protocol::{self, FromWorker, ScenarioRequest, ToWorker};
+use crate::worker_protocol::{FromWorker, ScenarioRequest, ToWorker};
 use costlab_core::knobs::PRESETS;
 use costlab_core::scenario::{Scenario, UserTables, UserWorkload};
 use costlab_core::workload::user::MAX_TEXT_BYTES;
@@ -31,6 +31,7 @@ pub struct UserWorkloadProps {
 /// What the scenario loader says: the loaded file's tables, or what was wrong.
 type Message = UseStateHandle<Option<Result<Vec<String>, String>>>;
 
+/// Starts the worker and wires its replies to the message and the workload's tables.
 fn start_worker(
     pending: &Rc<RefCell<Pending>>,
     link: &Rc<RefCell<Option<WorkerLink>>>,
@@ -41,21 +42,10 @@ fn start_worker(
         let pending = pending.clone();
         move |e: &str| format!("{}: {e}; the tables are unchanged", pending.borrow().name())
     };
-    let on_message = {
-        let (pending, link, message, unchanged) = (
-            pending.clone(),
-            link.clone(),
-            message.clone(),
-            unchanged.clone(),
-        );
-        Callback::from(move |text: String| match worker_protocol::parse(&text) {
-            Ok(FromWorker::Ready) => {
-                let next = pending.borrow_mut().ready();
-                if let (Some(m), Some(l)) = (next, &*link.borrow()) {
-                    l.post(&m);
-                }
-            }
-            Ok(FromWorker::Scenario(r)) if r.id == pending.borrow().latest() => match r.result {
+    let on_reply = {
+        let (pending, message, unchanged) = (pending.clone(), message.clone(), unchanged.clone());
+        Callback::from(move |reply: FromWorker| match reply {
+            FromWorker::Scenario(r) if r.id == pending.borrow().latest() => match r.result {
                 Ok(loaded) => {
                     message.set(Some(Ok(loaded.lines)));
                     dispatch.emit(Action::SetUserTables(UserTables::File {
@@ -69,24 +59,12 @@ fn start_worker(
                 }
                 Err(e) => message.set(Some(Err(unchanged(&e)))),
             },
-            Ok(
-                FromWorker::Scenario(_)
-                | FromWorker::Calibration(_)
-                | FromWorker::Validation(_)
-                | FromWorker::Reply(_)
-                | FromWorker::Trees(_),
-            ) => {}
-            Ok(FromWorker::Failed(e)) | Err(e) => message.set(Some(Err(unchanged(&e)))),
+            // A reply to an older file, or to no request of this loader's.
+            _ => {}
         })
     };
-    let on_error = {
-        let message = message.clone();
-        Callback::from(move |e: String| message.set(Some(Err(unchanged(&e)))))
-    };
-    match WorkerLink::start(infra::WORKER_URL, on_message, on_error) {
-        Ok(l) => *link.borrow_mut() = Some(l),
-        Err(e) => message.set(Some(Err(e))),
-    }
+    let on_failure = Callback::from(move |e: String| message.set(Some(Err(unchanged(&e)))));
+    start_loader_worker(pending, link, on_reply, on_failure);
 }
 
 #[function_component(UserWorkloadPanel)]

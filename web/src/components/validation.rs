@@ -7,12 +7,12 @@
 //! report schema's parser stays out of the page's bundle. A file that cannot be read is
 //! named with what is wrong, and whatever the view showed stays as it was.
 
-use crate::components::calibration::Pending;
+use crate::components::calibration::{start_loader_worker, Pending};
 use crate::components::chart_view::ChartView;
 use crate::components::file_drop::FileDrop;
-use crate::infra::{self, WorkerLink};
+use crate::infra::WorkerLink;
 use crate::model;
-use crate::worker_protocol::{self, FromWorker, ToWorker, ValidationRequest, ValidationShown};
+use crate::worker_protocol::{FromWorker, ToWorker, ValidationRequest, ValidationShown};
 use costlab_core::validation::MAX_BYTES;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -83,38 +83,19 @@ fn start_worker(
             shown.dispatch(Received::Failed(format!("{name}: {e}")));
         }
     };
-    let on_message = {
-        let (pending, link, failed) = (pending.clone(), link.clone(), failed.clone());
-        Callback::from(move |text: String| match worker_protocol::parse(&text) {
-            Ok(FromWorker::Ready) => {
-                let next = pending.borrow_mut().ready();
-                if let (Some(m), Some(l)) = (next, &*link.borrow()) {
-                    l.post(&m);
-                }
-            }
-            Ok(FromWorker::Validation(r)) if r.id == pending.borrow().latest() => match r.result {
+    let on_reply = {
+        let (pending, failed) = (pending.clone(), failed.clone());
+        Callback::from(move |reply: FromWorker| match reply {
+            FromWorker::Validation(r) if r.id == pending.borrow().latest() => match r.result {
                 Ok(v) => shown.dispatch(Received::Report(pending.borrow().name().to_string(), v)),
                 Err(e) => failed(&e),
             },
             // A reply to an older file, or to no request of this view's.
-            Ok(
-                FromWorker::Validation(_)
-                | FromWorker::Calibration(_)
-                | FromWorker::Reply(_)
-                | FromWorker::Trees(_)
-                | FromWorker::Scenario(_),
-            ) => {}
-            Ok(FromWorker::Failed(e)) | Err(e) => failed(&e),
+            _ => {}
         })
     };
-    let on_error = {
-        let failed = failed.clone();
-        Callback::from(move |e: String| failed(&e))
-    };
-    match WorkerLink::start(infra::WORKER_URL, on_message, on_error) {
-        Ok(l) => *link.borrow_mut() = Some(l),
-        Err(e) => failed(&e),
-    }
+    let on_failure = Callback::from(move |e: String| failed(&e));
+    start_loader_worker(pending, link, on_reply, on_failure);
 }
 
 /// The report's header, summary and stopped plans; the chart goes between them.

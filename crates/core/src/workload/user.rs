@@ -129,6 +129,49 @@ pub fn read_queries(
         .collect()
 }
 
+/// A query an engine's SQL front end refused: its number and text, the error, and the byte
+/// span of the text the error names (both 0 when it names none).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Refusal {
+    pub number: u8,
+    pub title: String,
+    pub text: String,
+    pub error: String,
+    pub start: usize,
+    pub end: usize,
+}
+
+/// The workload's queries as one engine reads them: those its front end takes, ready to
+/// plan, and the others with why.
+pub fn read_workload(
+    texts: &[QueryText],
+    dialect: Dialect,
+    tables: &[Table],
+) -> (Vec<JoinQuery>, Vec<Refusal>) {
+    let mut queries = Vec::new();
+    let mut refused = Vec::new();
+    for (q, read) in texts.iter().zip(read_queries(texts, dialect, tables)) {
+        match read {
+            Ok(j) => queries.push(j),
+            Err(e) => {
+                let (start, end) = match &e {
+                    Error::Sql { start, end, .. } => (*start, *end),
+                    _ => (0, 0),
+                };
+                refused.push(Refusal {
+                    number: q.number,
+                    title: q.title(),
+                    text: q.text.clone(),
+                    error: e.to_string(),
+                    start,
+                    end,
+                });
+            }
+        }
+    }
+    (queries, refused)
+}
+
 /// Byte ranges of the top-level statements of `text`, each without its `;`, and whether any
 /// `;` ended one: quotes, quoted names and comments (MySQL's `#` too) are skipped, so a `;`
 /// inside them does not end a statement.
