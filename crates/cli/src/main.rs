@@ -1183,16 +1183,20 @@ fn fit_cmd(a: FitArgs) -> Result<(), Fail> {
             if !tpl.contains("{x}") {
                 return Err(usage("the query template has no {x} to sweep"));
             }
-            // The fit draws each candidate's cost as a line in the constant and takes their
-            // lower envelope exactly; the join planners keep only the cheapest plan, so a
-            // join query has no candidates to fit over.
-            let q = Query::parse(&tpl.replace("{x}", &format!("{from}"))).map_err(|e| {
-                Fail::Error(format!(
-                    "{e}; fit takes one-table queries (every candidate path costed): for a join \
-                     query, costlab sweep --knob shows where its plan changes and costlab \
-                     workload compares two sets of constants"
-                ))
-            })?;
+            // A one-table query: every candidate's cost is a line in the constant and the fit
+            // takes their lower envelope exactly. Any other: the join planner's choices on a
+            // grid of the constant (`grid_fit`).
+            let q = match Query::parse(&tpl.replace("{x}", &format!("{from}"))) {
+                Ok(q) => q,
+                Err(_) if knob2.is_none() => {
+                    return fit_join(&a, file, &machine, knobs, knob, range, &tpl, &xs)
+                }
+                Err(e) => {
+                    return Err(Fail::Error(format!(
+                        "{e}; a pair of constants (--knob2) is fitted on one-table queries only"
+                    )))
+                }
+            };
             (file.table(&q.table)?.clone(), Some(tpl))
         }
     };
@@ -1238,6 +1242,102 @@ fn fit_cmd(a: FitArgs) -> Result<(), Fail> {
             print(&if a.json { to_json(&r)? } else { r.text() })
         }
     }
+}
+
+/// Grid points of a join fit: log-spaced over the knob's range, ends included.
+const JOIN_FIT_GRID: usize = 61;
+
+/// `fit` over a join query template: each x a query of a workload, the knob on a log grid,
+/// time lost against the fastest plan the engine picks anywhere on the grid.
+#[allow(clippy::too_many_arguments)]
+fn fit_join(
+    a: &FitArgs,
+    file: &ScenarioFile,
+    machine: &Machine,
+    knobs: KnobValues,
+    knob: Knob,
+    range: Option<(f64, f64)>,
+    template: &str,
+    xs: &[f64],
+) -> Result<(), Fail> {
+    use costlab_core::workload::user::{read_workload, QueryText, MAX_QUERIES};
+    if xs.len() > MAX_QUERIES {
+        return Err(usage(format!(
+            "--points: a join query's fit plans each point at {JOIN_FIT_GRID} values of the constant; at most {MAX_QUERIES} points"
+        )));
+    }
+    let (lo, hi) = simulate::fit_range(knob, range).map_err(usage)?;
+    let mut values = sweep::sample_points(lo, hi, JOIN_FIT_GRID, Spacing::Log).map_err(usage)?;
+    // The current value is on the grid, so its time lost counts against the same plans.
+    let current = knobs.get(knob);
+    if (lo..=hi).contains(&current) && !values.contains(&current) {
+        values.push(current);
+        values.sort_by(f64::total_cmp);
+    }
+    let texts: Vec<QueryText> = xs
+        .iter()
+        .enumerate()
+        .map(|(i, x)| QueryText {
+            number: i as u8 + 1,
+            start: 0,
+            text: template.replace("{x}", &format!("{x}")),
+        })
+        .collect();
+    let dialect = match machine.engine() {
+        Engine::Postgres => costlab_core::sql::Dialect::Postgres,
+        Engine::Mysql => costlab_core::sql::Dialect::Mysql,
+    };
+    let (queries, refused) = read_workload(&texts, dialect, &file.tables);
+    if let Some(r) = refused.first() {
+        return Err(Fail::Error(r.error.clone()));
+    }
+    let planner = costlab_core::workload::compare::WorkloadPlanner::new(
+        machine.version,
+        &file.tables,
+        queries,
+        &machine.profile,
+        &machine.server,
+    )?;
+    let fit = planner.grid_fit(knob, &values, &knobs)?;
+    if a.json {
+        return print(&to_json(&fit)?);
+    }
+    let f = |v: f64| format!("{v:.4}");
+    let mut text = format!(
+        "{} on {} ({}): {} over {template}, x at {} points from {} to {}\n",
+        machine.version.label(),
+        machine.profile.id,
+        machine.profile.label,
+        fit.knob,
+        xs.len(),
+        a.from.unwrap_or(xs[0]),
+        a.to.unwrap_or(xs[xs.len() - 1])
+    );
+    text.push_str(&format!(
+        "the {} that loses least time: {} (any value from {} to {} does as well, within one step of a {}-value log grid from {} to {}); time lost {} s of {} s\n",
+        fit.knob,
+        f(fit.best),
+        f(fit.best_interval.0),
+        f(fit.best_interval.1),
+        JOIN_FIT_GRID,
+        lo,
+        hi,
+        simulate::secs(fit.best_regret_s),
+        simulate::secs(fit.chosen_s[fit.values.iter().position(|&v| v == fit.best).unwrap_or(0)]),
+    ));
+    if let Some(at) = fit.values.iter().position(|&v| v == current) {
+        text.push_str(&format!(
+            "at the current {} ({}): time lost {} s\n",
+            fit.knob,
+            current,
+            simulate::secs(fit.regret_s[at])
+        ));
+    }
+    text.push_str(&format!(
+        "distinct plans per point: {} at most; a join planner keeps one plan, so the candidates are the plans this constant makes it pick somewhere on the grid\n",
+        fit.plans.iter().max().unwrap_or(&0)
+    ));
+    print(&text)
 }
 
 /// `costlab dbt3` (`user` false) and `costlab workload` (`user` true).

@@ -566,7 +566,7 @@ fn workload_and_dbt3_refuse_what_they_cannot_take() {
 
 /// `sweep --knob` and `simulate` take join queries over a scenario file: the sweep finds
 /// where the chosen plan changes (a change anywhere in the tree), simulate times the chosen
-/// plan node by node; `fit`, which needs every candidate's cost, says what to use instead.
+/// plan node by node; `fit` takes the plans the constant makes the planner pick on a grid.
 #[test]
 fn sweep_and_simulate_take_join_queries() {
     let file = example();
@@ -612,7 +612,9 @@ fn sweep_and_simulate_take_join_queries() {
     assert!(out.contains("eq_ref using products_pkey on p"), "{out}");
     assert!(out.contains("a join planner keeps one plan"), "{out}");
 
-    let fit = run(&[
+    // fit on a join query: the grid's least time lost is the best value's, and every
+    // value's chosen time is the same fastest total plus what it loses.
+    let out = assert_ok(&run(&[
         "fit",
         "--engine",
         "postgres",
@@ -622,12 +624,43 @@ fn sweep_and_simulate_take_join_queries() {
         "seed-nvme",
         "--knob",
         "random_page_cost",
+        "--range",
+        "0.5,20",
         "--query-template",
-        "SELECT * FROM orders o JOIN customers c ON c.cust_id = o.cust_id WHERE o.total > {x}",
+        "SELECT p.title, l.qty FROM order_lines l JOIN products p ON p.prod_id = l.prod_id \
+         WHERE l.order_id BETWEEN 1000 AND {x}",
         "--from",
-        "100",
+        "1010",
         "--to",
-        "1000",
-    ]);
-    assert_fails(&fit, 1, &["costlab sweep --knob"]);
+        "200000",
+        "--points",
+        "20",
+        "--log",
+        "--json",
+    ]));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let num = |x: &serde_json::Value| x.as_f64().unwrap();
+    let regret: Vec<f64> = v["regret_s"].as_array().unwrap().iter().map(num).collect();
+    let chosen: Vec<f64> = v["chosen_s"].as_array().unwrap().iter().map(num).collect();
+    let values: Vec<f64> = v["values"].as_array().unwrap().iter().map(num).collect();
+    assert_eq!(values.len(), 62, "61 grid values and the current 4");
+    let least = regret.iter().copied().fold(f64::INFINITY, f64::min);
+    let best = values.iter().position(|&x| x == num(&v["best"])).unwrap();
+    assert_eq!(regret[best], least);
+    assert!(
+        regret.iter().any(|&r| r > least),
+        "the constant matters here: {regret:?}"
+    );
+    let fastest = chosen[0] - regret[0];
+    for (c, r) in chosen.iter().zip(&regret) {
+        assert!(
+            (c - r - fastest).abs() <= 1e-12 * fastest,
+            "{c} {r} {fastest}"
+        );
+    }
+    assert!(v["plans"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|p| p.as_u64().unwrap() >= 2));
 }

@@ -243,6 +243,93 @@ impl WorkloadPlanner {
     }
 }
 
+/// A constant fitted over a workload of join queries on a grid of its values: at each value,
+/// the time the plans the engine chooses take beyond the fastest of the plans it chooses
+/// anywhere on the grid (its own candidates: a join planner keeps only its cheapest plan,
+/// so alternatives are the plans other values of the constant make it pick).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct GridFit {
+    pub knob: &'static str,
+    /// The grid, ascending.
+    pub values: Vec<f64>,
+    /// Time lost over all queries at each value, seconds.
+    pub regret_s: Vec<f64>,
+    /// Simulated time of the chosen plans at each value, seconds.
+    pub chosen_s: Vec<f64>,
+    /// The first value with the least time lost, and the grid values on either side of the
+    /// run of values that lose as little (the best interval, within one grid step).
+    pub best: f64,
+    pub best_interval: (f64, f64),
+    pub best_regret_s: f64,
+    /// Distinct plans per query over the grid.
+    pub plans: Vec<usize>,
+}
+
+impl WorkloadPlanner {
+    /// Fits `knob` over `values` (ascending) for every query, the other constants as in
+    /// `knobs`. Each plan is timed once per query, wherever it is chosen.
+    pub fn grid_fit(&self, knob: Knob, values: &[f64], knobs: &KnobValues) -> Result<GridFit> {
+        if values.is_empty() || values.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(Error::invalid("fit grid", "needs ascending values"));
+        }
+        let mut k = knobs.clone();
+        // Per query: each distinct plan's signature and time; per value: the chosen plan.
+        let mut seen: Vec<Vec<(String, f64)>> = vec![Vec::new(); self.queries.len()];
+        let mut chosen: Vec<Vec<usize>> = Vec::with_capacity(values.len());
+        for &v in values {
+            k.set(knob, v)?;
+            let mut at = Vec::with_capacity(self.queries.len());
+            for (i, q) in self.queries.iter().enumerate() {
+                let (sig, _, _, tree) = self.plan(q.number, &k)?;
+                let id = match seen[i].iter().position(|(s, _)| *s == sig) {
+                    Some(id) => id,
+                    None => {
+                        let t = self.sim.time_plan(&tree)?.total_s;
+                        seen[i].push((sig, t));
+                        seen[i].len() - 1
+                    }
+                };
+                at.push(id);
+            }
+            chosen.push(at);
+        }
+        let fastest: Vec<f64> = seen
+            .iter()
+            .map(|p| p.iter().map(|(_, t)| *t).fold(f64::INFINITY, f64::min))
+            .collect();
+        let chosen_s: Vec<f64> = chosen
+            .iter()
+            .map(|at| at.iter().enumerate().map(|(q, &id)| seen[q][id].1).sum())
+            .collect();
+        let regret_s: Vec<f64> = chosen
+            .iter()
+            .map(|at| {
+                at.iter()
+                    .enumerate()
+                    .map(|(q, &id)| seen[q][id].1 - fastest[q])
+                    .sum()
+            })
+            .collect();
+        let least = regret_s.iter().copied().fold(f64::INFINITY, f64::min);
+        let near = |r: f64| r <= least + 1e-12 * least.abs().max(1e-9);
+        let first = regret_s.iter().position(|&r| near(r)).unwrap_or(0);
+        let mut last = first;
+        while last + 1 < values.len() && near(regret_s[last + 1]) {
+            last += 1;
+        }
+        Ok(GridFit {
+            knob: knob.def().name,
+            best: values[first],
+            best_interval: (values[first], values[last]),
+            best_regret_s: regret_s[first],
+            values: values.to_vec(),
+            regret_s,
+            chosen_s,
+            plans: seen.iter().map(Vec::len).collect(),
+        })
+    }
+}
+
 /// One table access of a plan, in the order the executor reaches it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlanStep {
