@@ -57,6 +57,12 @@ enum PJ {
     Right,
     Semi,
     Anti,
+    /// Anti join with the preserved side as the (hashed or merged) inner, emitting its
+    /// unmatched rows at the end: "Right Anti Join", PostgreSQL 16 on (hash and merge).
+    RightAnti,
+    /// Semi join with the semi join's outer side hashed, each of its rows emitted at its
+    /// first match: "Right Semi Join", PostgreSQL 18 on (hash joins only).
+    RightSemi,
     /// Semi join run as an inner join against the unique-ified RHS (§6.1).
     UniqueInner,
     UniqueOuter,
@@ -65,10 +71,24 @@ enum PJ {
 impl PJ {
     fn kind(self) -> JKind {
         match self {
-            PJ::Semi => JKind::Semi,
-            PJ::Anti => JKind::Anti,
+            PJ::Semi | PJ::RightSemi => JKind::Semi,
+            PJ::Anti | PJ::RightAnti => JKind::Anti,
             PJ::Left | PJ::Right => JKind::Left,
             _ => JKind::Inner,
+        }
+    }
+    /// The preserved (or semi) side is the inner: no nested loops, no parameterized inner,
+    /// no output order.
+    fn is_right(self) -> bool {
+        matches!(self, PJ::Right | PJ::RightAnti | PJ::RightSemi)
+    }
+    /// The join type final_cost_* tests (`path->jpath.jointype == JOIN_SEMI/ANTI`): a
+    /// reversed semi or anti join is costed as an inner join (with the semi factors only
+    /// when its inner is unique).
+    fn cost_kind(self) -> JKind {
+        match self {
+            PJ::RightAnti | PJ::RightSemi => JKind::Inner,
+            _ => self.kind(),
         }
     }
     fn label(self) -> Option<&'static str> {
@@ -77,6 +97,8 @@ impl PJ {
             PJ::Right => Some("Join Type: Right"),
             PJ::Semi => Some("Join Type: Semi"),
             PJ::Anti => Some("Join Type: Anti"),
+            PJ::RightAnti => Some("Join Type: Right Anti"),
+            PJ::RightSemi => Some("Join Type: Right Semi"),
             _ => None,
         }
     }
@@ -966,12 +988,20 @@ impl<'a> Planner<'a> {
             None => vec![(r1, r2, PJ::Inner), (r2, r1, PJ::Inner)],
             Some((sj, swapped)) => {
                 let (o, i) = if swapped { (r2, r1) } else { (r1, r2) };
+                // populate_joinrel_with_paths' order: the reversed forms right after the
+                // plain ones, where the release has them.
+                let pg16 = self.version >= EngineVersion::Pg16;
+                let pg18 = self.version >= EngineVersion::Pg18;
                 match sj.kind {
-                    JKind::Semi => vec![
-                        (o, i, PJ::Semi),
-                        (o, i, PJ::UniqueInner),
-                        (i, o, PJ::UniqueOuter),
-                    ],
+                    JKind::Semi => {
+                        let mut v = vec![(o, i, PJ::Semi)];
+                        if pg18 {
+                            v.push((i, o, PJ::RightSemi));
+                        }
+                        v.extend([(o, i, PJ::UniqueInner), (i, o, PJ::UniqueOuter)]);
+                        v
+                    }
+                    JKind::Anti if pg16 => vec![(o, i, PJ::Anti), (i, o, PJ::RightAnti)],
                     JKind::Anti => vec![(o, i, PJ::Anti)],
                     JKind::Left => vec![(o, i, PJ::Left), (i, o, PJ::Right)],
                     JKind::Inner => vec![(o, i, PJ::Inner), (i, o, PJ::Inner)],
@@ -1058,7 +1088,7 @@ impl<'a> Planner<'a> {
     /// calc_joinrel_size_estimate (§1.2) for the first pair that makes the relation.
     fn joinrel_rows(&self, b: &Block, s: &Search, r1: u64, r2: u64, jt: Option<PJ>) -> f64 {
         let (o, i) = match jt {
-            Some(PJ::UniqueOuter | PJ::Right) => (r2, r1),
+            Some(PJ::UniqueOuter | PJ::Right | PJ::RightAnti | PJ::RightSemi) => (r2, r1),
             _ => (r1, r2),
         };
         let orows = s.rels.get(&o).map_or(1.0, |r| r.rows);
@@ -1219,7 +1249,7 @@ impl<'a> Planner<'a> {
         let eqs = self.eq_clauses(b, s, outer, inner);
         // The caches that need `s` mutably, filled before the relations' paths are
         // borrowed: parameterized inner paths and the merge clauses' scan fractions.
-        let param_inner = if jt == PJ::Right || jt == PJ::UniqueInner || inner.count_ones() != 1 {
+        let param_inner = if jt.is_right() || jt == PJ::UniqueInner || inner.count_ones() != 1 {
             None
         } else {
             Some(self.param_paths_for(b, s, inner.trailing_zeros() as usize, outer))
@@ -1307,11 +1337,15 @@ impl<'a> Planner<'a> {
                 outer_paths = &unique_rhs;
             }
         }
-        let kind = jt.kind();
+        let kind = jt.cost_kind();
         let inner_rows_rel = inner_paths[0].rows;
+        // add_paths_to_joinrel: unproven for semi and anti joins; the reversed forms go
+        // through innerrel_is_unique like any other join.
         let unique_inner = matches!(jt, PJ::UniqueInner)
-            || (matches!(jt, PJ::Inner | PJ::Left | PJ::Right | PJ::UniqueOuter)
-                && self.inner_unique(b, inner, eqs));
+            || (matches!(
+                jt,
+                PJ::Inner | PJ::Left | PJ::Right | PJ::UniqueOuter | PJ::RightAnti | PJ::RightSemi
+            ) && self.inner_unique(b, inner, eqs));
         let nsel = self.inner_sel(b, eqs, fids);
         // compute_semi_anti_join_factors takes the semi join's own selectivity also when
         // the semi join runs as an inner join against the unique-ified RHS.
@@ -1322,6 +1356,17 @@ impl<'a> Planner<'a> {
                 nsel,
                 rhs_rows,
             ))
+        } else if unique_inner && matches!(jt, PJ::RightAnti | PJ::RightSemi) {
+            // compute_semi_anti_join_factors with the semi or anti join's own sjinfo: the
+            // semi selectivity of its left side (now the inner) against its right side.
+            let mut jselec = 1.0;
+            for c in eqs {
+                jselec *= b.eqjoinsel_semi(c.inner, c.outer, orel.rows);
+            }
+            for &f in fids {
+                jselec *= b.jfilters[f].sel_semi;
+            }
+            Some(SemiFactors::new(jselec, nsel, inner_rows_rel))
         } else if unique_inner {
             // The quirk of §3.3: a unique inner's factors come from the inner selectivity.
             Some(SemiFactors::new(nsel, nsel, inner_rows_rel))
@@ -1366,7 +1411,7 @@ impl<'a> Planner<'a> {
         // Memoize per number of calls (the outer paths mostly share their rows).
         // enable_material off: no Materialize is offered (match_unsorted_outer).
         let material = (self.opts.enable_material
-            && jt != PJ::Right
+            && !jt.is_right()
             && !matches!(ci.rescan, Rescan::Fixed(..)))
         .then(|| {
             let (ms, mt) = costs::material(jc, ci.input());
@@ -1411,7 +1456,7 @@ impl<'a> Planner<'a> {
         // (inner index, calls, the Memoize path, what its node needs): the node is built
         // only for a kept nested loop.
         let mut memoized: Vec<(usize, f64, JPath, MemoInfo)> = Vec::new();
-        if jt != PJ::Right {
+        if !jt.is_right() {
             for op in outers {
                 let calls = op.rows.max(1.0);
                 for (k, &(ip, is_param)) in inners.iter().enumerate() {
@@ -1484,7 +1529,7 @@ impl<'a> Planner<'a> {
             prior: Vec::new(),
         };
         // Per outer path, the precheck bound of the list before this call.
-        let bounds: Vec<(u32, f64)> = if jt != PJ::Right {
+        let bounds: Vec<(u32, f64)> = if !jt.is_right() {
             outers
                 .iter()
                 .map(|op| precheck_bound(cand.list, &op.pathkeys))
@@ -1496,7 +1541,7 @@ impl<'a> Planner<'a> {
         // Nested loops (match_unsorted_outer), not for RIGHT joins; built with
         // enable_nestloop off too, disabled.
         let (nl_dc, nl_dis) = self.disable(self.opts.enable_nestloop);
-        if jt != PJ::Right {
+        if !jt.is_right() {
             for (oi, op) in outers.iter().enumerate() {
                 let loops = op.rows.max(1.0);
                 for (k, &(ip, is_param)) in inners.iter().enumerate() {
@@ -1729,7 +1774,8 @@ impl<'a> Planner<'a> {
         // outer paths already in a merge-clause order (match_unsorted_outer). With
         // enable_mergejoin off add_paths_to_joinrel finds no merge clauses (but for
         // FULL joins): none is built.
-        if !eqs.is_empty() && self.opts.enable_mergejoin {
+        // A Right Semi Join is a hash join only (PostgreSQL 18).
+        if !eqs.is_empty() && self.opts.enable_mergejoin && jt != PJ::RightSemi {
             for (op, ord) in &trials {
                 let op: &JPath = op;
                 let keys: Vec<usize> = ord.iter().map(|&x| eqs[x].ec).collect();
@@ -1782,7 +1828,7 @@ impl<'a> Planner<'a> {
                     startup: fq.startup,
                     per_tuple: fq.per_tuple + cop * (eqs.len() - nmcl) as f64,
                 };
-                let pk = if matches!(jt, PJ::Right | PJ::UniqueOuter) {
+                let pk = if jt.is_right() || jt == PJ::UniqueOuter {
                     &[][..]
                 } else {
                     useful_keys(b, s, joined, &keys)

@@ -4,6 +4,7 @@
 use crate::block::QueryBlock;
 use crate::catalog::ColumnType;
 use crate::error::{Error, Result};
+use crate::knobs::EngineVersion;
 use crate::pg::inputs::clamp_row_est;
 use crate::plan::Work;
 
@@ -757,7 +758,18 @@ pub(crate) fn finish(
                 }
             }
         }
-        finals.push(sort_path(pl, &cheapest, okeys.clone(), sort_limit, text));
+        // The cheapest path sorted in full. From PostgreSQL 17 on (make_ordered_path) a
+        // path sorted on a prefix of the keys gets only the Incremental Sort, the cheapest
+        // one too, even where a full Sort would cost less.
+        let cheapest_presorted = cheapest
+            .pathkeys
+            .iter()
+            .zip(&okeys)
+            .take_while(|(a, b)| a == b)
+            .count();
+        if needs_expr_sort || pl.version < EngineVersion::Pg17 || cheapest_presorted == 0 {
+            finals.push(sort_path(pl, &cheapest, okeys.clone(), sort_limit, text));
+        }
         // add_path into the ordered relation: a path as cheap within the fuzz factor
         // and cheaper to start (an Incremental Sort against a Sort) displaces the other.
         finals = prune_ordered(finals, limit.is_some());
