@@ -31,6 +31,8 @@
 //! groups) is not in the text: a block comes back with it unknown (NaN, 0 groups) and a
 //! workload fills it in.
 
+use std::borrow::Cow;
+
 use sqlparser::ast::{
     self, BinaryOperator, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, GroupByExpr,
     JoinConstraint, JoinOperator, ObjectName, SelectItem, SetExpr, Spanned, Statement, TableFactor,
@@ -77,9 +79,9 @@ pub fn read_query(text: &str, dialect: Dialect, tables: &[Table]) -> Result<Quer
             Statement::CreateView(v) if query.is_none() => {
                 let columns = v.columns.iter().map(|c| c.name.value.clone()).collect();
                 r.views.push(View {
-                    name: object_name(&v.name),
+                    name: object_name(&v.name).into_owned(),
                     columns,
-                    query: (*v.query).clone(),
+                    query: &v.query,
                 });
             }
             Statement::Query(q) if query.is_none() => query = Some(q),
@@ -100,39 +102,98 @@ pub fn read_query(text: &str, dialect: Dialect, tables: &[Table]) -> Result<Quer
     Ok(block)
 }
 
-struct View {
+/// A view or a WITH query, borrowed from the parsed statements (never copied: a view read
+/// for each FROM item naming it).
+struct View<'a> {
     name: String,
     columns: Vec<String>,
-    query: ast::Query,
+    query: &'a ast::Query,
 }
 
 /// Names visible at one level of the statement.
-struct Scope {
+struct Scope<'a> {
     /// The block (index into `Reader::blocks`) whose tables this scope names.
     block: usize,
     parent: Option<usize>,
-    rels: Vec<Rel>,
+    rels: Vec<Rel<'a>>,
     /// The nest this scope's tables belong to (a flattened EXISTS / IN).
     nest: Option<usize>,
 }
 
-struct Rel {
+struct Rel<'a> {
     /// Lower case, as both engines compare unquoted names.
     alias: String,
-    kind: RelKind,
+    kind: RelKind<'a>,
 }
 
-enum RelKind {
+enum RelKind<'a> {
     /// Table `index` of the scope's block, with its columns.
     Table {
         index: usize,
-        columns: Vec<(Name, ColumnType)>,
+        columns: TableColumns<'a>,
     },
-    /// A merged derived table: each output column is an expression of scope `scope`.
+    /// A merged derived table: each output column (lower case) is an expression of scope
+    /// `scope`, borrowed from the statement.
     Merged {
-        columns: Vec<(String, Expr)>,
+        columns: Vec<(String, &'a Expr)>,
         scope: usize,
     },
+}
+
+/// The columns of a FROM item: a base table's are the catalog's, named (a [`Name`]
+/// allocated) only once a query uses them; a derived table's as its block names them.
+enum TableColumns<'a> {
+    Base(&'a Table),
+    Derived(Vec<(Name, ColumnType)>),
+}
+
+impl TableColumns<'_> {
+    fn len(&self) -> usize {
+        match self {
+            TableColumns::Base(t) => t.columns.len(),
+            TableColumns::Derived(c) => c.len(),
+        }
+    }
+
+    fn name_str(&self, k: usize) -> &str {
+        match self {
+            TableColumns::Base(t) => &t.columns[k].name,
+            TableColumns::Derived(c) => &c[k].0,
+        }
+    }
+
+    fn ty(&self, k: usize) -> &ColumnType {
+        match self {
+            TableColumns::Base(t) => &t.columns[k].ty,
+            TableColumns::Derived(c) => &c[k].1,
+        }
+    }
+
+    /// The position of column `col` (any case).
+    fn find(&self, col: &str) -> Option<usize> {
+        match self {
+            TableColumns::Base(t) => t
+                .columns
+                .iter()
+                .position(|c| c.name.eq_ignore_ascii_case(col)),
+            TableColumns::Derived(c) => c.iter().position(|(n, _)| n.eq_ignore_ascii_case(col)),
+        }
+    }
+
+    /// Column `k` as the name `uses` (a table's used columns) holds, added there when it is
+    /// not yet.
+    fn use_column(&self, k: usize, uses: &mut Vec<Name>) -> Name {
+        let s = self.name_str(k);
+        if let Some(u) = uses.iter().find(|u| **u == *s) {
+            return u.clone();
+        }
+        let n = match self {
+            TableColumns::Base(_) => Name::from(s),
+            TableColumns::Derived(c) => c[k].0.clone(),
+        };
+        uses.push(n.clone());
+        n
+    }
 }
 
 /// A block being read: its tables' used columns collect as names resolve.
@@ -160,11 +221,13 @@ impl Col {
     }
 }
 
+/// Reads statements that live for `'a`: what it keeps of them (views, merged derived
+/// columns) it borrows.
 struct Reader<'a> {
     text: &'a str,
     tables: &'a [Table],
-    views: Vec<View>,
-    scopes: Vec<Scope>,
+    views: Vec<View<'a>>,
+    scopes: Vec<Scope<'a>>,
     blocks: Vec<BlockB>,
 }
 
@@ -191,16 +254,25 @@ const AGGREGATES: &[&str] = &[
     "jsonb_agg",
 ];
 
-fn object_name(n: &ObjectName) -> String {
-    n.0.iter()
-        .map(|p| {
+/// The last part of a name, without the quotes around it.
+fn object_name(n: &ObjectName) -> Cow<'_, str> {
+    match n.0.last() {
+        None => Cow::Borrowed(""),
+        // The text printed and trimmed below, without printing it: an identifier without
+        // quote characters in it, unquoted or quoted by `"` or `` ` ``.
+        Some(ast::ObjectNamePart::Identifier(i))
+            if matches!(i.quote_style, None | Some('"') | Some('`'))
+                && !i.value.contains(['"', '`']) =>
+        {
+            Cow::Borrowed(&i.value)
+        }
+        Some(p) => Cow::Owned(
             p.to_string()
                 .trim_matches('"')
                 .trim_matches('`')
-                .to_string()
-        })
-        .next_back()
-        .unwrap_or_default()
+                .to_string(),
+        ),
+    }
 }
 
 fn strip(e: &Expr) -> &Expr {
@@ -283,22 +355,20 @@ fn compared_subquery<'e>(left: &'e Expr, right: &'e Expr) -> (&'e Expr, &'e Expr
 }
 
 /// The parts of a column name (`col`, `alias.col`), or `None` when `e` is not a name.
-fn name_parts(e: &Expr) -> Option<Vec<ast::Ident>> {
+fn name_parts(e: &Expr) -> Option<&[ast::Ident]> {
     match strip(e) {
-        Expr::Identifier(i) => Some(vec![i.clone()]),
-        Expr::CompoundIdentifier(p) => Some(p.clone()),
+        Expr::Identifier(i) => Some(std::slice::from_ref(i)),
+        Expr::CompoundIdentifier(p) => Some(p),
         _ => None,
     }
 }
 
-/// A name's qualifier and column, lower case as both engines compare unquoted names.
-fn qualified(parts: &[ast::Ident]) -> Option<(Option<String>, String)> {
+/// A name's qualifier and column as written; both engines compare unquoted names in any
+/// case, so callers compare them with `eq_ignore_ascii_case`.
+fn qualified(parts: &[ast::Ident]) -> Option<(Option<&str>, &str)> {
     match parts {
-        [c] => Some((None, c.value.to_ascii_lowercase())),
-        [.., t, c] => Some((
-            Some(t.value.to_ascii_lowercase()),
-            c.value.to_ascii_lowercase(),
-        )),
+        [c] => Some((None, &c.value)),
+        [.., t, c] => Some((Some(&t.value), &c.value)),
         [] => None,
     }
 }
@@ -415,7 +485,7 @@ impl<'a> Reader<'a> {
             .find(|t| t.name.eq_ignore_ascii_case(name))
     }
 
-    fn view(&self, name: &str) -> Option<&View> {
+    fn view(&self, name: &str) -> Option<&View<'a>> {
         self.views
             .iter()
             .rev()
@@ -428,7 +498,7 @@ impl<'a> Reader<'a> {
     /// references resolve there). Returns the block and its correlation equalities.
     fn read_block(
         &mut self,
-        q: &ast::Query,
+        q: &'a ast::Query,
         parent: Option<usize>,
     ) -> Result<(QueryBlock, Vec<(ColRef, ColRef)>)> {
         let bi = self.blocks.len();
@@ -447,24 +517,24 @@ impl<'a> Reader<'a> {
     /// Sorts each table's used columns into the table's column order.
     fn finish_uses(&self, block: &mut QueryBlock) {
         for t in &mut block.tables {
-            let order: Vec<Name> = match &t.source {
+            let order: Vec<&str> = match &t.source {
                 Source::Base => self
                     .table(&t.table)
-                    .map(|tb| {
-                        tb.columns
-                            .iter()
-                            .map(|c| Name::from(c.name.as_str()))
-                            .collect()
-                    })
+                    .map(|tb| tb.columns.iter().map(|c| c.name.as_str()).collect())
                     .unwrap_or_default(),
-                Source::Derived { columns, .. } => columns.clone(),
+                Source::Derived { columns, .. } => columns.iter().map(|c| c.as_str()).collect(),
             };
             t.uses
                 .sort_by_key(|u| order.iter().position(|c| c.eq_ignore_ascii_case(u)));
         }
     }
 
-    fn read_query_into(&mut self, q: &ast::Query, bi: usize, parent: Option<usize>) -> Result<()> {
+    fn read_query_into(
+        &mut self,
+        q: &'a ast::Query,
+        bi: usize,
+        parent: Option<usize>,
+    ) -> Result<()> {
         if let Some(with) = &q.with {
             if with.recursive {
                 return Err(self.not_modelled(with.span(), "WITH RECURSIVE"));
@@ -478,7 +548,7 @@ impl<'a> Reader<'a> {
                         .iter()
                         .map(|c| c.name.value.clone())
                         .collect(),
-                    query: (*cte.query).clone(),
+                    query: &cte.query,
                 });
             }
         }
@@ -495,7 +565,7 @@ impl<'a> Reader<'a> {
             }
             other => return Err(self.not_modelled(other.span(), "this kind of query body")),
         };
-        self.read_select(select, q, bi, parent)
+        self.read_select(select, Some(q), bi, parent)
     }
 
     fn new_scope(&mut self, block: usize, parent: Option<usize>, nest: Option<usize>) -> usize {
@@ -508,10 +578,12 @@ impl<'a> Reader<'a> {
         self.scopes.len() - 1
     }
 
+    /// Reads a SELECT into block `bi`; `q`: the query it is the body of, with its ORDER BY
+    /// and LIMIT (none when `None`).
     fn read_select(
         &mut self,
-        s: &ast::Select,
-        q: &ast::Query,
+        s: &'a ast::Select,
+        q: Option<&'a ast::Query>,
         bi: usize,
         parent: Option<usize>,
     ) -> Result<()> {
@@ -536,7 +608,8 @@ impl<'a> Reader<'a> {
             let SetExpr::Select(isel) = &*iq.body else {
                 return Err(self.not_modelled(iq.span(), "this derived table"));
             };
-            self.read_select(isel, &empty_query(iq), bi, parent)?;
+            // The inner query's own ORDER BY and LIMIT are not read.
+            self.read_select(isel, None, bi, parent)?;
             self.blocks[bi].q.order_by.clear();
             self.blocks[bi].q.order_by_expression = true;
             self.blocks[bi].q.limit = self.limit(q)?;
@@ -615,7 +688,7 @@ impl<'a> Reader<'a> {
         }
 
         // The select list: used columns, aggregates, output names.
-        let mut outputs: Vec<(Option<String>, Expr)> = Vec::new();
+        let mut outputs: Vec<(Option<String>, &'a Expr)> = Vec::new();
         let mut has_agg = false;
         for item in &s.projection {
             match item {
@@ -628,11 +701,11 @@ impl<'a> Reader<'a> {
                         }
                         _ => None,
                     };
-                    outputs.push((name, e.clone()));
+                    outputs.push((name, e));
                 }
                 SelectItem::ExprWithAlias { expr, alias } => {
                     has_agg |= self.walk(expr, scope)?;
-                    outputs.push((Some(alias.value.to_ascii_lowercase()), expr.clone()));
+                    outputs.push((Some(alias.value.to_ascii_lowercase()), expr));
                 }
                 SelectItem::Wildcard(_) => self.use_all(scope, None, item.span())?,
                 SelectItem::QualifiedWildcard(kind, _) => {
@@ -673,7 +746,7 @@ impl<'a> Reader<'a> {
         // ORDER BY.
         let mut order: Vec<ColRef> = Vec::new();
         let mut order_expr = false;
-        if let Some(ob) = &q.order_by {
+        if let Some(ob) = q.and_then(|q| q.order_by.as_ref()) {
             match &ob.kind {
                 ast::OrderByKind::Expressions(items) => {
                     for it in items {
@@ -715,7 +788,7 @@ impl<'a> Reader<'a> {
     }
 
     /// The inner query of `SELECT ... FROM (SELECT ... GROUP BY ...) x GROUP BY ...`.
-    fn second_level<'s>(&self, s: &'s ast::Select) -> Option<&'s ast::Query> {
+    fn second_level(&self, s: &'a ast::Select) -> Option<&'a ast::Query> {
         let regroups = matches!(&s.group_by, GroupByExpr::Expressions(e, _) if !e.is_empty());
         if !regroups || s.from.len() != 1 || !s.from[0].joins.is_empty() {
             return None;
@@ -731,7 +804,8 @@ impl<'a> Reader<'a> {
         inner_groups.then_some(&**subquery)
     }
 
-    fn limit(&self, q: &ast::Query) -> Result<Option<f64>> {
+    fn limit(&self, q: Option<&ast::Query>) -> Result<Option<f64>> {
+        let Some(q) = q else { return Ok(None) };
         match &q.limit_clause {
             None => Ok(None),
             Some(ast::LimitClause::LimitOffset {
@@ -758,7 +832,7 @@ impl<'a> Reader<'a> {
 
     /// Adds a FROM item to the scope's block; `after`: the tables a LEFT JOIN's nullable
     /// side follows.
-    fn add_from_item(&mut self, f: &TableFactor, scope: usize, after: &[usize]) -> Result<()> {
+    fn add_from_item(&mut self, f: &'a TableFactor, scope: usize, after: &[usize]) -> Result<()> {
         match f {
             TableFactor::Table {
                 name, alias, args, ..
@@ -769,17 +843,17 @@ impl<'a> Reader<'a> {
                 let tname = object_name(name);
                 let alias_name = alias
                     .as_ref()
-                    .map_or(tname.clone(), |a| a.name.value.clone());
+                    .map_or(tname.to_string(), |a| a.name.value.clone());
                 if let Some(a) = alias {
                     if !a.columns.is_empty() {
                         return Err(self.not_modelled(a.span(), "column aliases of a table"));
                     }
                 }
                 if let Some(v) = self.view(&tname) {
-                    let (columns, query) = (v.columns.clone(), v.query.clone());
+                    let (columns, query) = (v.columns.clone(), v.query);
                     let name = v.name.clone();
                     return self.derived(
-                        &query,
+                        query,
                         &name,
                         &alias_name,
                         &columns,
@@ -796,11 +870,7 @@ impl<'a> Reader<'a> {
                     &alias_name,
                     Name::from(table.name.as_str()),
                     Source::Base,
-                    table
-                        .columns
-                        .iter()
-                        .map(|c| (Name::from(c.name.as_str()), c.ty.clone()))
-                        .collect(),
+                    TableColumns::Base(table),
                     after,
                     f.span(),
                 )
@@ -835,7 +905,7 @@ impl<'a> Reader<'a> {
         alias: &str,
         table: Name,
         source: Source,
-        columns: Vec<(Name, ColumnType)>,
+        columns: TableColumns<'a>,
         after: &[usize],
         span: Span,
     ) -> Result<()> {
@@ -871,7 +941,7 @@ impl<'a> Reader<'a> {
     #[allow(clippy::too_many_arguments)]
     fn derived(
         &mut self,
-        q: &ast::Query,
+        q: &'a ast::Query,
         name: &str,
         alias: &str,
         columns: &[String],
@@ -914,14 +984,14 @@ impl<'a> Reader<'a> {
             }
             let mut outs = Vec::new();
             for (k, item) in s.projection.iter().enumerate() {
-                let (n, e) = match item {
-                    SelectItem::UnnamedExpr(e) => (e.to_string(), e.clone()),
-                    SelectItem::ExprWithAlias { expr, alias } => {
-                        (alias.value.clone(), expr.clone())
+                let (n, e) = match (columns.get(k), item) {
+                    (Some(c), SelectItem::UnnamedExpr(e)) => (c.clone(), e),
+                    (None, SelectItem::UnnamedExpr(e)) => (e.to_string(), e),
+                    (c, SelectItem::ExprWithAlias { expr, alias }) => {
+                        (c.unwrap_or(&alias.value).clone(), expr)
                     }
                     _ => return Err(self.not_modelled(item.span(), "`*` in a derived table")),
                 };
-                let n = columns.get(k).cloned().unwrap_or(n);
                 let n = n.rsplit('.').next().unwrap_or(&n).to_ascii_lowercase();
                 outs.push((n, e));
             }
@@ -957,20 +1027,22 @@ impl<'a> Reader<'a> {
                 columns.get(k).cloned().unwrap_or(n).to_ascii_lowercase(),
             ));
         }
-        let cols = names
-            .iter()
-            .enumerate()
-            .map(|(i, n)| {
-                (
-                    n.clone(),
-                    if i == 0 {
-                        ColumnType::Int4
-                    } else {
-                        ColumnType::Numeric
-                    },
-                )
-            })
-            .collect();
+        let cols = TableColumns::Derived(
+            names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| {
+                    (
+                        n.clone(),
+                        if i == 0 {
+                            ColumnType::Int4
+                        } else {
+                            ColumnType::Numeric
+                        },
+                    )
+                })
+                .collect(),
+        );
         self.add_table(
             scope,
             alias,
@@ -997,57 +1069,72 @@ impl<'a> Reader<'a> {
     // ---- names ------------------------------------------------------------------------
 
     /// Resolves a column reference (`col` or `alias.col`) from `scope` outwards.
-    fn resolve(&mut self, parts: &[ast::Ident], scope: usize, span: Span) -> Result<Resolved> {
+    fn resolve(&mut self, parts: &[ast::Ident], scope: usize, span: Span) -> Result<Resolved<'a>> {
+        self.try_resolve(parts, scope).map_err(|u| {
+            let col = qualified(parts).map_or(String::new(), |(_, c)| c.to_ascii_lowercase());
+            let msg = match u {
+                Unresolved::Empty => "an empty name".to_string(),
+                Unresolved::Ambiguous => format!("column `{col}` is ambiguous"),
+                Unresolved::NotIn(alias) => format!("unknown column `{col}` in `{alias}`"),
+                Unresolved::Unknown => format!("unknown column `{col}`"),
+            };
+            self.err(span, msg)
+        })
+    }
+
+    /// [`Reader::resolve`] without the error's message and position (a caller that only
+    /// asks whether a name is a column need not build them).
+    fn try_resolve(
+        &mut self,
+        parts: &[ast::Ident],
+        scope: usize,
+    ) -> std::result::Result<Resolved<'a>, Unresolved> {
         let Some((qual, col)) = qualified(parts) else {
-            return Err(self.err(span, "an empty name"));
+            return Err(Unresolved::Empty);
         };
         let mut sc = Some(scope);
         while let Some(s) = sc {
-            let mut found: Option<Resolved> = None;
-            for r in &self.scopes[s].rels {
-                if qual.as_ref().is_some_and(|q| *q != r.alias) {
+            let mut found: Option<Hit<'a>> = None;
+            for (ri, r) in self.scopes[s].rels.iter().enumerate() {
+                if qual.is_some_and(|q| !r.alias.eq_ignore_ascii_case(q)) {
                     continue;
                 }
                 let hit = match &r.kind {
-                    RelKind::Table { index, columns } => columns
-                        .iter()
-                        .find(|(n, _)| n.eq_ignore_ascii_case(&col))
-                        .map(|(n, ty)| {
-                            Resolved::Col(Col {
-                                block: self.scopes[s].block,
-                                table: *index,
-                                column: n.clone(),
-                                ty: ty.clone(),
-                            })
-                        }),
+                    RelKind::Table { columns, .. } => columns.find(col).map(|k| Hit::Column(ri, k)),
                     RelKind::Merged { columns, scope } => columns
                         .iter()
-                        .find(|(n, _)| *n == col)
-                        .map(|(_, e)| Resolved::Expr(Box::new(e.clone()), *scope)),
+                        .find(|(n, _)| n.eq_ignore_ascii_case(col))
+                        .map(|(_, e)| Hit::Merged(e, *scope)),
                 };
                 match (hit, &found) {
-                    (Some(_), Some(_)) => {
-                        return Err(self.err(span, format!("column `{col}` is ambiguous")))
-                    }
+                    (Some(_), Some(_)) => return Err(Unresolved::Ambiguous),
                     (Some(h), None) => found = Some(h),
                     (None, _) => {}
                 }
                 if qual.is_some() && found.is_none() {
-                    return Err(self.err(span, format!("unknown column `{col}` in `{}`", r.alias)));
+                    return Err(Unresolved::NotIn(r.alias.clone()));
                 }
             }
-            if let Some(f) = found {
-                if let Resolved::Col(c) = &f {
-                    let t = &mut self.blocks[c.block].q.tables[c.table];
-                    if !t.uses.contains(&c.column) {
-                        t.uses.push(c.column.clone());
-                    }
+            match found {
+                Some(Hit::Column(ri, k)) => {
+                    let block = self.scopes[s].block;
+                    let RelKind::Table { index, columns } = &self.scopes[s].rels[ri].kind else {
+                        unreachable!("a table's hit")
+                    };
+                    let uses = &mut self.blocks[block].q.tables[*index].uses;
+                    return Ok(Resolved::Col(Col {
+                        block,
+                        table: *index,
+                        column: columns.use_column(k, uses),
+                        ty: columns.ty(k).clone(),
+                    }));
                 }
-                return Ok(f);
+                Some(Hit::Merged(e, scope)) => return Ok(Resolved::Expr(e, scope)),
+                None => {}
             }
             sc = self.scopes[s].parent;
         }
-        Err(self.err(span, format!("unknown column `{col}`")))
+        Err(Unresolved::Unknown)
     }
 
     /// `name` among the given tables of the scope's block (USING).
@@ -1079,12 +1166,12 @@ impl<'a> Reader<'a> {
 
     /// Every column `e` reads, merged derived columns followed to their expressions.
     fn columns_of(&mut self, e: &Expr, scope: usize, out: &mut Vec<Col>) -> Result<()> {
-        let mut idents: Vec<(Vec<ast::Ident>, Span)> = Vec::new();
+        let mut idents: Vec<(&[ast::Ident], Span)> = Vec::new();
         self.collect_idents(e, &mut idents)?;
         for (parts, span) in idents {
-            match self.resolve(&parts, scope, span)? {
+            match self.resolve(parts, scope, span)? {
                 Resolved::Col(c) => out.push(c),
-                Resolved::Expr(inner, s) => self.columns_of(&inner, s, out)?,
+                Resolved::Expr(inner, s) => self.columns_of(inner, s, out)?,
             }
         }
         Ok(())
@@ -1092,14 +1179,18 @@ impl<'a> Reader<'a> {
 
     /// Column names in `e`; a sub-select inside anything but the shapes `condition` reads
     /// is refused, as are window functions and expressions the walker does not know.
-    fn collect_idents(&self, e: &Expr, out: &mut Vec<(Vec<ast::Ident>, Span)>) -> Result<()> {
+    fn collect_idents<'e>(
+        &self,
+        e: &'e Expr,
+        out: &mut Vec<(&'e [ast::Ident], Span)>,
+    ) -> Result<()> {
         match e {
             Expr::Identifier(i) => {
-                out.push((vec![i.clone()], e.span()));
+                out.push((std::slice::from_ref(i), e.span()));
                 return Ok(());
             }
             Expr::CompoundIdentifier(p) => {
-                out.push((p.clone(), e.span()));
+                out.push((p, e.span()));
                 return Ok(());
             }
             Expr::Function(f) if f.over.is_some() => {
@@ -1108,7 +1199,9 @@ impl<'a> Reader<'a> {
             Expr::Function(f) if matches!(f.args, FunctionArguments::Subquery(_)) => {
                 return Err(self.not_modelled(e.span(), "a sub-select as a function argument"));
             }
-            Expr::Subquery(_) | Expr::Exists { .. } | Expr::In { .. } if sub_exprs(e).is_none() => {
+            Expr::Subquery(_) | Expr::Exists { .. } | Expr::In { .. }
+                if !each_sub_expr(e, &mut |_| {}) =>
+            {
                 return Err(self.not_modelled(
                     e.span(),
                     "a sub-select here (only as a WHERE condition: EXISTS, IN, or compared)",
@@ -1116,17 +1209,22 @@ impl<'a> Reader<'a> {
             }
             _ => {}
         }
-        match sub_exprs(e) {
-            Some(children) => children
-                .into_iter()
-                .try_for_each(|x| self.collect_idents(x, out)),
-            None => Err(self.not_modelled(e.span(), &format!("the expression `{e}`"))),
+        // The first error in order, as a walk that stops there finds it.
+        let mut res = Ok(());
+        let known = each_sub_expr(e, &mut |x| {
+            if res.is_ok() {
+                res = self.collect_idents(x, out);
+            }
+        });
+        if !known {
+            return Err(self.not_modelled(e.span(), &format!("the expression `{e}`")));
         }
+        res
     }
 
     /// Walks a select-list or HAVING expression for the columns it uses; whether it holds an
     /// aggregate.
-    fn walk(&mut self, e: &Expr, scope: usize) -> Result<bool> {
+    fn walk(&mut self, e: &'a Expr, scope: usize) -> Result<bool> {
         let mut cols = Vec::new();
         self.columns_of(e, scope, &mut cols)?;
         let bi = self.scopes[scope].block;
@@ -1146,7 +1244,7 @@ impl<'a> Reader<'a> {
 
     /// HAVING: used columns; each scalar sub-select is a subquery of the block (its value
     /// compared with a group's aggregate, a filter the planners read from the text).
-    fn having(&mut self, h: &Expr, scope: usize) -> Result<bool> {
+    fn having(&mut self, h: &'a Expr, scope: usize) -> Result<bool> {
         let mut agg = false;
         for c in conjuncts(h) {
             match c {
@@ -1179,49 +1277,31 @@ impl<'a> Reader<'a> {
     fn use_all(&mut self, scope: usize, alias: Option<&str>, span: Span) -> Result<()> {
         let mut any = false;
         let bi = self.scopes[scope].block;
-        let rels: Vec<(usize, Vec<Name>)> = self.scopes[scope]
-            .rels
-            .iter()
-            .filter(|r| alias.is_none_or(|a| a.eq_ignore_ascii_case(&r.alias)))
-            .filter_map(|r| match &r.kind {
-                RelKind::Table { index, columns } => {
-                    Some((*index, columns.iter().map(|(n, _)| n.clone()).collect()))
-                }
-                RelKind::Merged { .. } => None,
-            })
-            .collect();
-        for (index, cols) in rels {
+        let mut used: Vec<ColRef> = Vec::new();
+        let mut merged: Vec<(&'a Expr, usize)> = Vec::new();
+        for r in &self.scopes[scope].rels {
+            if alias.is_some_and(|a| !a.eq_ignore_ascii_case(&r.alias)) {
+                continue;
+            }
             any = true;
-            for c in cols {
-                let t = &mut self.blocks[bi].q.tables[index];
-                if !t.uses.contains(&c) {
-                    t.uses.push(c.clone());
+            match &r.kind {
+                RelKind::Table { index, columns } => {
+                    let uses = &mut self.blocks[bi].q.tables[*index].uses;
+                    used.extend((0..columns.len()).map(|k| ColRef {
+                        table: *index,
+                        column: columns.use_column(k, uses),
+                    }));
                 }
-                self.output(
-                    bi,
-                    ColRef {
-                        table: index,
-                        column: c,
-                    },
-                );
+                RelKind::Merged { columns, scope } => {
+                    merged.extend(columns.iter().map(|(_, e)| (*e, *scope)));
+                }
             }
         }
-        let merged: Vec<(Vec<Expr>, usize)> = self.scopes[scope]
-            .rels
-            .iter()
-            .filter(|r| alias.is_none_or(|a| a.eq_ignore_ascii_case(&r.alias)))
-            .filter_map(|r| match &r.kind {
-                RelKind::Merged { columns, scope } => {
-                    Some((columns.iter().map(|(_, e)| e.clone()).collect(), *scope))
-                }
-                RelKind::Table { .. } => None,
-            })
-            .collect();
-        for (exprs, s) in merged {
-            any = true;
-            for e in exprs {
-                self.walk(&e, s)?;
-            }
+        for c in used {
+            self.output(bi, c);
+        }
+        for (e, s) in merged {
+            self.walk(e, s)?;
         }
         if any {
             Ok(())
@@ -1236,49 +1316,53 @@ impl<'a> Reader<'a> {
     /// engines resolve them.
     fn key_columns(
         &mut self,
-        e: &Expr,
+        e: &'a Expr,
         scope: usize,
-        outputs: &[(Option<String>, Expr)],
+        outputs: &[(Option<String>, &'a Expr)],
         order: bool,
     ) -> Result<(Vec<ColRef>, bool)> {
         let bi = self.scopes[scope].block;
-        let mut target: Option<(Expr, usize)> = None;
+        let mut target: Option<(&'a Expr, usize)> = None;
         if let Expr::Value(v) = e {
             if let SqlValue::Number(n, _) = &v.value {
                 let k: usize = n.parse().unwrap_or(0);
                 let Some((_, x)) = k.checked_sub(1).and_then(|k| outputs.get(k)) else {
                     return Err(self.err(e.span(), format!("there is no select item {n}")));
                 };
-                target = Some((x.clone(), scope));
+                target = Some((x, scope));
             }
         }
         if let (None, Expr::Identifier(i)) = (&target, e) {
-            let name = i.value.to_ascii_lowercase();
+            // Output names are lower case (unquoted names compare in any case).
             let out = outputs
                 .iter()
-                .find(|(n, _)| n.as_deref() == Some(name.as_str()))
-                .map(|(_, x)| x.clone());
-            let as_input = self.resolve(std::slice::from_ref(i), scope, e.span()).ok();
+                .find(|(n, _)| {
+                    n.as_deref()
+                        .is_some_and(|n| i.value.eq_ignore_ascii_case(n))
+                })
+                .map(|(_, x)| *x);
+            // Resolved (marking the column used) even when the output name wins.
+            let as_input = self.try_resolve(std::slice::from_ref(i), scope).ok();
             target = match (order, out, as_input) {
                 (true, Some(x), _) | (false, Some(x), None) => Some((x, scope)),
-                (_, _, Some(Resolved::Expr(x, s))) => Some((*x, s)),
+                (_, _, Some(Resolved::Expr(x, s))) => Some((x, s)),
                 _ => None,
             };
         }
         // Follow merged derived columns down to what they are.
-        let (mut expr, mut s) = target.unwrap_or((e.clone(), scope));
-        while let Some(parts) = name_parts(&expr) {
-            match self.resolve(&parts, s, expr.span())? {
+        let (mut expr, mut s) = target.unwrap_or((e, scope));
+        while let Some(parts) = name_parts(expr) {
+            match self.resolve(parts, s, expr.span())? {
                 Resolved::Col(c) if c.block == bi => return Ok((vec![c.colref()], false)),
                 Resolved::Col(_) => return Ok((Vec::new(), true)),
                 Resolved::Expr(x, s2) => {
-                    expr = *x;
+                    expr = x;
                     s = s2;
                 }
             }
         }
         let mut cols = Vec::new();
-        self.columns_of(&expr, s, &mut cols)?;
+        self.columns_of(expr, s, &mut cols)?;
         let mut out: Vec<ColRef> = Vec::new();
         for c in cols.into_iter().filter(|c| c.block == bi) {
             let r = c.colref();
@@ -1292,7 +1376,7 @@ impl<'a> Reader<'a> {
     // ---- conditions -------------------------------------------------------------------
 
     /// One conjunct of a WHERE (or an inner join's ON) read in `scope`.
-    fn condition(&mut self, e: &Expr, scope: usize) -> Result<()> {
+    fn condition(&mut self, e: &'a Expr, scope: usize) -> Result<()> {
         let bi = self.scopes[scope].block;
         match strip(e) {
             Expr::Exists { subquery, negated } => {
@@ -1336,7 +1420,7 @@ impl<'a> Reader<'a> {
                 }
                 let mut cols = Vec::new();
                 self.columns_of(expr, scope, &mut cols)?;
-                let tables = self.local_tables(&cols, bi, e.span())?;
+                let tables = self.local_tables(&cols, bi, e)?;
                 let (block, correlation) = self.read_block(subquery, Some(scope))?;
                 if !correlation.is_empty() {
                     return Err(self.not_modelled(e.span(), "a correlated grouped IN sub-select"));
@@ -1356,7 +1440,7 @@ impl<'a> Reader<'a> {
                 let (side, _, q) = compared_subquery(left, right);
                 let mut cols = Vec::new();
                 self.columns_of(side, scope, &mut cols)?;
-                let mut tables = self.local_tables(&cols, bi, side.span())?;
+                let mut tables = self.local_tables(&cols, bi, side)?;
                 let (block, correlation) = self.read_block(q, Some(scope))?;
                 for (_, outer) in &correlation {
                     if !tables.contains(&outer.table) {
@@ -1400,13 +1484,14 @@ impl<'a> Reader<'a> {
     }
 
     /// Tables of the block `bi` among `cols`, in the order they appear; a column of another
-    /// block is refused.
-    fn local_tables(&self, cols: &[Col], bi: usize, span: Span) -> Result<Vec<usize>> {
+    /// block is refused (at `at`, whose span is only computed then: it walks the
+    /// expression).
+    fn local_tables(&self, cols: &[Col], bi: usize, at: &Expr) -> Result<Vec<usize>> {
         let mut out = Vec::new();
         for c in cols {
             if c.block != bi {
                 return Err(self.not_modelled(
-                    span,
+                    at.span(),
                     "a correlated reference outside an equality `inner = outer`",
                 ));
             }
@@ -1418,7 +1503,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A condition without sub-selects and without OR at the top.
-    fn atom(&mut self, e: &Expr, scope: usize) -> Result<()> {
+    fn atom(&mut self, e: &'a Expr, scope: usize) -> Result<()> {
         let bi = self.scopes[scope].block;
         let mut cols = Vec::new();
         self.columns_of(e, scope, &mut cols)?;
@@ -1448,7 +1533,7 @@ impl<'a> Reader<'a> {
                 "a correlated reference outside an equality `inner = outer`",
             ));
         }
-        let tables = self.local_tables(&cols, bi, e.span())?;
+        let tables = self.local_tables(&cols, bi, e)?;
         if tables.is_empty() {
             return Err(self.not_modelled(e.span(), "a condition without columns"));
         }
@@ -1506,7 +1591,7 @@ impl<'a> Reader<'a> {
     }
 
     /// An OR: join equalities common to every arm become join edges, the rest one filter.
-    fn or_condition(&mut self, e: &Expr, arms: &[&Expr], scope: usize) -> Result<()> {
+    fn or_condition(&mut self, e: &'a Expr, arms: &[&'a Expr], scope: usize) -> Result<()> {
         let bi = self.scopes[scope].block;
         for a in arms {
             if has_subquery(a) {
@@ -1515,7 +1600,7 @@ impl<'a> Reader<'a> {
         }
         let mut cols = Vec::new();
         self.columns_of(e, scope, &mut cols)?;
-        let tables = self.local_tables(&cols, bi, e.span())?;
+        let tables = self.local_tables(&cols, bi, e)?;
         // Join equalities of each arm, as unordered column pairs.
         let mut common: Option<Vec<(ColRef, ColRef)>> = None;
         let mut arm_joins: Vec<Vec<(usize, (ColRef, ColRef))>> = Vec::new();
@@ -1588,14 +1673,19 @@ impl<'a> Reader<'a> {
 
     /// A condition in a LEFT JOIN's ON: equalities with the preserved side are join edges,
     /// conditions of the nullable table alone its predicates or filters.
-    fn outer_join_condition(&mut self, e: &Expr, scope: usize, nullable: &[usize]) -> Result<()> {
+    fn outer_join_condition(
+        &mut self,
+        e: &'a Expr,
+        scope: usize,
+        nullable: &[usize],
+    ) -> Result<()> {
         let bi = self.scopes[scope].block;
         if has_subquery(e) {
             return Err(self.not_modelled(e.span(), "a sub-select in a LEFT JOIN's ON"));
         }
         let mut cols = Vec::new();
         self.columns_of(e, scope, &mut cols)?;
-        let tables = self.local_tables(&cols, bi, e.span())?;
+        let tables = self.local_tables(&cols, bi, e)?;
         if tables.iter().all(|t| nullable.contains(t)) {
             return self.condition(e, scope);
         }
@@ -1611,28 +1701,30 @@ impl<'a> Reader<'a> {
     /// Whether `e` is a column (a merged derived table's column when it stands for one).
     fn plain_column(&self, e: &Expr, scope: usize) -> bool {
         name_parts(e).is_some_and(|parts| {
-            self.peek(&parts, scope)
-                .is_none_or(|x| name_parts(&x.0).is_some())
+            self.peek(parts, scope)
+                .is_none_or(|x| name_parts(x.0).is_some())
         })
     }
 
     /// What a name stands for when it is a merged derived column (without marking uses).
-    fn peek(&self, parts: &[ast::Ident], scope: usize) -> Option<(Expr, usize)> {
+    fn peek(&self, parts: &[ast::Ident], scope: usize) -> Option<(&'a Expr, usize)> {
         let (qual, col) = qualified(parts)?;
         let mut sc = Some(scope);
         while let Some(s) = sc {
             for r in &self.scopes[s].rels {
-                if qual.as_ref().is_some_and(|q| *q != r.alias) {
+                if qual.is_some_and(|q| !r.alias.eq_ignore_ascii_case(q)) {
                     continue;
                 }
                 match &r.kind {
                     RelKind::Merged { columns, scope } => {
-                        if let Some((_, e)) = columns.iter().find(|(n, _)| *n == col) {
-                            return Some((e.clone(), *scope));
+                        if let Some((_, e)) =
+                            columns.iter().find(|(n, _)| n.eq_ignore_ascii_case(col))
+                        {
+                            return Some((e, *scope));
                         }
                     }
                     RelKind::Table { columns, .. } => {
-                        if columns.iter().any(|(n, _)| n.eq_ignore_ascii_case(&col)) {
+                        if columns.find(col).is_some() {
                             return None;
                         }
                     }
@@ -2004,10 +2096,10 @@ impl<'a> Reader<'a> {
     /// side of an IN, joined to the sub-select's one output column.
     fn nest(
         &mut self,
-        q: &ast::Query,
+        q: &'a ast::Query,
         kind: NestKind,
         origin: NestOrigin,
-        in_expr: Option<&Expr>,
+        in_expr: Option<&'a Expr>,
         scope: usize,
         span: Span,
     ) -> Result<()> {
@@ -2078,32 +2170,43 @@ impl<'a> Reader<'a> {
     }
 }
 
-enum Resolved {
+enum Resolved<'a> {
     Col(Col),
     /// A merged derived table's column: its expression, in its scope.
-    Expr(Box<Expr>, usize),
+    Expr(&'a Expr, usize),
+}
+
+/// What a name hits in one scope: column `k` of rel `r` (a table), or a merged derived
+/// table's column (its expression, in its scope).
+enum Hit<'a> {
+    Column(usize, usize),
+    Merged(&'a Expr, usize),
+}
+
+/// Why a name does not resolve.
+enum Unresolved {
+    Empty,
+    Ambiguous,
+    /// Not a column of the table (its alias) the name qualifies it by.
+    NotIn(String),
+    Unknown,
 }
 
 fn same_pair(p: &(ColRef, ColRef), q: &(ColRef, ColRef)) -> bool {
     (p.0 == q.0 && p.1 == q.1) || (p.0 == q.1 && p.1 == q.0)
 }
 
-fn empty_query(q: &ast::Query) -> ast::Query {
-    let mut q = q.clone();
-    q.order_by = None;
-    q.limit_clause = None;
-    q
-}
-
-/// The expressions directly inside `e` that the front end walks (a function's arguments
-/// and FILTER, CASE's parts, an operator's operands, ...); `None` for a sub-select and for
-/// any expression it does not know. Constants have none.
-fn sub_exprs(e: &Expr) -> Option<Vec<&Expr>> {
-    Some(match e {
+/// Calls `f` on each expression directly inside `e` that the front end walks (a
+/// function's arguments and FILTER, CASE's parts, an operator's operands, ...), in order;
+/// `false` (and `f` never called) for a sub-select and for any expression it does not know.
+/// Constants have none. A visitor rather than a list: the walks run over every node of
+/// every condition, and a list per node was an allocation per node.
+fn each_sub_expr<'e>(e: &'e Expr, f: &mut dyn FnMut(&'e Expr)) -> bool {
+    match e {
         Expr::Identifier(_)
         | Expr::CompoundIdentifier(_)
         | Expr::Value(_)
-        | Expr::TypedString(_) => Vec::new(),
+        | Expr::TypedString(_) => {}
         Expr::Nested(x)
         | Expr::UnaryOp { expr: x, .. }
         | Expr::IsNull(x)
@@ -2116,8 +2219,8 @@ fn sub_exprs(e: &Expr) -> Option<Vec<&Expr>> {
         | Expr::Extract { expr: x, .. }
         | Expr::Ceil { expr: x, .. }
         | Expr::Floor { expr: x, .. }
-        | Expr::Collate { expr: x, .. } => vec![&**x],
-        Expr::Interval(i) => vec![&*i.value],
+        | Expr::Collate { expr: x, .. } => f(x),
+        Expr::Interval(i) => f(&i.value),
         Expr::BinaryOp { left, right, .. }
         | Expr::Like {
             expr: left,
@@ -2134,38 +2237,50 @@ fn sub_exprs(e: &Expr) -> Option<Vec<&Expr>> {
         | Expr::Position {
             expr: left,
             r#in: right,
-        } => vec![&**left, &**right],
+        } => {
+            f(left);
+            f(right);
+        }
         Expr::Between {
             expr, low, high, ..
-        } => vec![&**expr, &**low, &**high],
+        } => {
+            f(expr);
+            f(low);
+            f(high);
+        }
         Expr::In {
             expr,
             target: ast::InTarget::List(list),
             ..
-        } => std::iter::once(&**expr).chain(list.iter()).collect(),
+        } => {
+            f(expr);
+            list.iter().for_each(f);
+        }
         Expr::Substring {
             expr,
             substring_from,
             substring_for,
             ..
-        } => std::iter::once(&**expr)
-            .chain(substring_from.as_deref())
-            .chain(substring_for.as_deref())
-            .collect(),
+        } => {
+            f(expr);
+            substring_from.as_deref().into_iter().for_each(&mut *f);
+            substring_for.as_deref().into_iter().for_each(f);
+        }
         Expr::Case {
             operand,
             conditions,
             else_result,
             ..
-        } => operand
-            .as_deref()
-            .into_iter()
-            .chain(conditions.iter().flat_map(|w| [&w.condition, &w.result]))
-            .chain(else_result.as_deref())
-            .collect(),
-        Expr::Function(f) => {
-            let mut v: Vec<&Expr> = Vec::new();
-            match &f.args {
+        } => {
+            operand.as_deref().into_iter().for_each(&mut *f);
+            for w in conditions {
+                f(&w.condition);
+                f(&w.result);
+            }
+            else_result.as_deref().into_iter().for_each(f);
+        }
+        Expr::Function(func) => {
+            match &func.args {
                 FunctionArguments::List(l) => {
                     for a in &l.args {
                         if let FunctionArg::Unnamed(FunctionArgExpr::Expr(x))
@@ -2178,30 +2293,35 @@ fn sub_exprs(e: &Expr) -> Option<Vec<&Expr>> {
                             ..
                         } = a
                         {
-                            v.push(x);
+                            f(x);
                         }
                     }
                 }
                 FunctionArguments::None => {}
-                FunctionArguments::Subquery(_) => return None,
+                FunctionArguments::Subquery(_) => return false,
             }
-            v.extend(f.filter.as_deref());
-            v
+            func.filter.as_deref().into_iter().for_each(f);
         }
-        _ => return None,
-    })
+        _ => return false,
+    }
+    true
 }
 
 /// Whether `e` or any expression inside it (sub-selects not entered) satisfies `pred`.
 fn any_expr(e: &Expr, pred: &dyn Fn(&Expr) -> bool) -> bool {
-    pred(e) || sub_exprs(e).is_some_and(|children| children.into_iter().any(|x| any_expr(x, pred)))
+    if pred(e) {
+        return true;
+    }
+    let mut found = false;
+    each_sub_expr(e, &mut |x| found = found || any_expr(x, pred));
+    found
 }
 
 fn has_aggregate(e: &Expr) -> bool {
     any_expr(e, &|x| match x {
         Expr::Function(f) => {
-            let n = object_name(&f.name).to_ascii_lowercase();
-            f.over.is_none() && AGGREGATES.contains(&n.as_str())
+            let n = object_name(&f.name);
+            f.over.is_none() && AGGREGATES.iter().any(|a| a.eq_ignore_ascii_case(&n))
         }
         _ => false,
     })
