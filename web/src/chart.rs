@@ -1,8 +1,15 @@
 //! Charts drawn with plotters, generic over the backend so the same code draws the canvas
-//! on screen and the SVG a user exports.
+//! on screen and the SVG a user exports. The page draws both through one backend type,
+//! [`Backend`], so the drawing code is compiled once into its bundle instead of once per
+//! backend.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
+// Named by path, not imported: `BackendStyle` in scope would make `stroke_width`
+// ambiguous for colours.
+use plotters_backend as pb;
+use plotters_backend::{BackendColor, BackendCoord, DrawingErrorKind};
+use plotters_canvas::CanvasBackend;
 
 /// Okabe–Ito colours: distinguishable with the common forms of colour blindness.
 pub const PALETTE: [RGBColor; 7] = [
@@ -1025,11 +1032,150 @@ fn finish<'a, DB: DrawingBackend + 'a>(
     })
 }
 
+/// The page's drawing backend: the screen's canvas or an exported SVG. Every call goes to
+/// the backend inside, unchanged (what it draws is what that backend alone draws); being
+/// one type, it has the chart code monomorphised once in the bundle, not once per backend.
+pub enum Backend<'a> {
+    Canvas(CanvasBackend),
+    Svg(SVGBackend<'a>),
+}
+
+/// A backend's error as its own text (`Display` prints the inner error's).
+#[derive(Debug)]
+pub struct BackendError(String);
+
+impl std::fmt::Display for BackendError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BackendError {}
+
+fn backend_error<E: std::error::Error + Send + Sync>(
+    e: DrawingErrorKind<E>,
+) -> DrawingErrorKind<BackendError> {
+    match e {
+        DrawingErrorKind::DrawingError(e) => {
+            DrawingErrorKind::DrawingError(BackendError(e.to_string()))
+        }
+        DrawingErrorKind::FontError(e) => DrawingErrorKind::FontError(e),
+    }
+}
+
+/// Calls `$call` on the backend inside, mapping its error.
+macro_rules! forward {
+    ($self:ident, $b:ident => $call:expr) => {
+        match $self {
+            Backend::Canvas($b) => $call.map_err(backend_error),
+            Backend::Svg($b) => $call.map_err(backend_error),
+        }
+    };
+}
+
+impl DrawingBackend for Backend<'_> {
+    type ErrorType = BackendError;
+
+    fn get_size(&self) -> (u32, u32) {
+        match self {
+            Backend::Canvas(b) => b.get_size(),
+            Backend::Svg(b) => b.get_size(),
+        }
+    }
+
+    fn ensure_prepared(&mut self) -> Result<(), DrawingErrorKind<BackendError>> {
+        forward!(self, b => b.ensure_prepared())
+    }
+
+    fn present(&mut self) -> Result<(), DrawingErrorKind<BackendError>> {
+        forward!(self, b => b.present())
+    }
+
+    fn draw_pixel(
+        &mut self,
+        point: BackendCoord,
+        color: BackendColor,
+    ) -> Result<(), DrawingErrorKind<BackendError>> {
+        forward!(self, b => b.draw_pixel(point, color))
+    }
+
+    fn draw_line<S: pb::BackendStyle>(
+        &mut self,
+        from: BackendCoord,
+        to: BackendCoord,
+        style: &S,
+    ) -> Result<(), DrawingErrorKind<BackendError>> {
+        forward!(self, b => b.draw_line(from, to, style))
+    }
+
+    fn draw_rect<S: pb::BackendStyle>(
+        &mut self,
+        upper_left: BackendCoord,
+        bottom_right: BackendCoord,
+        style: &S,
+        fill: bool,
+    ) -> Result<(), DrawingErrorKind<BackendError>> {
+        forward!(self, b => b.draw_rect(upper_left, bottom_right, style, fill))
+    }
+
+    fn draw_path<S: pb::BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        path: I,
+        style: &S,
+    ) -> Result<(), DrawingErrorKind<BackendError>> {
+        forward!(self, b => b.draw_path(path, style))
+    }
+
+    fn draw_circle<S: pb::BackendStyle>(
+        &mut self,
+        center: BackendCoord,
+        radius: u32,
+        style: &S,
+        fill: bool,
+    ) -> Result<(), DrawingErrorKind<BackendError>> {
+        forward!(self, b => b.draw_circle(center, radius, style, fill))
+    }
+
+    fn fill_polygon<S: pb::BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        vert: I,
+        style: &S,
+    ) -> Result<(), DrawingErrorKind<BackendError>> {
+        forward!(self, b => b.fill_polygon(vert, style))
+    }
+
+    fn draw_text<TStyle: pb::BackendTextStyle>(
+        &mut self,
+        text: &str,
+        style: &TStyle,
+        pos: BackendCoord,
+    ) -> Result<(), DrawingErrorKind<BackendError>> {
+        forward!(self, b => b.draw_text(text, style, pos))
+    }
+
+    fn estimate_text_size<TStyle: pb::BackendTextStyle>(
+        &self,
+        text: &str,
+        style: &TStyle,
+    ) -> Result<(u32, u32), DrawingErrorKind<BackendError>> {
+        forward!(self, b => b.estimate_text_size(text, style))
+    }
+
+    fn blit_bitmap(
+        &mut self,
+        pos: BackendCoord,
+        size: (u32, u32),
+        src: &[u8],
+    ) -> Result<(), DrawingErrorKind<BackendError>> {
+        forward!(self, b => b.blit_bitmap(pos, size, src))
+    }
+}
+
 /// The same chart as an SVG document, for export.
 pub fn to_svg(data: &ChartData, theme: Theme, size: (u32, u32)) -> Result<String, String> {
     let mut out = String::new();
     {
-        let root = SVGBackend::with_string(&mut out, size).into_drawing_area();
+        let root = Backend::Svg(SVGBackend::with_string(&mut out, size)).into_drawing_area();
         draw(&root, data, theme, 1.0, Legend::Inside)?;
     }
     Ok(out)

@@ -1080,7 +1080,7 @@ pub fn describe(s: &Scenario) -> String {
                 num(from * 100.0),
                 num(to * 100.0)
             ));
-            parts.push(s.view.label().to_lowercase());
+            parts.push(s.view.label().to_ascii_lowercase());
         }
         Workload::Dbt3 { sf, baseline } => {
             parts.push(format!("DBT3 at SF {} against {baseline}", num(*sf)))

@@ -30,6 +30,7 @@ fn paint(
 ) -> Result<Geometry, String> {
     let scale = infra::fit_canvas(&el);
     let backend = CanvasBackend::with_canvas_object(el)
+        .map(chart::Backend::Canvas)
         .ok_or_else(|| "the canvas has no 2D context".to_string())?;
     let root = plotters::prelude::IntoDrawingArea::into_drawing_area(backend);
     chart::draw(&root, data, Theme::new(dark), scale, legend)
