@@ -18,6 +18,7 @@ pub mod plan;
 pub mod query;
 pub mod scenario;
 pub mod scenario_file;
+pub mod sort;
 pub mod sim;
 pub mod sql;
 pub mod sweep;

@@ -107,7 +107,7 @@ fn point(x: f64, p: &Planned) -> SweepPoint {
         .map(|c| (c.key.clone(), c.plan.cost.total))
         .collect();
     // As a map collects them: by key, the last cost of a repeated key kept.
-    costs.sort_by(|a, b| a.0.cmp(&b.0));
+    crate::sort::sort_by(&mut costs, |a, b| a.0.cmp(&b.0));
     costs.dedup_by(|later, kept| {
         let same = later.0 == kept.0;
         if same {

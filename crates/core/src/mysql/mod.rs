@@ -263,7 +263,7 @@ impl<'t> Prepared<'t> {
             .enumerate()
             .map(|(i, c)| (c.name.to_ascii_lowercase(), i))
             .collect();
-        by_name.sort();
+        crate::sort::sort_by(&mut by_name, |a, b| a.cmp(b));
         let mut rank = vec![0; table.columns.len()];
         for (r, (_, i)) in by_name.iter().enumerate() {
             rank[*i] = r;
@@ -472,7 +472,7 @@ impl<'a> Ctx<'a> {
                 None => conds.push((pos, cond)),
             }
         }
-        conds.sort_by_key(|(pos, _)| prep.rank[*pos]);
+        crate::sort::sort_by_key(&mut conds, |(pos, _)| prep.rank[*pos]);
         let mut true_frac = 1.0;
         for (pos, cond) in &conds {
             true_frac *= cond_fraction(&table.columns[*pos], cond, table.rows);
@@ -493,7 +493,7 @@ impl<'a> Ctx<'a> {
             {
                 cols.push(prep.position(name)?);
             }
-            cols.sort_by_key(|p| prep.rank[*p]);
+            crate::sort::sort_by_key(&mut cols, |p| prep.rank[*p]);
             cols.dedup();
             Some(cols)
         };

@@ -153,7 +153,7 @@ impl ColumnCond {
                     check_value(column, v)?;
                 }
                 let mut vs = values.clone();
-                vs.sort_by(cmp_values);
+                crate::sort::sort_by(&mut vs, cmp_values);
                 vs.dedup_by(|a, b| cmp_values(a, b) == Ordering::Equal);
                 ColumnCond::Points(vs)
             }

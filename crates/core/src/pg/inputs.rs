@@ -705,12 +705,12 @@ impl<'a> Rel<'a> {
             for k in &query.order_by {
                 out.push(col_pos(&k.column)?);
             }
-            out.sort_unstable();
+            crate::sort::sort_by(&mut out, usize::cmp);
             out.dedup();
             rel.width = out.iter().map(|&c| rel.cols[c].width).sum::<f64>();
             let mut needed = out;
             needed.extend(rel.clauses.iter().map(|c| c.col));
-            needed.sort_unstable();
+            crate::sort::sort_by(&mut needed, usize::cmp);
             needed.dedup();
             rel.needed = needed;
         }

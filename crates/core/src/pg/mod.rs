@@ -474,7 +474,7 @@ impl<'a> Planner<'a> {
         if cands.len() <= 1 {
             return cands;
         }
-        cands.sort_by(|a, b| {
+        crate::sort::sort_by(&mut cands, |a, b| {
             let (ca, sa) = self.ctx.bitmap_tree_cost(&[a]);
             let (cb, sb) = self.ctx.bitmap_tree_cost(&[b]);
             ca.total_cmp(&cb).then(sa.total_cmp(&sb))

@@ -709,7 +709,7 @@ impl Ctx<'_, '_> {
         // The clause lists are only for the detail lines; a plan without them skips both.
         if self.detail.keeps_text() {
             let mut recheck: Vec<usize> = scans.iter().flat_map(|s| s.quals.clone()).collect();
-            recheck.sort_unstable();
+            crate::sort::sort_by(&mut recheck, usize::cmp);
             let filter: Vec<usize> = rel.clause_ids().filter(|i| !recheck.contains(i)).collect();
             if !recheck.is_empty() {
                 self.detail(&mut n, || {

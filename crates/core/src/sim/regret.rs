@@ -409,7 +409,7 @@ fn combine(knob: Knob, lo: f64, hi: f64, per_point: &[PointSteps], grid_points: 
             events.push((p.starts[i], p.regret[i] - p.regret[i - 1]));
         }
     }
-    events.sort_by(|a, b| a.0.total_cmp(&b.0));
+    crate::sort::sort_by(&mut events, |a, b| a.0.total_cmp(&b.0));
     let mut steps = Vec::new();
     let mut cur = base;
     let mut at = lo;
