@@ -86,7 +86,7 @@ mod tests {
             let mut ours = v.clone();
             sort_by(&mut ours, |a, b| a.0.cmp(&b.0));
             let mut std = v.clone();
-            std.sort_by(|a, b| a.0.cmp(&b.0));
+            std.sort_by_key(|a| a.0);
             prop_assert_eq!(&ours, &std);
             let mut by_key = v.clone();
             sort_by_key(&mut by_key, |p| std::cmp::Reverse(p.0));
