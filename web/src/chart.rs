@@ -529,7 +529,7 @@ fn draw_lines<DB: DrawingBackend>(
         &|v| axis_number(v, log),
         scale,
     );
-    let font = ("sans-serif", px(13.0))
+    let font = (FontFamily::SansSerif, px(13.0))
         .into_font()
         .color(&theme.foreground);
     let mut chart = ChartBuilder::on(root)
@@ -539,6 +539,7 @@ fn draw_lines<DB: DrawingBackend>(
         .y_label_area_size(px(72.0))
         .build_cartesian_2d(x0..x1.max(x0 + f64::EPSILON), y0..y1)
         .map_err(err)?;
+    let mut keys: Keys<DB> = Vec::new();
     chart
         .configure_mesh()
         .light_line_style(theme.grid.mix(0.4))
@@ -562,11 +563,10 @@ fn draw_lines<DB: DrawingBackend>(
         if poly.len() > 2 {
             chart
                 .draw_series(std::iter::once(Polygon::new(poly, color.filled())))
-                .map_err(err)?
-                .label(band.label.clone())
-                .legend(move |(x, y)| {
-                    Rectangle::new([(x, y - 5), (x + 20, y + 5)], color.filled())
-                });
+                .map_err(err)?;
+            add_key(&mut keys, &band.label, move |(x, y)| {
+                Rectangle::new([(x, y - 5), (x + 20, y + 5)], color.filled())
+            });
         }
     }
     if let Some(env) = &data.envelope {
@@ -579,11 +579,10 @@ fn draw_lines<DB: DrawingBackend>(
                     .filter(|p| p.1.is_finite()),
                 color.stroke_width(px(9.0)),
             ))
-            .map_err(err)?
-            .label(env.label.clone())
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(8))
-            });
+            .map_err(err)?;
+        add_key(&mut keys, &env.label, move |(x, y)| {
+            PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(8))
+        });
     }
     for s in &data.series {
         let st = style(s.color, px(2.0));
@@ -602,7 +601,7 @@ fn draw_lines<DB: DrawingBackend>(
         }
         let mut first = true;
         for run in runs.into_iter().filter(|r| !r.is_empty()) {
-            let drawn = match dash {
+            match dash {
                 None => chart.draw_series(LineSeries::new(run, st)).map_err(err)?,
                 Some((d, g)) => chart
                     .draw_series(DashedLineSeries::new(run, px(d as f64), px(g as f64), st))
@@ -610,9 +609,9 @@ fn draw_lines<DB: DrawingBackend>(
             };
             if first {
                 let c = s.color;
-                drawn
-                    .label(s.label.clone())
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style(c, 3)));
+                add_key(&mut keys, &s.label, move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], style(c, 3))
+                });
                 first = false;
             }
         }
@@ -668,6 +667,7 @@ fn draw_lines<DB: DrawingBackend>(
     finish(
         root,
         &mut chart,
+        keys,
         theme,
         font,
         ((x0, x1), (y0, y1)),
@@ -710,7 +710,7 @@ fn draw_heat<DB: DrawingBackend>(
         };
         (lo, hi)
     };
-    let font = ("sans-serif", px(13.0))
+    let font = (FontFamily::SansSerif, px(13.0))
         .into_font()
         .color(&theme.foreground);
     let mut chart = ChartBuilder::on(root)
@@ -720,6 +720,7 @@ fn draw_heat<DB: DrawingBackend>(
         .y_label_area_size(px(72.0))
         .build_cartesian_2d(x0..x1.max(x0 + f64::EPSILON), y0..y1.max(y0 + f64::EPSILON))
         .map_err(err)?;
+    let mut keys: Keys<DB> = Vec::new();
     chart
         .configure_mesh()
         .disable_mesh()
@@ -751,13 +752,9 @@ fn draw_heat<DB: DrawingBackend>(
     chart.draw_series(rects).map_err(err)?;
     for (plan, color) in &data.plans {
         let c = PALETTE[color % PALETTE.len()];
-        chart
-            .draw_series(std::iter::empty::<Rectangle<(f64, f64)>>())
-            .map_err(err)?
-            .label(plan.clone())
-            .legend(move |(x, y)| {
-                Rectangle::new([(x, y - 5), (x + 14, y + 5)], c.mix(0.75).filled())
-            });
+        add_key(&mut keys, plan, move |(x, y)| {
+            Rectangle::new([(x, y - 5), (x + 14, y + 5)], c.mix(0.75).filled())
+        });
     }
     for (k, (value, label)) in data.lines.iter().enumerate() {
         let y = to_y(*value, log);
@@ -791,6 +788,7 @@ fn draw_heat<DB: DrawingBackend>(
     finish(
         root,
         &mut chart,
+        keys,
         theme,
         font,
         ((x0, x1), (y0, y1)),
@@ -834,7 +832,7 @@ fn draw_scatter<DB: DrawingBackend>(
             tick_count((lo, hi), plot_h, 0.6 * font, &log_tick, &|_| font),
         )
     };
-    let font = ("sans-serif", px(13.0))
+    let font = (FontFamily::SansSerif, px(13.0))
         .into_font()
         .color(&theme.foreground);
     let mut chart = ChartBuilder::on(root)
@@ -844,6 +842,7 @@ fn draw_scatter<DB: DrawingBackend>(
         .y_label_area_size(px(72.0))
         .build_cartesian_2d(lo..hi, lo..hi)
         .map_err(err)?;
+    let mut keys: Keys<DB> = Vec::new();
     chart
         .configure_mesh()
         // Light lines would divide a decade evenly in log10, which means nothing here.
@@ -874,11 +873,10 @@ fn draw_scatter<DB: DrawingBackend>(
             ];
             chart
                 .draw_series(std::iter::once(Polygon::new(band, color.filled())))
-                .map_err(err)?
-                .label(label.clone())
-                .legend(move |(x, y)| {
-                    Rectangle::new([(x, y - 5), (x + 20, y + 5)], color.filled())
-                });
+                .map_err(err)?;
+            add_key(&mut keys, label, move |(x, y)| {
+                Rectangle::new([(x, y - 5), (x + 20, y + 5)], color.filled())
+            });
         }
     }
     let diagonal = theme.foreground.mix(0.5);
@@ -887,9 +885,10 @@ fn draw_scatter<DB: DrawingBackend>(
             [(lo, lo), (hi, hi)],
             diagonal.stroke_width(px(1.5)),
         ))
-        .map_err(err)?
-        .label(data.diagonal.clone())
-        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], diagonal));
+        .map_err(err)?;
+    add_key(&mut keys, &data.diagonal, move |(x, y)| {
+        PathElement::new(vec![(x, y), (x + 20, y)], diagonal)
+    });
     if let Some((x, label)) = &data.limit {
         let x = log(*x);
         if x.is_finite() && x >= lo && x <= hi {
@@ -932,7 +931,7 @@ fn draw_scatter<DB: DrawingBackend>(
         } else {
             c.stroke_width(2)
         };
-        let label = (!s.marks.is_empty()).then(|| s.label.clone());
+        let label = (!s.marks.is_empty()).then_some(&s.label);
         // The legend's sample: the mark itself, centred on the legend's line. Triangles are
         // drawn as polygons of pixel offsets: plotters' TriangleMarker computes its corners
         // with sin and cos, whose code the page's bundle would carry for nothing else.
@@ -945,36 +944,36 @@ fn draw_scatter<DB: DrawingBackend>(
         let r = radius as i32 + 1;
         match (s.shape, s.filled) {
             (MarkShape::Circle, _) => {
-                let drawn = chart
+                chart
                     .draw_series(marks.map(|m| Circle::new(at(m), radius, style)))
                     .map_err(err)?;
                 if let Some(label) = label {
-                    drawn.label(label).legend(move |(x, y)| {
+                    add_key(&mut keys, label, move |(x, y)| {
                         EmptyElement::at((x + 10, y)) + Circle::new((0, 0), 4, key)
                     });
                 }
             }
             (MarkShape::Triangle, true) => {
-                let drawn = chart
+                chart
                     .draw_series(
                         marks.map(|m| EmptyElement::at(at(m)) + Polygon::new(corners(r), style)),
                     )
                     .map_err(err)?;
                 if let Some(label) = label {
-                    drawn.label(label).legend(move |(x, y)| {
+                    add_key(&mut keys, label, move |(x, y)| {
                         EmptyElement::at((x + 10, y)) + Polygon::new(corners(5), key)
                     });
                 }
             }
             (MarkShape::Triangle, false) => {
-                let drawn = chart
+                chart
                     .draw_series(
                         marks
                             .map(|m| EmptyElement::at(at(m)) + PathElement::new(outline(r), style)),
                     )
                     .map_err(err)?;
                 if let Some(label) = label {
-                    drawn.label(label).legend(move |(x, y)| {
+                    add_key(&mut keys, label, move |(x, y)| {
                         EmptyElement::at((x + 10, y)) + PathElement::new(outline(5), key)
                     });
                 }
@@ -984,6 +983,7 @@ fn draw_scatter<DB: DrawingBackend>(
     finish(
         root,
         &mut chart,
+        keys,
         theme,
         font,
         ((lo, hi), (lo, hi)),
@@ -998,10 +998,33 @@ type Chart<'a, DB> = ChartContext<
     Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
 >;
 
+/// An export's legend entries, in drawing order: each series' label and its sample, drawn
+/// with its left end at the given point on the label's middle line.
+type Keys<'a, DB> = Vec<(
+    &'a str,
+    Box<dyn Fn(BackendCoord) -> DynElement<'a, DB, BackendCoord> + 'a>,
+)>;
+
+fn add_key<'a, DB: DrawingBackend + 'a, E: IntoDynElement<'a, DB, BackendCoord>>(
+    keys: &mut Keys<'a, DB>,
+    label: &'a str,
+    sample: impl Fn(BackendCoord) -> E + 'a,
+) {
+    keys.push((label, Box::new(move |p| sample(p).into_dyn())));
+}
+
 /// Draws the legend, presents the drawing and reports where the plotting area landed.
+///
+/// The legend is laid out as plotters' series labels at the lower right (a 30 px sample
+/// column, 10 px margins, 5 px from the plot's edges; lines 1.25 font heights apart) but
+/// drawn here: plotters' own `draw` builds a default font from the text "sans-serif", whose
+/// parsing lowercases it with `str::to_lowercase` and so puts Unicode's case tables in the
+/// page's bundle (about 8 KB gzipped) for nothing.
+#[allow(clippy::too_many_arguments)]
 fn finish<'a, DB: DrawingBackend + 'a>(
     root: &DrawingArea<DB, Shift>,
     chart: &mut Chart<'a, DB>,
+    keys: Keys<'_, DB>,
     theme: Theme,
     font: TextStyle<'_>,
     ((x0, x1), (y0, y1)): ((f64, f64), (f64, f64)),
@@ -1010,14 +1033,27 @@ fn finish<'a, DB: DrawingBackend + 'a>(
 ) -> Result<Geometry, String> {
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     if legend == Legend::Inside {
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .background_style(theme.background.mix(0.85))
-            .border_style(theme.grid)
-            .label_font(font)
-            .draw()
+        let area = chart.plotting_area().strip_coord_spec();
+        let mut text = MultiLineText::<_, &str>::new((0, 0), &font);
+        for (label, _) in &keys {
+            text.push_line(*label);
+        }
+        let (w, h) = text.estimate_dimension().map_err(|e| e.to_string())?;
+        let (margin, sample) = (10, 30);
+        let (w, h) = (w + sample + 2 * margin, h + 2 * margin);
+        let (area_w, area_h) = area.dim_in_pixel();
+        let (x, y) = (area_w as i32 - w - 5, area_h as i32 - h - 5);
+        text.relocate((x + sample + margin, y + margin));
+        let frame = [(x, y), (x + w, y + h)];
+        area.draw(&Rectangle::new(frame, theme.background.mix(0.85).filled()))
             .map_err(err)?;
+        area.draw(&Rectangle::new(frame, theme.grid)).map_err(err)?;
+        area.draw(&text).map_err(err)?;
+        let lines = text.compute_line_layout().map_err(|e| e.to_string())?;
+        for (((_, top), (_, bottom)), (_, draw)) in lines.into_iter().zip(&keys) {
+            area.draw(&draw((x + margin, (top + bottom) / 2)))
+                .map_err(err)?;
+        }
     }
     let (px_x, px_y) = chart.plotting_area().get_pixel_range();
     root.present().map_err(err)?;
