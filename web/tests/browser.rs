@@ -11,8 +11,8 @@ use costlab_web::model::Shared;
 use costlab_web::state::{Action, State, WorkloadKind};
 use costlab_web::worker::{calibration, validation, Worker};
 use costlab_web::worker_protocol::{
-    knob_list, CalibrationRequest, FromWorker, Node, Queries, Reply, Request, Table, ToWorker,
-    TreesRequest, ValidationRequest,
+    knob_list, to_message, CalibrationRequest, FromWorker, Node, Queries, Reply, Request, Table,
+    ToWorker, TreesRequest, ValidationRequest,
 };
 use std::rc::Rc;
 use wasm_bindgen_test::*;
@@ -249,8 +249,7 @@ fn dbt3_worker_flags_q6_and_keeps_its_planners() {
     let direct = worker.handle(&request);
     // Through JSON, as the page posts it (a number may come back 1 ulp off; see
     // worker_protocol).
-    let text = worker
-        .handle_json(&serde_json::to_string(&ToWorker::Dbt3(Box::new(request.clone()))).unwrap());
+    let text = worker.handle_json(&to_message(&ToWorker::Dbt3(Box::new(request.clone()))));
     let Ok(FromWorker::Reply(reply)) = serde_json::from_str::<FromWorker>(&text) else {
         panic!("not a reply: {text}");
     };
@@ -279,7 +278,7 @@ fn dbt3_worker_flags_q6_and_keeps_its_planners() {
         engine: Engine::Mysql,
         number: 6,
     });
-    let text = worker.handle_json(&serde_json::to_string(&trees_request).unwrap());
+    let text = worker.handle_json(&to_message(&trees_request));
     let Ok(FromWorker::Trees(t)) = costlab_web::worker_protocol::parse(&text) else {
         panic!("not trees: {text}");
     };
@@ -370,20 +369,17 @@ fn worker_reads_a_calibration_file_into_a_profile_and_its_lines() {
         id: 4,
         text: SAMPLE_CALIBRATION.to_string(),
     });
-    let text = worker.handle_json(&serde_json::to_string(&request).unwrap());
+    let text = worker.handle_json(&to_message(&request));
     let Ok(FromWorker::Calibration(r)) = costlab_web::worker_protocol::parse(&text) else {
         panic!("not a calibration reply: {text}");
     };
     assert_eq!(r.id, 4);
     assert_eq!(r.result, Ok(c));
     // An error comes through as its text; anything else is named, never a panic.
-    let broken = worker.handle_json(
-        &serde_json::to_string(&ToWorker::Calibration(CalibrationRequest {
-            id: 5,
-            text: "{".into(),
-        }))
-        .unwrap(),
-    );
+    let broken = worker.handle_json(&to_message(&ToWorker::Calibration(CalibrationRequest {
+        id: 5,
+        text: "{".into(),
+    })));
     let Ok(FromWorker::Calibration(r)) = costlab_web::worker_protocol::parse(&broken) else {
         panic!("not a calibration reply: {broken}");
     };
@@ -905,7 +901,14 @@ fn worker_plans_a_user_workload_and_names_refused_queries() {
             tables,
             text: text.into(),
         };
-        let reply = worker.handle(&request(1, queries, &s));
+        let asked = request(1, queries, &s);
+        // As the page posts it (`None` tables as null) and the worker reads it.
+        let posted = ToWorker::Dbt3(Box::new(asked.clone()));
+        assert_eq!(
+            serde_json::from_str::<ToWorker>(&to_message(&posted)).unwrap(),
+            posted
+        );
+        let reply = worker.handle(&asked);
         assert_eq!(reply.tables.len(), 2);
         for t in &reply.tables {
             let rows = t.rows.as_ref().unwrap();

@@ -53,7 +53,7 @@ impl Pending {
     /// A new file's text; returns the message to post now, if the worker listens.
     pub fn request(&mut self, name: String, text: String) -> Option<String> {
         self.latest += 1;
-        self.waiting = Some(worker_protocol::to_json(&(self.make)(
+        self.waiting = Some(worker_protocol::to_message(&(self.make)(
             self.latest,
             name.clone(),
             text,

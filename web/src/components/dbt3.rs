@@ -59,7 +59,7 @@ impl Conversation {
         }
         let r = self.waiting.take()?;
         self.in_flight = true;
-        Some(worker_protocol::to_json(&ToWorker::Dbt3(Box::new(r))))
+        Some(worker_protocol::to_message(&ToWorker::Dbt3(Box::new(r))))
     }
 }
 
@@ -243,10 +243,9 @@ pub fn dbt3_view(props: &Dbt3ViewProps) -> Html {
         let link = link.clone();
         use_callback((), move |(engine, number): (Engine, u8), _| {
             if let Some(l) = &*link.borrow() {
-                l.post(&worker_protocol::to_json(&ToWorker::Trees(TreesRequest {
-                    engine,
-                    number,
-                })));
+                l.post(&worker_protocol::to_message(&ToWorker::Trees(
+                    TreesRequest { engine, number },
+                )));
             }
         })
     };
