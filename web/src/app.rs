@@ -1,11 +1,11 @@
 //! The page: controls on one side, the views they drive on the other.
 
 use crate::components::calibration::CalibrationLoader;
-use crate::components::chart_view::ChartView;
+use crate::components::chart_view::{chart, ChartView};
 use crate::components::dbt3::Dbt3View;
 use crate::components::knobs::{KnobRow, PresetPicker};
 use crate::components::machine::MachineEditor;
-use crate::components::select::Select;
+use crate::components::select::{fixed_options, preset_options, select};
 use crate::components::share::SharePanel;
 use crate::components::user_workload::UserWorkloadPanel;
 use crate::components::validation::ValidationView;
@@ -13,7 +13,7 @@ use crate::infra;
 use crate::model::{self, switch_pct};
 use crate::state::{Action, HistoryWrite, State, WorkloadKind};
 use costlab_core::analysis::{self, path_label};
-use costlab_core::knobs::{Engine, EngineVersion, Knob, PRESETS};
+use costlab_core::knobs::{Engine, EngineVersion, Knob};
 use costlab_core::scenario::{CacheState, InnodbCacheReport, ServerSettings, View};
 use costlab_core::scenario::{Engines, Workload};
 use costlab_core::sim::profile::MachineProfile;
@@ -66,9 +66,9 @@ fn server_settings(server: ServerSettings, dispatch: &Callback<Action>) -> Html 
             <legend>{ "MySQL server settings" }</legend>
             <div class="panel-row">
                 <label for="innodb-cache-report">{ "InnoDB reports cached" }</label>
-                <Select id="innodb-cache-report" value={server.innodb_cache_report.id()}
-                    options={InnodbCacheReport::ALL.iter().map(|r| (AttrValue::from(r.id()), AttrValue::from(r.label()), None)).collect::<Vec<_>>()}
-                    onchange={report} />
+                { select("innodb-cache-report".into(), server.innodb_cache_report.id().into(),
+                    InnodbCacheReport::ALL.iter().map(|r| (AttrValue::from(r.id()), AttrValue::from(r.label()), None)).collect(),
+                    Callback::from(report)) }
             </div>
             <div class="panel-row">
                 <label class="radio">
@@ -183,17 +183,17 @@ pub fn app() -> Html {
             <h2 id="machine-title">{ "Machine" }</h2>
             <div class="panel-row">
                 <label for="machine">{ "Profile" }</label>
-                <Select id="machine" value={s.machine.clone()}
-                    options={profiles.iter().map(|p| (AttrValue::from(p.id.clone()),
+                { select("machine".into(), s.machine.clone().into(),
+                    profiles.iter().map(|p| (AttrValue::from(p.id.clone()),
                         AttrValue::from(format!("{} [{}]", p.label, p.confidence_summary())),
-                        Some(AttrValue::from(p.source.clone())))).collect::<Vec<_>>()}
-                    onchange={let d = dispatch.clone(); move |v: String| d.emit(Action::SetMachine(v))} />
+                        Some(AttrValue::from(p.source.clone())))).collect(),
+                    dispatch.reform(Action::SetMachine)) }
             </div>
             <div class="panel-row">
                 <label for="cache">{ "Cache" }</label>
-                <Select id="cache" value={if s.cache == CacheState::Cold { "cold" } else { "warm" }}
-                    options={vec![("warm".into(), "warm (steady state)".into(), None), ("cold".into(), "cold (nothing cached)".into(), None)]}
-                    onchange={let d = dispatch.clone(); move |v: String| d.emit(Action::SetCache(if v == "cold" { CacheState::Cold } else { CacheState::Warm }))} />
+                { select("cache".into(), (if s.cache == CacheState::Cold { "cold" } else { "warm" }).into(),
+                    fixed_options(&[("warm", "warm (steady state)"), ("cold", "cold (nothing cached)")]),
+                    dispatch.reform(|v: String| Action::SetCache(if v == "cold" { CacheState::Cold } else { CacheState::Warm }))) }
             </div>
             if let Some(p) = &current_profile {
                 <p class="note machine-source">
@@ -249,9 +249,9 @@ pub fn app() -> Html {
                 </div>
                 <div class="panel-row">
                     <label for="flip-knob">{ "Flip map constant" }</label>
-                    <Select id="flip-knob" value={s.flip_knob.def().name}
-                        options={flip_knobs.iter().map(|k| (AttrValue::from(k.def().name), AttrValue::from(k.def().name), Some(AttrValue::from(k.def().help)))).collect::<Vec<_>>()}
-                        onchange={let d = dispatch.clone(); move |v: String| if let Ok(k) = Knob::lookup(&v) { d.emit(Action::SetFlipKnob(k)) }} />
+                    { select("flip-knob".into(), s.flip_knob.def().name.into(),
+                        flip_knobs.iter().map(|k| (AttrValue::from(k.def().name), AttrValue::from(k.def().name), Some(AttrValue::from(k.def().help)))).collect(),
+                        { let d = dispatch.clone(); Callback::from(move |v: String| if let Ok(k) = Knob::lookup(&v) { d.emit(Action::SetFlipKnob(k)) }) }) }
                 </div>
             </section>
         }
@@ -286,9 +286,9 @@ pub fn app() -> Html {
                 <h2 id={format!("{id}-knobs-title")}>{ format!("{} constants", engine.name()) }</h2>
                 <div class="panel-row">
                     <label for={format!("{id}-version")}>{ "Defaults of" }</label>
-                    <Select id={format!("{id}-version")} value={current.label()}
-                        options={versions.iter().map(|v| (AttrValue::from(v.label()), AttrValue::from(v.label()), None)).collect::<Vec<_>>()}
-                        onchange={on_version} />
+                    { select(format!("{id}-version").into(), current.label().into(),
+                        versions.iter().map(|v| (AttrValue::from(v.label()), AttrValue::from(v.label()), None)).collect(),
+                        on_version) }
                     <button type="button" class="reset-all" onclick={reset_all}>{ "Reset all" }</button>
                 </div>
                 <PresetPicker {engine} dispatch={dispatch.clone()} />
@@ -353,13 +353,13 @@ pub fn app() -> Html {
                 </div>
                 <div class="panel-row">
                     <label for="theme">{ "Theme" }</label>
-                    <Select id="theme" value={theme_choice.as_deref().unwrap_or("auto").to_string()}
-                        options={vec![("auto".into(), "System".into(), None), ("light".into(), "Light".into(), None), ("dark".into(), "Dark".into(), None)]}
-                        onchange={let t = theme_choice.clone(); move |v: String| t.set(if v == "auto" { None } else { Some(v) })} />
+                    { select("theme".into(), theme_choice.as_deref().unwrap_or("auto").to_string().into(),
+                        fixed_options(&[("auto", "System"), ("light", "Light"), ("dark", "Dark")]),
+                        { let t = theme_choice.clone(); Callback::from(move |v: String| t.set(if v == "auto" { None } else { Some(v) })) }) }
                     <label for="engines">{ "Engine" }</label>
-                    <Select id="engines" value={engines_value}
-                        options={vec![("mysql".into(), "MySQL 8 / InnoDB".into(), None), ("postgres".into(), "PostgreSQL".into(), None), ("both".into(), "Both, side by side".into(), None)]}
-                        onchange={engine_select} />
+                    { select("engines".into(), engines_value.into(),
+                        fixed_options(&[("mysql", "MySQL 8 / InnoDB"), ("postgres", "PostgreSQL"), ("both", "Both, side by side")]),
+                        engine_select) }
                 </div>
             </header>
             if !state.link_problems.is_empty() {
@@ -378,10 +378,9 @@ pub fn app() -> Html {
                         <h2 id="workload-title">{ "Workload" }</h2>
                         <div class="panel-row">
                             <label for="workload">{ "Queries" }</label>
-                            <Select id="workload" value={kind.id()}
-                                options={vec![("t1".into(), "t1 sweep (WL#8737)".into(), None), ("dbt3".into(), "DBT3, 22 queries".into(), None),
-                                    ("user".into(), "Your own tables and queries".into(), None)]}
-                                onchange={let d = dispatch.clone(); move |v: String| if let Some(k) = WorkloadKind::parse(&v) { d.emit(Action::SetWorkload(k)) }} />
+                            { select("workload".into(), kind.id().into(),
+                                fixed_options(&[("t1", "t1 sweep (WL#8737)"), ("dbt3", "DBT3, 22 queries"), ("user", "Your own tables and queries")]),
+                                { let d = dispatch.clone(); Callback::from(move |v: String| if let Some(k) = WorkloadKind::parse(&v) { d.emit(Action::SetWorkload(k)) }) }) }
                         </div>
                         if let Workload::User(u) = &s.workload {
                             <UserWorkloadPanel scenario={s.clone()} workload={(**u).clone()}
@@ -400,10 +399,8 @@ pub fn app() -> Html {
                                         }
                                     } />
                                 <label for="dbt3-base">{ "baseline" }</label>
-                                <Select id="dbt3-base" value={baseline.clone()}
-                                    options={PRESETS.iter().filter(|p| s.engines.list().contains(&p.engine))
-                                        .map(|p| (AttrValue::from(p.id), AttrValue::from(p.label), Some(AttrValue::from(p.source)))).collect::<Vec<_>>()}
-                                    onchange={let d = dispatch.clone(); move |v: String| d.emit(Action::SetBaseline(v))} />
+                                { select("dbt3-base".into(), baseline.clone().into(), preset_options(&s.engines),
+                                    dispatch.reform(Action::SetBaseline)) }
                             </div>
                             if let Some(err) = &state.sf_error {
                                 <p class="error" role="alert">{ format!("{err}; keeping {sf}") }</p>
@@ -432,8 +429,8 @@ pub fn app() -> Html {
                             let id = if v.engine == Engine::Postgres { "pg" } else { "mysql" };
                             html! {
                                 <div class="engine-views" key={i}>
-                                    <ChartView id={format!("cost-{id}")} title={format!("{}: estimated cost of each access path", v.engine.name())}
-                                        data={v.cost.clone()} {dark} {resize} />
+                                    { chart(format!("cost-{id}"), format!("{}: estimated cost of each access path", v.engine.name()),
+                                        v.cost.clone(), dark, resize) }
                                     <ul class="switches" aria-label={format!("{} switch points", v.engine.name())}>
                                         { for v.curves.crossovers.iter().map(|c| html! {
                                             <li class="switch-point" data-to={c.to.clone()}>
@@ -446,9 +443,9 @@ pub fn app() -> Html {
                                                 v.curves.chosen.first().map(|&c| v.curves.paths[c].label.clone()).unwrap_or_default()) }</li>
                                         }
                                     </ul>
-                                    <ChartView id={format!("time-{id}")}
-                                        title={format!("{}: simulated time on {}", v.engine.name(), analysis::machine_label(s))}
-                                        data={v.time.clone()} {dark} {resize} />
+                                    { chart(format!("time-{id}"),
+                                        format!("{}: simulated time on {}", v.engine.name(), analysis::machine_label(s)),
+                                        v.time.clone(), dark, resize) }
                                     <p class="regret" data-total={format!("{}", v.curves.times.total_regret_s)}>
                                         { "Time lost to the optimizer's choices over the sweep: " }
                                         <strong>{ model::seconds(v.curves.times.total_regret_s) }</strong>
@@ -458,9 +455,9 @@ pub fn app() -> Html {
                                     { match &v.flip {
                                         Some(Ok((data, fit))) => html! {
                                             <>
-                                            <ChartView id={format!("flip-{id}")}
-                                                title={format!("{}: chosen plan by {} and rows selected", v.engine.name(), s.flip_knob.def().name)}
-                                                data={data.clone()} {dark} {resize} />
+                                            { chart(format!("flip-{id}"),
+                                                format!("{}: chosen plan by {} and rows selected", v.engine.name(), s.flip_knob.def().name),
+                                                data.clone(), dark, resize) }
                                             <p class="fit">
                                                 { format!("The {} that loses least time on this machine: ", fit.name) }
                                                 <strong class="fitted">{ crate::components::knobs::format_value(fit.best) }</strong>

@@ -293,3 +293,9 @@ pub fn describe_point(data: &ChartData, g: &Geometry, px: f64, py: f64) -> Strin
         }
     }
 }
+
+/// A `ChartView` with the page's exports. One function, so the props builder and the
+/// component node are compiled once instead of inline at each of the page's charts.
+pub fn chart(id: String, title: String, data: ChartData, dark: bool, resize: u32) -> Html {
+    html! { <ChartView id={id} title={title} {data} {dark} {resize} /> }
+}

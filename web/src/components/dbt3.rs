@@ -553,7 +553,9 @@ pub fn dbt3_table(props: &Dbt3Props) -> Html {
             (r.number, html! { <RefusedRow key={format!("refused-{}", r.number)} refused={r.clone()} /> })
         }))
         .collect();
-    ordered.sort_by_key(|(n, _)| *n);
+    // core's sort, not std's: std's stable sort would be compiled for this element type
+    // alone, its only use in the page's bundle (about 4 KB of code).
+    costlab_core::sort::sort_by_key(&mut ordered, |(n, _)| *n);
     let detail = selected.0.and_then(|n| rows.iter().find(|r| r.number == n));
     let trees = detail.and_then(|r| {
         props

@@ -43,3 +43,40 @@ pub fn select(props: &SelectProps) -> Html {
         </select>
     }
 }
+
+/// A `Select` as the page's panels use it. One function, so the props builder and the
+/// component node are compiled once instead of inline at each of the page's selects.
+pub fn select(
+    id: AttrValue,
+    value: AttrValue,
+    options: Vec<(AttrValue, AttrValue, Option<AttrValue>)>,
+    onchange: Callback<String>,
+) -> Html {
+    html! { <Select {id} {value} {options} {onchange} /> }
+}
+
+/// Options with fixed values and labels and no tooltips.
+pub fn fixed_options(
+    list: &[(&'static str, &'static str)],
+) -> Vec<(AttrValue, AttrValue, Option<AttrValue>)> {
+    list.iter()
+        .map(|&(v, l)| (AttrValue::Static(v), AttrValue::Static(l), None))
+        .collect()
+}
+
+/// The baseline presets of the engines on show (the DBT3 and user workloads' baseline).
+pub fn preset_options(
+    engines: &costlab_core::scenario::Engines,
+) -> Vec<(AttrValue, AttrValue, Option<AttrValue>)> {
+    costlab_core::knobs::PRESETS
+        .iter()
+        .filter(|p| engines.list().contains(&p.engine))
+        .map(|p| {
+            (
+                AttrValue::Static(p.id),
+                AttrValue::Static(p.label),
+                Some(AttrValue::Static(p.source)),
+            )
+        })
+        .collect()
+}

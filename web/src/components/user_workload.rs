@@ -8,11 +8,10 @@
 
 use crate::components::calibration::{start_loader_worker, Pending};
 use crate::components::file_drop::FileDrop;
-use crate::components::select::Select;
+use crate::components::select::{preset_options, select};
 use crate::infra::WorkerLink;
 use crate::state::Action;
 use crate::worker_protocol::{FromWorker, ScenarioRequest, ToWorker};
-use costlab_core::knobs::PRESETS;
 use costlab_core::scenario::{Scenario, UserTables, UserWorkload};
 use costlab_core::workload::user::MAX_TEXT_BYTES;
 use std::cell::RefCell;
@@ -161,10 +160,8 @@ pub fn user_workload_panel(props: &UserWorkloadProps) -> Html {
             </FileDrop>
             <div class="panel-row">
                 <label for="user-base">{ "baseline" }</label>
-                <Select id="user-base" value={w.baseline.clone()}
-                    options={PRESETS.iter().filter(|p| props.scenario.engines.list().contains(&p.engine))
-                        .map(|p| (AttrValue::from(p.id), AttrValue::from(p.label), Some(AttrValue::from(p.source)))).collect::<Vec<_>>()}
-                    onchange={let d = dispatch.clone(); move |v: String| d.emit(Action::SetBaseline(v))} />
+                { select("user-base".into(), w.baseline.clone().into(), preset_options(&props.scenario.engines),
+                    dispatch.reform(Action::SetBaseline)) }
             </div>
             <label for="user-queries">{ "Queries (one per line, or SQL statements ending in ;)" }</label>
             <textarea id="user-queries" class="user-queries" rows="10" spellcheck="false"

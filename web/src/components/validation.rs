@@ -8,7 +8,7 @@
 //! named with what is wrong, and whatever the view showed stays as it was.
 
 use crate::components::calibration::{start_loader_worker, Pending};
-use crate::components::chart_view::ChartView;
+use crate::components::chart_view::chart;
 use crate::components::file_drop::FileDrop;
 use crate::infra::WorkerLink;
 use crate::model;
@@ -109,9 +109,8 @@ fn report_html(name: &str, v: &ValidationShown, dark: bool, resize: u32) -> Html
                 { format!("{name}: {} (server {}) on {}; run finished {}. ", v.engine, v.server_version, v.machine, v.created) }
                 { format!("{executed} plans executed, {} stopped at the limit of {}.", stopped.len(), model::precise_seconds(s.limit_s)) }
             </p>
-            <ChartView id="validation-scatter"
-                title={format!("{}: simulated against real time, one mark per plan", v.engine)}
-                data={model::validation_chart(s)} {dark} {resize} />
+            { chart("validation-scatter".into(), format!("{}: simulated against real time, one mark per plan", v.engine),
+                model::validation_chart(s), dark, resize) }
             if !stopped.is_empty() {
                 <ul class="past-limit" aria-label="Plans stopped at the limit">
                     { for stopped.iter().map(|p| html! { <li>{ model::mark_title(p, s.limit_s) }</li> }) }
