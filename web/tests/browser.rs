@@ -512,7 +512,7 @@ async fn dbt3_table_says_planning_then_shows_errors_inline() {
     let err = root.query_selector(".error").unwrap().unwrap();
     assert_eq!(
         err.text_content().as_deref(),
-        Some("MySQL cannot plan DBT3 here: sf: out of range")
+        Some("MySQL cannot plan these queries here: sf: out of range")
     );
 }
 
@@ -536,7 +536,7 @@ async fn dbt3_view_shows_a_worker_that_cannot_load_inline() {
         .expect("an inline error")
         .text_content()
         .unwrap_or_default();
-    assert!(text.starts_with("MySQL cannot plan DBT3 here: "), "{text}");
+    assert!(text.starts_with("MySQL cannot plan these queries here: "), "{text}");
     assert!(root.query_selector("canvas#cost-mysql").unwrap().is_none());
     window.location().set_hash("").unwrap();
 }
