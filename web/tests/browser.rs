@@ -536,7 +536,10 @@ async fn dbt3_view_shows_a_worker_that_cannot_load_inline() {
         .expect("an inline error")
         .text_content()
         .unwrap_or_default();
-    assert!(text.starts_with("MySQL cannot plan these queries here: "), "{text}");
+    assert!(
+        text.starts_with("MySQL cannot plan these queries here: "),
+        "{text}"
+    );
     assert!(root.query_selector("canvas#cost-mysql").unwrap().is_none());
     window.location().set_hash("").unwrap();
 }
