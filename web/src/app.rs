@@ -167,7 +167,7 @@ pub fn app() -> Html {
         let dispatch = dispatch.clone();
         Callback::from(move |e: Event| {
             let input: web_sys::HtmlInputElement = e.target_unchecked_into();
-            let v = input.value().trim().parse::<f64>().unwrap_or(f64::NAN) / 100.0;
+            let v = costlab_core::num::parse_f64(input.value().trim()).unwrap_or(f64::NAN) / 100.0;
             let (f, t) = if is_from { (v, to) } else { (from, v) };
             dispatch.emit(Action::SetSweep { from: f, to: t });
         })
@@ -395,7 +395,7 @@ pub fn app() -> Html {
                                         let d = dispatch.clone();
                                         move |e: Event| {
                                             let input: web_sys::HtmlInputElement = e.target_unchecked_into();
-                                            d.emit(Action::SetScaleFactor(input.value().trim().parse::<f64>().unwrap_or(f64::NAN)));
+                                            d.emit(Action::SetScaleFactor(costlab_core::num::parse_f64(input.value().trim()).unwrap_or(f64::NAN)));
                                         }
                                     } />
                                 <label for="dbt3-base">{ "baseline" }</label>

@@ -133,7 +133,7 @@ fn strtod(s: &str) -> Option<(f64, &str)> {
             i = j;
         }
     }
-    t[..i].parse::<f64>().ok().map(|v| (v, &t[i..]))
+    crate::num::parse_f64(&t[..i]).map(|v| (v, &t[i..]))
 }
 
 /// PostgreSQL's `parse_int` for an integer parameter: a memory parameter when `base` is

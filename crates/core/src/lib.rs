@@ -13,6 +13,7 @@ pub mod error;
 pub mod guc;
 pub mod knobs;
 pub mod mysql;
+pub mod num;
 pub mod pg;
 pub mod plan;
 pub mod query;

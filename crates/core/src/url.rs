@@ -467,8 +467,8 @@ fn decode_v1(
                     .and_then(|r| r.split_once(','))
                     .and_then(|(a, b)| {
                         Some(Workload::T1Sweep {
-                            from: a.parse::<f64>().ok()? / 100.0,
-                            to: b.parse::<f64>().ok()? / 100.0,
+                            from: crate::num::parse_f64(a)? / 100.0,
+                            to: crate::num::parse_f64(b)? / 100.0,
                         })
                     });
                 match parsed {
@@ -519,8 +519,8 @@ fn decode_v1(
             }
             other if other.starts_with("p.") => {}
             other => match KNOBS.iter().find(|d| d.url_key == other) {
-                Some(def) => match v.parse::<f64>() {
-                    Ok(x) => {
+                Some(def) => match crate::num::parse_f64(v) {
+                    Some(x) => {
                         if let Err(e) = s.knobs.set(def.knob, x) {
                             bad(
                                 def.name,
@@ -529,7 +529,7 @@ fn decode_v1(
                             );
                         }
                     }
-                    Err(_) => bad(def.name, v, "is not a number; using the default".into()),
+                    None => bad(def.name, v, "is not a number; using the default".into()),
                 },
                 None => bad(other, v, "is not a setting this page knows; ignored".into()),
             },
@@ -560,9 +560,9 @@ fn decode_v1(
         }
     };
     if dbt3 {
-        let sf = match sf.map(|v| (v, v.parse::<f64>())) {
+        let sf = match sf.map(|v| (v, crate::num::parse_f64(v))) {
             None => Workload::DBT3_DEFAULT_SF,
-            Some((_, Ok(x))) if crate::workload::dbt3::catalog::check_sf(x).is_ok() => x,
+            Some((_, Some(x))) if crate::workload::dbt3::catalog::check_sf(x).is_ok() => x,
             Some((v, _)) => {
                 bad(
                     "sf",
@@ -690,8 +690,8 @@ fn parse_qd_curve(v: &str) -> Option<Vec<QdPoint>> {
         .map(|pair| {
             let (qd, iops) = pair.split_once(':')?;
             Some(QdPoint {
-                queue_depth: qd.parse().ok()?,
-                iops: iops.parse().ok()?,
+                queue_depth: crate::num::parse_f64(qd)?,
+                iops: crate::num::parse_f64(iops)?,
             })
         })
         .collect()
@@ -754,7 +754,7 @@ fn profile_from_pairs(pairs: &[(String, String)]) -> crate::Result<MachineProfil
         )
     };
     for (k, v) in pairs.iter().filter(|(k, _)| k.starts_with("p.")) {
-        let n = || v.parse::<f64>().map_err(|_| bad(k, v));
+        let n = || crate::num::parse_f64(v).ok_or_else(|| bad(k, v));
         match k.as_str() {
             "p.name" => p.label = v.chars().take(MAX_NAME_CHARS).collect(),
             "p.conf" => p.confidence = Confidence::parse(v).ok_or_else(|| bad(k, v))?,
@@ -777,7 +777,7 @@ fn profile_from_pairs(pairs: &[(String, String)]) -> crate::Result<MachineProfil
             "p.hash" => {
                 let f: Vec<f64> = v
                     .split('_')
-                    .map(|x| x.parse::<f64>().map_err(|_| bad(k, v)))
+                    .map(|x| crate::num::parse_f64(x).ok_or_else(|| bad(k, v)))
                     .collect::<crate::Result<_>>()?;
                 let [small_bytes, small_ns, large_bytes, large_ns] = f[..] else {
                     return Err(bad(k, v));

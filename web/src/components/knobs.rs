@@ -36,7 +36,7 @@ pub fn knob_row(props: &KnobRowProps) -> Html {
         let knob = props.knob;
         Callback::from(move |e: InputEvent| {
             let input: web_sys::HtmlInputElement = e.target_unchecked_into();
-            if let Ok(pos) = input.value().parse::<f64>() {
+            if let Some(pos) = costlab_core::num::parse_f64(&input.value()) {
                 crate::infra::mark("costlab-input");
                 dispatch.emit(Action::SetKnob(knob, knob.def().from_slider(pos / 1000.0)));
             }

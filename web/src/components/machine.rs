@@ -97,7 +97,7 @@ pub fn machine_editor(props: &MachineEditorProps) -> Html {
         let error = error.clone();
         Callback::from(move |e: Event| {
             let input: web_sys::HtmlInputElement = e.target_unchecked_into();
-            let v = input.value().trim().parse::<f64>().unwrap_or(f64::NAN);
+            let v = costlab_core::num::parse_f64(input.value().trim()).unwrap_or(f64::NAN);
             let mut p = base.clone();
             if p.id != CUSTOM_MACHINE {
                 p.label = format!("Custom, from {}", base.label);

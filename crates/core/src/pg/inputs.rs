@@ -370,7 +370,7 @@ fn coerce_value(col: &Column, v: &Value) -> Result<Value> {
                     "f" | "false" | "no" | "off" | "0" => Some(0.0),
                     _ => None,
                 },
-                _ => s.trim().parse::<f64>().ok().filter(|x| x.is_finite()),
+                _ => crate::num::parse_f64(s.trim()).filter(|x| x.is_finite()),
             };
             parsed.map(Value::Num).ok_or_else(|| {
                 Error::invalid(
