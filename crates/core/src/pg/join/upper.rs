@@ -314,6 +314,12 @@ fn prune_ordered(paths: Vec<JPath>, consider_startup: bool) -> Vec<JPath> {
     kept
 }
 
+/// How many leading keys of `want` a path sorted on `have` is already sorted by
+/// (pathkeys_count_contained_in's presorted_keys).
+fn presorted_keys<K: PartialEq>(have: &[K], want: &[K]) -> usize {
+    have.iter().zip(want).take_while(|(a, b)| a == b).count()
+}
+
 /// cost_incremental_sort: `p` sorted on its first `presorted` keys of `keys`, sorted on
 /// all of them group by group (groups of equal presorted keys, estimate_num_groups over
 /// each key's first equivalence member).
@@ -745,12 +751,7 @@ pub(crate) fn finish(
                 }
                 // create_ordered_paths: a path sorted on a prefix of the keys gets an
                 // Incremental Sort (PostgreSQL 13 on).
-                let presorted = p
-                    .pathkeys
-                    .iter()
-                    .zip(&okeys)
-                    .take_while(|(a, b)| a == b)
-                    .count();
+                let presorted = presorted_keys(&p.pathkeys, &okeys);
                 if presorted > 0 {
                     finals.push(incremental_sort_path(
                         pl, b, p, &okeys, presorted, sort_limit, &text,
@@ -761,12 +762,7 @@ pub(crate) fn finish(
         // The cheapest path sorted in full. From PostgreSQL 17 on (make_ordered_path) a
         // path sorted on a prefix of the keys gets only the Incremental Sort, the cheapest
         // one too, even where a full Sort would cost less.
-        let cheapest_presorted = cheapest
-            .pathkeys
-            .iter()
-            .zip(&okeys)
-            .take_while(|(a, b)| a == b)
-            .count();
+        let cheapest_presorted = presorted_keys(&cheapest.pathkeys, &okeys);
         if needs_expr_sort || pl.version < EngineVersion::Pg17 || cheapest_presorted == 0 {
             finals.push(sort_path(pl, &cheapest, okeys.clone(), sort_limit, text));
         }
