@@ -99,7 +99,8 @@ test('DBT3 at SF 10: Q6 flips to the range on i_l_shipdate where the core says',
         // Same model in wasm and natively; allow for the platforms' libm.
         assert.ok(Math.abs(row.cur - r.current.time_s) <= 1e-9 * r.current.time_s, `Q${r.query} time ${row.cur} vs ${r.current.time_s}`);
         assert.ok(Math.abs(row.base - r.baseline.time_s) <= 1e-9 * r.baseline.time_s, `Q${r.query} baseline time`);
-        assert.deepEqual(row.plans, [r.baseline.summary, r.current.summary], `Q${r.query} plans`);
+        const now = r.change && r.current.summary === r.baseline.summary ? r.change : r.current.summary;
+        assert.deepEqual(row.plans, [r.baseline.summary, now], `Q${r.query} plans`);
       }
     }
     const q6 = page.locator('#dbt3-mysql tr[data-q="6"]');
@@ -172,6 +173,26 @@ test('both engines: the PostgreSQL and MySQL tables are what costlab dbt3 comput
   }
   assert.equal(await page.locator('.error').count(), 0);
   assert.equal(await page.locator('#panic').isHidden(), true);
+  assert.deepEqual(problems, []);
+});
+
+test('the disk-bound server at io_block_read_cost 4: a plan changed inside a view or by DS-MRR is marked, and the row says where', async () => {
+  const { page, problems } = await open(browser, '#v=1&e=mysql&w=dbt3&m=wl8737-disk&my=5.7&iobrc=4');
+  await page.locator('#dbt3-mysql tbody tr').first().waitFor();
+  await replied(page);
+  const mysql = cli(['dbt3', '--engine', 'mysql', '--version', '5.7', '--sf', '10', '--profile', 'wl8737-disk',
+    '--set', 'io_block_read_cost=4', '--json']);
+  // Q15 keeps its join order; only the plan inside its view (revenue0) changes.
+  const q15 = mysql.rows.find((r) => r.query === 15);
+  assert.ok(q15.plan_changed && q15.current.summary === q15.baseline.summary, JSON.stringify(q15));
+  assert.match(q15.change, /^in Materialize \(derived\) on revenue0: /);
+  // Every row whose simulated time moved is a changed plan: the simulation reads only the plan.
+  for (const r of mysql.rows) {
+    if (!r.plan_changed) assert.equal(r.current.time_s, r.baseline.time_s, `Q${r.query}`);
+  }
+  await assertTableIsTheCores(page, 'mysql', mysql);
+  assert.equal(await page.locator(`#dbt3-mysql tr[data-q="15"] td.change-site`).innerText(), q15.change);
+  assert.equal(await page.locator('.error').count(), 0);
   assert.deepEqual(problems, []);
 });
 

@@ -92,6 +92,22 @@ test('the flip map marks the current and the fitted constant', async () => {
   assert.deepEqual(problems, []);
 });
 
+test('PostgreSQL\'s flip map opens on random_page_cost, above the other charts', async () => {
+  // The link names no flip constant; the default one is MySQL's, which PostgreSQL has not.
+  const { page, problems } = await open(browser, '#v=1&e=pg&view=flip');
+  await page.locator('canvas#flip-pg').waitFor({ timeout: 20000 });
+  assert.equal(await page.locator('#flip-knob').inputValue(), 'random_page_cost');
+  const top = (id) => page.locator(`canvas#${id}`).evaluate((c) => c.getBoundingClientRect().top);
+  assert.ok(await top('flip-pg') < await top('cost-pg'), 'the chosen view comes first');
+  assert.ok(await top('cost-pg') < await top('time-pg'));
+  // The time view puts the time chart first, and the link keeps the choice.
+  await page.locator('input[name="view"][value="time"]').check();
+  await frame(page);
+  assert.ok(await top('time-pg') < await top('cost-pg'));
+  assert.match(await page.evaluate(() => location.hash), /view=time/);
+  assert.deepEqual(problems, []);
+});
+
 test('keyboard reaches and labels every knob', async () => {
   const { page } = await open(browser);
   await page.locator('[data-knob]').first().waitFor();

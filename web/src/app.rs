@@ -427,8 +427,10 @@ pub fn app() -> Html {
                     { for views.iter().enumerate().map(|(i, v)| match v {
                         Ok(v) => {
                             let id = if v.engine == Engine::Postgres { "pg" } else { "mysql" };
+                            // The view the user chose comes first (style.css orders the blocks).
                             html! {
-                                <div class="engine-views" key={i}>
+                                <div class={classes!("engine-views", format!("first-{}", s.view.id()))} key={i}>
+                                    <div class="view-block cost-block">
                                     { chart(format!("cost-{id}"), format!("{}: estimated cost of each access path", v.engine.name()),
                                         v.cost.clone(), dark, resize) }
                                     <ul class="switches" aria-label={format!("{} switch points", v.engine.name())}>
@@ -443,6 +445,8 @@ pub fn app() -> Html {
                                                 v.curves.chosen.first().map(|&c| v.curves.paths[c].label.clone()).unwrap_or_default()) }</li>
                                         }
                                     </ul>
+                                    </div>
+                                    <div class="view-block time-block">
                                     { chart(format!("time-{id}"),
                                         format!("{}: simulated time on {}", v.engine.name(), analysis::machine_label(s)),
                                         v.time.clone(), dark, resize) }
@@ -452,6 +456,8 @@ pub fn app() -> Html {
                                         { format!(" of {} ({:.1} %).", model::seconds(v.curves.times.total_chosen_s),
                                             100.0 * v.curves.times.total_regret_s / v.curves.times.total_chosen_s.max(f64::MIN_POSITIVE)) }
                                     </p>
+                                    </div>
+                                    <div class="view-block flip-block">
                                     { match &v.flip {
                                         Some(Ok((data, fit))) => html! {
                                             <>
@@ -471,6 +477,7 @@ pub fn app() -> Html {
                                         Some(Err(e)) => html! { <p class="error" role="alert">{ format!("Cannot draw the flip map: {e}") }</p> },
                                         None => html! {},
                                     } }
+                                    </div>
                                 </div>
                             }
                         }

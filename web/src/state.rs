@@ -78,7 +78,10 @@ impl WorkloadKind {
 impl State {
     /// The state a link opens: its scenario, embed options and the problems to show.
     pub fn from_link(fragment: &str) -> State {
-        let d = url::decode(fragment);
+        let mut d = url::decode(fragment);
+        // A link of one engine opens its map (`#e=pg` names no flip constant, and the
+        // default one is MySQL's).
+        d.scenario.keep_flip_knob_on_show();
         State {
             scenario: d.scenario,
             embed: d.embed,
@@ -204,12 +207,7 @@ impl Reducible for State {
                     }
                 }
                 // The flip map needs a constant of an engine on show.
-                if !e.list().contains(&s.flip_knob.def().engine) {
-                    s.flip_knob = match e.list()[0] {
-                        Engine::Postgres => Knob::RandomPageCost,
-                        Engine::Mysql => Knob::MemoryBlockReadCost,
-                    };
-                }
+                s.keep_flip_knob_on_show();
             }
             Action::SetVersion(v) => match v.engine() {
                 Engine::Postgres => s.pg_version = v,

@@ -17,7 +17,7 @@ use costlab_core::calibration::{Calibration, Estimate};
 use costlab_core::catalog::Table as CatalogTable;
 use costlab_core::knobs::Engine;
 use costlab_core::knobs::{EngineVersion, Knob, KnobValues};
-use costlab_core::plan::PlanNode;
+use costlab_core::plan::{change_site, PlanNode};
 use costlab_core::scenario::ServerSettings;
 use costlab_core::scenario_file::ScenarioFile;
 use costlab_core::sim::profile::MachineProfile;
@@ -157,11 +157,15 @@ impl Prepared {
                     .zip(base)
                     .map(|(q, b)| {
                         let cur = planned(p.outcome(q.number, current).map_err(|e| e.to_string())?);
+                        let change = (cur.signature != b.signature).then(|| {
+                            change_site(&b.tree, &cur.tree)
+                                .unwrap_or_else(|| "the plan changed".into())
+                        });
                         trees.push(cur.tree);
                         Ok(Row {
                             number: q.number,
                             title: q.title.to_string(),
-                            changed: cur.signature != b.signature,
+                            change,
                             baseline: b.side.clone(),
                             current: cur.side,
                         })

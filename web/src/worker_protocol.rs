@@ -213,12 +213,17 @@ pub struct Refused {
 pub struct Row {
     pub number: u8,
     pub title: String,
-    pub changed: bool,
+    /// Where the plan first changed (`costlab_core::plan::change_site`); `None`: same plan.
+    pub change: Option<String>,
     pub baseline: Side,
     pub current: Side,
 }
 
 impl Row {
+    pub fn changed(&self) -> bool {
+        self.change.is_some()
+    }
+
     /// Change of simulated time from baseline to current, in percent (negative: faster).
     pub fn change_pct(&self) -> f64 {
         if self.baseline.time_s > 0.0 {
@@ -440,7 +445,7 @@ mod read {
         Some(Row {
             number: num(v, "number")? as u8,
             title: text(v, "title")?,
-            changed: flag(v, "changed")?,
+            change: opt(get(v, "change"), |c| c.as_string())?,
             baseline: side(&get(v, "baseline"))?,
             current: side(&get(v, "current"))?,
         })

@@ -152,6 +152,13 @@ fn switching_engines_keeps_the_flip_map_on_a_shown_engine() {
     assert_eq!(pg.scenario.flip_knob, Knob::RandomPageCost);
     let both = pg.reduce(Action::SetEngines(Engines::Both));
     assert_eq!(both.scenario.flip_knob, Knob::RandomPageCost);
+    // A link of one engine opens with that engine's map, whatever it names.
+    for link in ["#v=1&e=pg&view=flip", "#v=1&e=pg&view=flip&fk=mbrc"] {
+        let s = State::from_link(link);
+        assert_eq!(s.scenario.flip_knob, Knob::RandomPageCost, "{link}");
+    }
+    let mysql = State::from_link("#v=1&e=mysql&view=flip&fk=rpc");
+    assert_eq!(mysql.scenario.flip_knob, Knob::MemoryBlockReadCost);
 }
 
 #[wasm_bindgen_test]
@@ -264,7 +271,7 @@ fn dbt3_worker_flags_q6_and_keeps_its_planners() {
     let rows = reply.tables[0].rows.as_ref().unwrap();
     assert_eq!(rows.len(), 22);
     let q6 = rows.iter().find(|r| r.number == 6).unwrap();
-    assert!(q6.changed);
+    assert!(q6.changed());
     assert!(
         q6.current.summary.contains("i_l_shipdate"),
         "{}",
@@ -307,7 +314,7 @@ fn dbt3_worker_flags_q6_and_keeps_its_planners() {
         .as_ref()
         .unwrap()
         .iter()
-        .all(|r| !r.changed));
+        .all(|r| !r.changed()));
     // Bad input is an error in the reply, never a panic.
     let bad = worker.handle(&Request {
         id: 10,

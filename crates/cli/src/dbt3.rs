@@ -145,6 +145,9 @@ pub struct RowReport {
     pub query: u8,
     pub title: String,
     pub plan_changed: bool,
+    /// Where the plan first changed (`plan::change_site`), when it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub change: Option<String>,
     pub baseline: PlanReport,
     pub current: PlanReport,
     /// Change of simulated time, percent (negative: faster).
@@ -241,6 +244,7 @@ fn row_report(p: &WorkloadPlanner, r: &WorkloadRow, with_tree: bool) -> Result<R
         query: r.number,
         title: r.title.to_string(),
         plan_changed: r.plan_changed(),
+        change: r.change_site(),
         baseline: plan_report(p, &r.baseline, with_tree)?,
         current: plan_report(p, &r.current, with_tree)?,
         change_pct: r.change_pct(),
@@ -514,10 +518,11 @@ impl Dbt3Report {
                     pct(r.change_pct),
                 ],
                 &r.baseline.summary,
-                if same && r.current.summary == r.baseline.summary {
-                    "(same)"
-                } else {
-                    &r.current.summary
+                match (&r.change, r.current.summary == r.baseline.summary) {
+                    (None, true) => "(same)",
+                    // Same join order: say where the plan changed.
+                    (Some(site), true) => site,
+                    _ => &r.current.summary,
                 },
             ));
         }
@@ -561,7 +566,11 @@ impl Dbt3Report {
                 "\nQ{}: {}\nplan changed: {}\n",
                 r.query,
                 r.title,
-                if r.plan_changed { "yes *" } else { "no" }
+                match (&r.change, r.plan_changed) {
+                    (Some(site), _) => format!("yes *: {site}"),
+                    (None, true) => "yes *".into(),
+                    (None, false) => "no".into(),
+                }
             ));
             for (name, p) in [("baseline plan", &r.baseline), ("plan now", &r.current)] {
                 s.push_str(&format!(

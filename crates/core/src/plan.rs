@@ -313,6 +313,83 @@ impl PlanNode {
         }
     }
 
+    /// The choices the planner made at this node beyond its name, relation and index:
+    /// PostgreSQL's join type, MySQL's join buffer, semijoin strategy and the "Using ..."
+    /// strategies of its Extra column ("Using where" says where predicates run, not a
+    /// choice). Never an estimate.
+    fn choices(&self) -> impl Iterator<Item = &str> {
+        self.details
+            .iter()
+            .flat_map(|d| d.split("; "))
+            .filter_map(|d| {
+                if let Some(jt) = d.strip_prefix("Join Type: ") {
+                    Some(jt)
+                } else if d.starts_with("semijoin: ")
+                    || (d.starts_with("Using ") && d != "Using where")
+                {
+                    Some(d)
+                } else {
+                    None
+                }
+            })
+    }
+
+    /// This node alone, as a change names it: "range using i_l_shipdate on lineitem",
+    /// "Hash Join [Semi]".
+    pub fn node_label(&self) -> String {
+        let mut s = self.op.to_string();
+        if let Some(i) = &self.index {
+            s.push_str(" using ");
+            s.push_str(i);
+        }
+        if let Some(r) = &self.relation {
+            s.push_str(" on ");
+            s.push_str(r);
+        }
+        for c in self.choices() {
+            s.push_str(" [");
+            s.push_str(c);
+            s.push(']');
+        }
+        s
+    }
+
+    /// The plan's shape in tree order: every node's name, choices, relation and index,
+    /// and its children; no estimate. Equal shapes mean the same plan, wherever in the
+    /// tree (a derived table, a subquery) a choice differs. PostgreSQL's plan signature
+    /// is this string, which its golden plans store.
+    pub fn shape(&self) -> String {
+        fn rec(n: &PlanNode, out: &mut String) {
+            out.push_str(&n.op);
+            for c in n.choices() {
+                out.push('[');
+                out.push_str(c);
+                out.push(']');
+            }
+            if let Some(r) = &n.relation {
+                out.push(' ');
+                out.push_str(r);
+            }
+            if let Some(i) = &n.index {
+                out.push_str(" using ");
+                out.push_str(i);
+            }
+            if !n.children.is_empty() {
+                out.push('(');
+                for (k, c) in n.children.iter().enumerate() {
+                    if k > 0 {
+                        out.push_str(", ");
+                    }
+                    rec(c, out);
+                }
+                out.push(')');
+            }
+        }
+        let mut s = String::new();
+        rec(self, &mut s);
+        s
+    }
+
     /// Short one-line description used in chart legends: "Index Scan using k7".
     pub fn label(&self) -> String {
         let mut s = String::new();
@@ -355,4 +432,61 @@ impl Planned {
     pub fn find(&self, key: &str) -> Option<&Candidate> {
         self.candidates.iter().find(|c| c.key == key)
     }
+}
+
+/// Where two plans of one query first differ, in tree order, as the table says it:
+/// `"in Materialize (derived) on revenue0: ALL on lineitem, was range using i_l_shipdate
+/// on lineitem"`. `None` when the shapes are equal. The place is the nearest enclosing
+/// node that names a relation (a derived table, a materialized subquery) or a subquery
+/// node; the top of the plan is not named.
+pub fn change_site(before: &PlanNode, after: &PlanNode) -> Option<String> {
+    fn same_node(a: &PlanNode, b: &PlanNode) -> bool {
+        a.op == b.op
+            && a.relation == b.relation
+            && a.index == b.index
+            && a.choices().eq(b.choices())
+            && a.children.len() == b.children.len()
+    }
+    fn rec<'a>(
+        a: &'a PlanNode,
+        b: &'a PlanNode,
+        place: Option<&'a PlanNode>,
+    ) -> Option<(Option<&'a PlanNode>, &'a PlanNode, &'a PlanNode)> {
+        if !same_node(a, b) {
+            return Some((place, a, b));
+        }
+        let encloses =
+            !a.children.is_empty() && (a.relation.is_some() || a.op.starts_with("subquery"));
+        let place = if encloses { Some(b) } else { place };
+        a.children
+            .iter()
+            .zip(&b.children)
+            .find_map(|(x, y)| rec(x, y, place))
+    }
+    let (place, was, now) = rec(before, after, None)?;
+    let mut s = String::new();
+    if let Some(p) = place {
+        s.push_str("in ");
+        s.push_str(&p.node_label());
+        s.push_str(": ");
+    }
+    let (was_label, now_label) = (was.node_label(), now.node_label());
+    if was_label == now_label {
+        // Same node, other inputs: name the children.
+        let kids = |n: &PlanNode| {
+            n.children
+                .iter()
+                .map(PlanNode::node_label)
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        s.push_str(&format!(
+            "{now_label} over {}, was over {}",
+            kids(now),
+            kids(was)
+        ));
+    } else {
+        s.push_str(&format!("{now_label}, was {was_label}"));
+    }
+    Some(s)
 }

@@ -339,6 +339,23 @@ impl Default for Scenario {
 }
 
 impl Scenario {
+    /// The flip map's constant when none is chosen: the headline constant of the first
+    /// engine on show (MySQL's memory_block_read_cost, PostgreSQL's random_page_cost).
+    pub fn default_flip_knob(engines: Engines) -> Knob {
+        match engines.list()[0] {
+            Engine::Postgres => Knob::RandomPageCost,
+            Engine::Mysql => Knob::MemoryBlockReadCost,
+        }
+    }
+
+    /// Keeps the flip map's constant on an engine on show: the map of an engine not on
+    /// show cannot be drawn, and its constant cannot be picked.
+    pub fn keep_flip_knob_on_show(&mut self) {
+        if !self.engines.list().contains(&self.flip_knob.def().engine) {
+            self.flip_knob = Scenario::default_flip_knob(self.engines);
+        }
+    }
+
     /// The engine release whose defaults a knob is reset to.
     pub fn version_of(&self, engine: Engine) -> EngineVersion {
         match engine {

@@ -463,6 +463,11 @@ struct RowProps {
 fn dbt3_row(props: &RowProps) -> Html {
     let r = &props.row;
     let n = r.number;
+    // Same join order but another plan: the cell says where the plan changed.
+    let (now, same_order) = match &r.change {
+        Some(site) if r.current.summary == r.baseline.summary => (site, true),
+        _ => (&r.current.summary, false),
+    };
     let onclick = props.on_toggle.reform(move |_: MouseEvent| n);
     let onkeydown = {
         let t = props.on_toggle.clone();
@@ -474,16 +479,16 @@ fn dbt3_row(props: &RowProps) -> Html {
         }
     };
     html! {
-        <tr class={classes!(r.changed.then_some("flipped"), props.open.then_some("open"))}
+        <tr class={classes!(r.changed().then_some("flipped"), props.open.then_some("open"))}
             tabindex="0" aria-expanded={props.open.to_string()} aria-controls={props.detail_id.clone()}
-            data-q={n.to_string()} data-changed={r.changed.to_string()}
+            data-q={n.to_string()} data-changed={r.changed().to_string()}
             data-base-s={r.baseline.time_s.to_string()} data-cur-s={r.current.time_s.to_string()}
             {onclick} {onkeydown}>
             <th scope="row">{ format!("Q{n}") }</th>
             <td>{ &r.title }</td>
-            <td class="flag">{ if r.changed { "⇄ changed" } else { "same" } }</td>
+            <td class="flag">{ if r.changed() { "⇄ changed" } else { "same" } }</td>
             <td class="plan">{ &r.baseline.summary }</td>
-            <td class="plan">{ &r.current.summary }</td>
+            <td class={classes!("plan", same_order.then_some("change-site"))}>{ now }</td>
             <td class="num">{ seconds(r.baseline.time_s) }</td>
             <td class="num">{ seconds(r.current.time_s) }</td>
             <td class="num">{ change(r.change_pct()) }</td>
@@ -538,7 +543,7 @@ pub fn dbt3_table(props: &Dbt3Props) -> Html {
     let (base_s, cur_s) = rows.iter().fold((0.0, 0.0), |(b, c), r| {
         (b + r.baseline.time_s, c + r.current.time_s)
     });
-    let flipped = rows.iter().filter(|r| r.changed).count();
+    let flipped = rows.iter().filter(|r| r.changed()).count();
     let refused: &[Refused] = props.refused.as_ref().map_or(&[], |r| &r.0);
     // Planned and refused queries in the order of the text.
     let mut ordered: Vec<(u8, Html)> = rows
@@ -589,7 +594,7 @@ pub fn dbt3_table(props: &Dbt3Props) -> Html {
             </div>
             <div id={detail_id.clone()} class="dbt3-detail" aria-live="polite">
                 if let Some(r) = detail {
-                    <h3>{ format!("Q{} {}: {}", r.number, r.title, if r.changed { "the plan changed" } else { "same plan" }) }</h3>
+                    <h3>{ format!("Q{} {}: {}", r.number, r.title, if r.changed() { "the plan changed" } else { "same plan" }) }</h3>
                     { match trees {
                         None => html! { <p class="note">{ "fetching the plans…" }</p> },
                         Some(Err(e)) => html! { <p class="error" role="alert">{ format!("the plans cannot be shown: {e}") }</p> },

@@ -177,8 +177,8 @@ pub struct JoinPlan {
 }
 
 impl JoinPlan {
-    /// A stable description of the plan shape: order, access, index, strategies; equal
-    /// signatures mean the same plan.
+    /// A stable description of the plan: order, access, index, strategies, then the
+    /// whole tree's shape; equal signatures mean the same plan.
     pub fn signature(&self) -> String {
         let mut s: Vec<String> = self
             .order
@@ -198,6 +198,10 @@ impl JoinPlan {
             })
             .collect();
         s.extend(self.subqueries.iter().map(|x| format!("sub:{x}")));
+        // The whole tree too: a derived table's or a subquery's own plan is a choice of
+        // this plan (DBT3's Q15 changes only inside its view).
+        s.push("|".into());
+        s.push(self.tree.shape());
         s.join(" ")
     }
 
@@ -1852,6 +1856,10 @@ impl<'a, 'b> Planner<'a, 'b> {
                 .push(format!("filtered: {:.2}", p.filter_effect * 100.0));
             leaf.details
                 .push(format!("prefix rows: {:.0}", p.prefix_rows));
+            if matches!(p.access, Access::Range) && tab.quick.as_ref().is_some_and(|q| q.dsmrr) {
+                // EXPLAIN's Extra says so, and the reads differ (rowids sorted per fill).
+                leaf.details.push("Using MRR".into());
+            }
             if p.jbuf {
                 leaf.details
                     .push("Using join buffer (Block Nested Loop)".into());

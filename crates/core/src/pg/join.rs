@@ -91,35 +91,7 @@ impl PgJoinPlan {
     /// A stable description of the plan's shape: node names, relations and indexes in
     /// tree order with the join types; equal signatures mean the same plan.
     pub fn signature(&self) -> String {
-        fn rec(n: &PlanNode, out: &mut String) {
-            out.push_str(&n.op);
-            if let Some(jt) = n.details.iter().find(|d| d.starts_with("Join Type: ")) {
-                out.push('[');
-                out.push_str(&jt["Join Type: ".len()..]);
-                out.push(']');
-            }
-            if let Some(r) = &n.relation {
-                out.push(' ');
-                out.push_str(r);
-            }
-            if let Some(i) = &n.index {
-                out.push_str(" using ");
-                out.push_str(i);
-            }
-            if !n.children.is_empty() {
-                out.push('(');
-                for (k, c) in n.children.iter().enumerate() {
-                    if k > 0 {
-                        out.push_str(", ");
-                    }
-                    rec(c, out);
-                }
-                out.push(')');
-            }
-        }
-        let mut s = String::new();
-        rec(&self.tree, &mut s);
-        s
+        self.tree.shape()
     }
 
     /// EXPLAIN-like text of the plan.

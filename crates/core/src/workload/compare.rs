@@ -42,6 +42,16 @@ impl WorkloadRow {
         self.baseline.signature != self.current.signature
     }
 
+    /// Where the current plan first departs from the baseline's
+    /// ([`crate::plan::change_site`]); `None` when the plan did not change.
+    pub fn change_site(&self) -> Option<String> {
+        if self.plan_changed() {
+            crate::plan::change_site(&self.baseline.tree, &self.current.tree)
+        } else {
+            None
+        }
+    }
+
     /// Change of simulated time from baseline to current, in percent (negative: faster).
     pub fn change_pct(&self) -> f64 {
         if self.baseline.time_s > 0.0 {
@@ -553,6 +563,73 @@ mod tests {
             "Q20: {:.1} %",
             rows[19].change_pct()
         );
+    }
+
+    /// A plan is the whole tree: the simulation reads nothing but the plan, so two plans
+    /// the table calls the same must take the same time. On the seed's disk-bound server
+    /// io_block_read_cost moves DS-MRR on and off (Q4, Q10, Q14) and changes the plan
+    /// inside Q15's view; each must be marked, and say where.
+    #[test]
+    fn a_plan_that_times_differently_is_marked_changed_and_says_where() {
+        let m = builtin::find("wl8737-disk").unwrap();
+        let server = ServerSettings {
+            innodb_cache_report: InnodbCacheReport::Heuristic,
+            ..ServerSettings::preset_for_builtin(&m.id)
+        };
+        let p = WorkloadPlanner::dbt3(EngineVersion::Mysql57, 10.0, &m, &server).unwrap();
+        let base = KnobValues::defaults(EngineVersion::Pg18, EngineVersion::Mysql57);
+        let mut sites = Vec::new();
+        for io in [0.5, 2.0, 4.0] {
+            let mut now = base.clone();
+            now.set(Knob::IoBlockReadCost, io).unwrap();
+            for r in p.table(&base, &now, None).unwrap() {
+                if r.plan_changed() {
+                    let site = r.change_site();
+                    assert!(site.is_some(), "io {io} Q{}", r.number);
+                    sites.push((io, r.number, site.unwrap()));
+                } else {
+                    assert_eq!(r.baseline.time_s, r.current.time_s, "io {io} Q{}", r.number);
+                    assert_eq!(r.change_site(), None);
+                }
+            }
+        }
+        let q15 = sites.iter().find(|(io, n, _)| *io == 4.0 && *n == 15);
+        let (_, _, site) = q15.expect("Q15 changes inside its view at io_block_read_cost 4");
+        assert_eq!(
+            site,
+            "in Materialize (derived) on revenue0: ALL on lineitem, \
+             was range using i_l_shipdate on lineitem"
+        );
+        let q4 = sites.iter().find(|(io, n, _)| *io == 2.0 && *n == 4);
+        assert!(
+            q4.is_some_and(|(_, _, s)| s.contains("[Using MRR]")),
+            "{sites:?}"
+        );
+
+        // PostgreSQL's signature has always been the whole tree; the same holds.
+        let p = WorkloadPlanner::dbt3(EngineVersion::Pg18, 10.0, &m, &server).unwrap();
+        let mut changed = 0;
+        for (knob, v) in [
+            (Knob::RandomPageCost, 1.1),
+            (Knob::RandomPageCost, 8.0),
+            (Knob::SeqPageCost, 0.1),
+        ] {
+            let mut now = base.clone();
+            now.set(knob, v).unwrap();
+            for r in p.table(&base, &now, None).unwrap() {
+                if r.plan_changed() {
+                    changed += 1;
+                    assert!(r.change_site().is_some(), "{knob:?} {v} Q{}", r.number);
+                } else {
+                    assert_eq!(
+                        r.baseline.time_s, r.current.time_s,
+                        "{knob:?} {v} Q{}",
+                        r.number
+                    );
+                }
+            }
+        }
+        assert!(changed > 0);
     }
 
     #[test]
