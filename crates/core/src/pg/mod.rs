@@ -19,6 +19,7 @@
 //! histogram ends when the column leads a btree; PostgreSQL 18 skip scan, incremental
 //! sort, partial indexes and extended statistics are not modelled.
 
+pub mod analyze;
 pub(crate) mod costsize;
 mod explain;
 pub(crate) mod inputs;

@@ -56,7 +56,14 @@ fn pg_attr_layout(ty: &ColumnType, avg_width: f64) -> (f64, f64) {
         ColumnType::Int8 | ColumnType::Float8 => (8.0, 8.0),
         ColumnType::Bool => (1.0, 1.0),
         ColumnType::Char(n) => varlena(*n as f64),
-        ColumnType::Numeric | ColumnType::Text => varlena(avg_width),
+        // pg_stats.avg_width of a varlena is its stored size, header included.
+        ColumnType::Numeric | ColumnType::Text => {
+            if avg_width <= 127.0 {
+                (avg_width, 1.0)
+            } else {
+                (avg_width, 4.0)
+            }
+        }
     }
 }
 

@@ -25,6 +25,7 @@ use crate::catalog::{
     Column, ColumnStats, ColumnType, Index, MysqlIndex, MysqlTable, PgIndex, PgTable, Table, Value,
 };
 use crate::error::{check_range, Error, Result};
+use crate::pg::analyze::{expected_n_distinct, Heap, RowsPerValue, ValueGroup};
 use crate::workload::t1::{pg_tuple_bytes, pg_tuples_per_page, PG_LINE_POINTER, PG_PAGE};
 
 /// Allowed scale factors.
@@ -842,6 +843,100 @@ pub fn pg_btree(rows: f64, key_bytes: f64) -> (f64, f64) {
     (pages + 1.0, height)
 }
 
+/// TIDs one posting-list tuple holds when CREATE INDEX deduplicates (nbtsort.c caps a
+/// posting list at half of BTMaxItemSize, 1,352 bytes on 8 kB pages: a 16-byte key part
+/// and 6-byte TIDs).
+const PG_POSTING_MAX_TIDS: u32 = 222;
+
+/// A non-unique btree built by CREATE INDEX with deduplication (PostgreSQL 13 on): each
+/// key's entries share one posting-list tuple (up to [`PG_POSTING_MAX_TIDS`] each), so a
+/// key with `k` entries takes MAXALIGN(MAXALIGN(8 + key) + 6k) bytes instead of `k`
+/// tuples. `keys` distinct keys whose entry counts follow `pmf` ((k, probability), k >= 1).
+/// (pages incl. the metapage, levels above the leaves), the upper levels as [`pg_btree`].
+pub fn pg_btree_dedup(keys: f64, pmf: &[(u32, f64)], key_bytes: f64) -> (f64, f64) {
+    let maxalign = |b: f64| (b / 8.0).ceil() * 8.0;
+    let plain = maxalign(8.0 + key_bytes);
+    let bytes_of = |k: u32| {
+        if k == 1 {
+            return plain + PG_LINE_POINTER;
+        }
+        let full = k / PG_POSTING_MAX_TIDS;
+        let rest = k % PG_POSTING_MAX_TIDS;
+        let posting = |tids: u32| maxalign(plain + 6.0 * tids as f64) + PG_LINE_POINTER;
+        full as f64 * posting(PG_POSTING_MAX_TIDS)
+            + match rest {
+                0 => 0.0,
+                1 => plain + PG_LINE_POINTER,
+                r => posting(r),
+            }
+    };
+    let per_key: f64 = pmf.iter().map(|&(k, p)| p * bytes_of(k)).sum();
+    let free = PG_PAGE - 24.0 - 16.0;
+    let leaf = (keys * per_key / (free - PG_PAGE * 0.1)).ceil().max(1.0);
+    let (upper, height) = pg_btree(leaf, key_bytes);
+    // pg_btree's leaves here are the pivots of our leaves: its pages are our upper
+    // levels (plus its metapage, which is ours).
+    let upper_pages = if leaf > 1.0 { upper - 1.0 } else { 0.0 };
+    (
+        leaf + upper_pages + 1.0,
+        if leaf > 1.0 { height + 1.0 } else { 0.0 },
+    )
+}
+
+/// Entries per key of a single-column index over a column whose rows spread as `groups`,
+/// when only a `fraction` of the rows (a partial index) is indexed, rows chosen
+/// independently: (keys with at least one entry, pmf of their entry counts).
+fn entries_per_key(groups: &[ValueGroup], fraction: f64) -> (f64, Vec<(u32, f64)>) {
+    let mut mass: Vec<f64> = Vec::new();
+    let mut add = |m: u32, weight: f64| {
+        // Binomial(m, fraction) entries of a value with m rows.
+        let mut pk = (1.0 - fraction).powi(m as i32);
+        for k in 0..=m {
+            if k > 0 {
+                let i = k as usize;
+                if mass.len() <= i {
+                    mass.resize(i + 1, 0.0);
+                }
+                mass[i] += weight * pk;
+            }
+            if fraction < 1.0 {
+                pk *= (m - k) as f64 / (k + 1) as f64 * fraction / (1.0 - fraction);
+            } else {
+                pk = if k + 1 == m { 1.0 } else { 0.0 };
+            }
+        }
+    };
+    for g in groups {
+        match g.rows {
+            RowsPerValue::Exact(m) => add(m, g.values),
+            RowsPerValue::Uniform { lo, hi } => {
+                let w = g.values / (hi - lo + 1) as f64;
+                for m in lo..=hi {
+                    add(m, w);
+                }
+            }
+            RowsPerValue::Poisson(l) => {
+                // Values with at least one row, to 12 standard deviations past the mean.
+                let top = (l + 12.0 * l.sqrt() + 12.0).ceil() as u32;
+                let present = -(-l).exp_m1();
+                let mut p = (-l).exp();
+                for m in 1..=top {
+                    p *= l / m as f64;
+                    add(m, g.values * p / present);
+                }
+            }
+        }
+    }
+    let keys: f64 = mass.iter().sum();
+    let pmf = mass
+        .iter()
+        .enumerate()
+        .filter(|(_, &w)| w > 0.0)
+        .map(|(k, &w)| (k as u32, w / keys.max(f64::MIN_POSITIVE)))
+        .collect();
+    (keys, pmf)
+}
+
 /// (table, name, columns, unique, method, predicate, predicate fraction) of §2.2.
 type PgDef = (
     &'static str,
@@ -953,9 +1048,164 @@ fn pg_key_bytes(t: &Logical, cols: &[&str]) -> f64 {
         .sum()
 }
 
-fn pg_table(t: &Logical, notes: &mut Vec<PgIndexNote>) -> Table {
-    let tuple = pg_tuple_bytes(&t.columns);
+/// Bytes a numeric(15,2) value takes in a heap tuple: PostgreSQL stores base-10000 digit
+/// groups without leading or trailing zero groups (numeric.c, make_result), two bytes each,
+/// behind a 2-byte short-numeric header and a 1-byte varlena header. 17.00 is one group (5
+/// bytes), 0.05 one (5), 0 none (3), 1234.56 two (7), 104949.50 three (9).
+pub fn pg_numeric_bytes(v: f64) -> f64 {
+    let cents = (v.abs() * 100.0).round() as u64;
+    // Groups from the lowest: the fraction's group (two decimals, then two zeros), then the
+    // integer part's groups.
+    let mut groups = vec![cents % 100];
+    let mut int = cents / 100;
+    while int > 0 {
+        groups.push(int % 10_000);
+        int /= 10_000;
+    }
+    let first = groups.iter().position(|&g| g != 0);
+    let last = groups.iter().rposition(|&g| g != 0);
+    let digits = match (first, last) {
+        (Some(a), Some(b)) => b - a + 1,
+        _ => 0,
+    };
+    3.0 + 2.0 * digits as f64
+}
+
+/// The mean stored size of a numeric column's values over its distribution: the MCVs by
+/// frequency, the rest spread evenly inside each histogram bucket (equal mass per bucket).
+fn pg_numeric_mean_bytes(s: &ColumnStats) -> f64 {
+    const PER_BUCKET: usize = 64;
+    let num = |v: &Value| match v {
+        Value::Num(x) => Some(*x),
+        _ => None,
+    };
+    let mcv_mass: f64 = s.mcv.iter().map(|(_, f)| f).sum();
+    let mut total: f64 = s
+        .mcv
+        .iter()
+        .filter_map(|(v, f)| num(v).map(|x| f * pg_numeric_bytes(x)))
+        .sum();
+    let bounds: Vec<f64> = s.histogram.iter().filter_map(num).collect();
+    if bounds.len() >= 2 && mcv_mass < 1.0 {
+        let per = (1.0 - mcv_mass) / ((bounds.len() - 1) * PER_BUCKET) as f64;
+        for w in bounds.windows(2) {
+            for k in 0..PER_BUCKET {
+                let x = w[0] + (w[1] - w[0]) * (k as f64 + 0.5) / PER_BUCKET as f64;
+                total += per * pg_numeric_bytes(x);
+            }
+        }
+        total
+    } else if mcv_mass > 0.0 {
+        total / mcv_mass
+    } else {
+        s.avg_width
+    }
+}
+
+/// How DBT3's columns spread over their values, for ANALYZE's sample-based distinct
+/// estimate ([`crate::pg::analyze`]): the value groups and whether a value's rows lie side
+/// by side. `None`: the column keeps the count the generator's rules give (few values,
+/// which every sample sees; unique keys; dates; text, whose repeats the rules do not say).
+fn pg_value_groups(
+    table: &str,
+    column: &Column,
+    rows: f64,
+    n: &dyn Fn(&str) -> f64,
+) -> Option<(Vec<ValueGroup>, bool)> {
+    let poisson = |values: f64| ValueGroup {
+        values,
+        rows: RowsPerValue::poisson_for_present_mean(rows / values.max(1.0)),
+    };
+    let (o, p, s, c) = (n("orders"), n("part"), n("supplier"), n("customer"));
+    Some(match (table, column.name.as_str()) {
+        // §1.2: 1 to 7 lines an order, loaded in order key order.
+        ("lineitem", "l_orderkey") => (
+            vec![ValueGroup {
+                values: o,
+                rows: RowsPerValue::Uniform { lo: 1, hi: 7 },
+            }],
+            true,
+        ),
+        // Four suppliers a part, loaded in part key order.
+        ("partsupp", "ps_partkey") => (
+            vec![ValueGroup {
+                values: p,
+                rows: RowsPerValue::Exact(4),
+            }],
+            true,
+        ),
+        ("partsupp", "ps_suppkey") => (
+            vec![ValueGroup {
+                values: s,
+                rows: RowsPerValue::Exact((rows / s).round().max(1.0) as u32),
+            }],
+            false,
+        ),
+        ("lineitem", "l_partkey") => (vec![poisson(p)], false),
+        ("lineitem", "l_suppkey") => (vec![poisson(s)], false),
+        // A random customer, but one whose key is a multiple of 3 (no orders, §4.2.3)
+        // gives its draw to the next key: a third of the customers get twice the orders
+        // of another third.
+        ("orders", "o_custkey") => (
+            vec![
+                ValueGroup {
+                    values: c / 3.0,
+                    rows: RowsPerValue::Poisson(2.0 * o / c),
+                },
+                ValueGroup {
+                    values: c / 3.0,
+                    rows: RowsPerValue::Poisson(o / c),
+                },
+            ],
+            false,
+        ),
+        // Prices and quantities drawn per row: values met a Poisson number of times.
+        (_, name)
+            if column.stats.mcv.is_empty()
+                && matches!(
+                    name,
+                    "s_acctbal"
+                        | "c_acctbal"
+                        | "p_retailprice"
+                        | "ps_supplycost"
+                        | "ps_availqty"
+                        | "o_totalprice"
+                        | "l_extendedprice"
+                ) =>
+        {
+            let nd = column.stats.n_distinct;
+            let values = if nd < 0.0 { -nd * rows } else { nd };
+            (vec![poisson(values)], false)
+        }
+        _ => return None,
+    })
+}
+
+fn pg_table(t: &Logical, counts: &[(&str, f64)], notes: &mut Vec<PgIndexNote>) -> Table {
+    // PostgreSQL's numeric is a varlena as long as its digits: the heap layout takes each
+    // numeric column's mean stored size, pg_stats the truncated mean as ANALYZE stores it
+    // (stawidth is an integer).
+    let mut columns = t.columns.clone();
+    for c in columns.iter_mut().filter(|c| c.ty == ColumnType::Numeric) {
+        c.stats.avg_width = pg_numeric_mean_bytes(&c.stats);
+    }
+    let tuple = pg_tuple_bytes(&columns);
+    for c in columns.iter_mut().filter(|c| c.ty == ColumnType::Numeric) {
+        c.stats.avg_width = (c.stats.avg_width + 1e-9).floor();
+    }
     let heap = (t.rows / pg_tuples_per_page(tuple)).ceil().max(1.0);
+    // n_distinct as ANALYZE's sample estimates it, not the true count.
+    let n = |name: &str| counts.iter().find(|(x, _)| *x == name).map_or(1.0, |c| c.1);
+    for c in columns.iter_mut() {
+        if let Some((groups, clustered)) = pg_value_groups(t.name, c, t.rows, &n) {
+            let layout = Heap {
+                rows: t.rows,
+                pages: heap,
+                clustered,
+            };
+            c.stats.n_distinct = expected_n_distinct(&groups, &layout);
+        }
+    }
     let returnflag_r = t
         .columns
         .iter()
@@ -967,25 +1217,53 @@ fn pg_table(t: &Logical, notes: &mut Vec<PgIndexNote>) -> Table {
                 .find(|(v, _)| *v == Value::Text("R".into()))
         })
         .map_or(0.0, |(_, f)| *f);
-    let btree = |name: &str, cols: &[&str], unique: bool, primary: bool, rows: f64| {
-        let (pages, height) = pg_btree(rows, pg_key_bytes(t, cols));
-        Index {
-            name: name.into(),
-            columns: cols.iter().map(|c| c.to_string()).collect(),
-            include: Vec::new(),
-            unique,
-            primary,
-            pg: Some(PgIndex {
-                pages,
-                tree_height: height,
-            }),
-            mysql: None,
-        }
-    };
+    // `eligible`: the share of the column's values whose rows the index may hold (a
+    // partial index's predicate can depend on the row's group, not on the row alone).
+    let btree =
+        |name: &str, cols: &[&str], unique: bool, primary: bool, rows: f64, eligible: f64| {
+            let key_bytes = pg_key_bytes(t, cols);
+            // A non-unique index over one column whose repeats we know is deduplicated.
+            let repeats = match cols {
+                [col] if !unique => t
+                    .columns
+                    .iter()
+                    .find(|c| c.name == *col)
+                    .and_then(|c| pg_value_groups(t.name, c, t.rows, &n)),
+                _ => None,
+            };
+            let (pages, height) = match repeats {
+                Some((mut groups, _)) => {
+                    for g in &mut groups {
+                        g.values *= eligible;
+                    }
+                    let (keys, pmf) = entries_per_key(&groups, (rows / t.rows / eligible).min(1.0));
+                    pg_btree_dedup(keys, &pmf, key_bytes)
+                }
+                None => pg_btree(rows, key_bytes),
+            };
+            Index {
+                name: name.into(),
+                columns: cols.iter().map(|c| c.to_string()).collect(),
+                include: Vec::new(),
+                unique,
+                primary,
+                pg: Some(PgIndex {
+                    pages,
+                    tree_height: height,
+                }),
+                mysql: None,
+            }
+        };
     let pk_name = format!("pk_{}", t.name);
-    let mut indexes = vec![btree(&pk_name, t.primary, true, true, t.rows)];
+    let mut indexes = vec![btree(&pk_name, t.primary, true, true, t.rows, 1.0)];
     for (name, (table, cols, unique, method, predicate)) in pg_indexes(t.name) {
         let fraction = pg_predicate_fraction(predicate, returnflag_r);
+        // §1.4: a line is returned ('R' or 'A', even odds) when it was received by the
+        // current date, so only the lines of orders received by then can be 'R'.
+        let eligible = match predicate {
+            Some(p) if p.starts_with("l_returnflag") => (2.0 * returnflag_r).clamp(1e-9, 1.0),
+            _ => 1.0,
+        };
         if method == "brin" {
             // 128 heap pages per range; ~7 kB of BRIN tuples (~ 28 B each) per page,
             // plus the metapage and one revmap page per ~1,360 ranges.
@@ -1010,6 +1288,7 @@ fn pg_table(t: &Logical, notes: &mut Vec<PgIndexNote>) -> Table {
                 unique,
                 false,
                 (t.rows * fraction).max(1.0),
+                eligible,
             ));
         }
         notes.push(PgIndexNote {
@@ -1023,7 +1302,7 @@ fn pg_table(t: &Logical, notes: &mut Vec<PgIndexNote>) -> Table {
     Table {
         name: t.name.into(),
         rows: t.rows,
-        columns: t.columns.clone(),
+        columns,
         indexes,
         pg: Some(PgTable {
             pages: heap,
@@ -1038,9 +1317,13 @@ fn pg_table(t: &Logical, notes: &mut Vec<PgIndexNote>) -> Table {
 /// The DBT3 schema at scale factor `sf` (0.01 to 1000; anything else is a typed error).
 pub fn dbt3(sf: f64) -> Result<Dbt3> {
     let tables = logical(sf)?;
+    let counts = row_counts(sf)?;
     let mut notes = Vec::new();
     let mysql: Vec<Table> = tables.iter().map(mysql_table).collect();
-    let pg: Vec<Table> = tables.iter().map(|t| pg_table(t, &mut notes)).collect();
+    let pg: Vec<Table> = tables
+        .iter()
+        .map(|t| pg_table(t, &counts, &mut notes))
+        .collect();
     for t in mysql.iter().chain(&pg) {
         t.validate()?;
     }
@@ -1212,5 +1495,167 @@ mod tests {
             .pg_index_notes
             .iter()
             .any(|n| n.method == "brin" && n.index == "orders_o_orderdate_idx"));
+    }
+}
+
+/// The built-in catalog's PostgreSQL statistics next to a real ANALYZE of the same data:
+/// PostgreSQL 15.18, tpchgen-cli 4.0.0 at SF 1, `costlab::dbt3_pg`'s DDL, VACUUM (FREEZE,
+/// ANALYZE) (tests/data/pg15_dbt3_sf1_analyze.json, and its README line in tests/data).
+/// Everything here is predicted from the generator's rules and PostgreSQL's formulas;
+/// nothing is fitted to the file.
+#[cfg(test)]
+mod against_analyze {
+    use super::*;
+    use serde_json::Value as Json;
+
+    fn real() -> Json {
+        serde_json::from_str(include_str!(
+            "../../../tests/data/pg15_dbt3_sf1_analyze.json"
+        ))
+        .unwrap()
+    }
+
+    fn rows_of(nd: f64, rows: f64) -> f64 {
+        if nd < 0.0 {
+            -nd * rows
+        } else {
+            nd
+        }
+    }
+
+    /// Columns whose n_distinct the model does not predict, and why.
+    fn not_predicted(column: &str) -> Option<&'static str> {
+        match column {
+            // A product of quantity and price: the values repeat unevenly, and Duj1 reads
+            // that as fewer values than a Poisson spread gives (model 808k, ANALYZE 721k).
+            "l_extendedprice" => Some("uneven repeats of quantity x price"),
+            // Text from the generator's grammar: how often a comment repeats is not in the
+            // rules the catalog follows (true 4.58M of 6M; ANALYZE 917k).
+            "l_comment" | "p_comment" => Some("repeats of generated text"),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn rows_pages_distinct_counts_and_frequencies_match_a_real_analyze_at_sf_1() {
+        let real = real();
+        let d = dbt3(1.0).unwrap();
+        let within = |model: f64, server: f64, tol: f64| (model / server - 1.0).abs() <= tol;
+        let mut skipped = Vec::new();
+        for t in &d.pg {
+            let r = &real["tables"][t.name.as_str()];
+            let pg = t.pg.as_ref().unwrap();
+            let actual = r["actual_rows"].as_f64().unwrap();
+            assert!(
+                within(t.rows, actual, 1e-6),
+                "{}: {} rows, {actual}",
+                t.name,
+                t.rows
+            );
+            let pages = r["relpages"].as_f64().unwrap();
+            assert!(
+                within(pg.pages, pages, 0.05),
+                "{}: {} pages, {pages}",
+                t.name,
+                pg.pages
+            );
+            for i in &t.indexes {
+                let ri = &r["indexes"][i.name.as_str()];
+                assert!(ri.is_object(), "index {} is not on the server", i.name);
+                let server = ri["relpages"].as_f64().unwrap();
+                let model = i.pg.as_ref().unwrap().pages;
+                if ri["method"] == "brin" {
+                    // A handful of pages; the revmap's page count is not modelled exactly.
+                    assert!(
+                        (model - server).abs() <= 1.0,
+                        "{}: {model} pages, {server}",
+                        i.name
+                    );
+                } else {
+                    assert!(
+                        within(model, server, 0.05),
+                        "{}: {model} pages, {server}",
+                        i.name
+                    );
+                }
+            }
+            for c in &t.columns {
+                let rc = &r["columns"][c.name.as_str()];
+                let server = rows_of(rc["n_distinct"].as_f64().unwrap(), actual);
+                let model = rows_of(c.stats.n_distinct, t.rows);
+                if let Some(why) = not_predicted(&c.name) {
+                    skipped.push((c.name.clone(), model, server, why));
+                    continue;
+                }
+                assert!(
+                    within(model, server, 0.05),
+                    "{}: n_distinct {model}, ANALYZE {server}",
+                    c.name
+                );
+                // The server's most common values where its list holds every value: the
+                // model's frequency of each, within 5 % or, for rare values, four standard
+                // deviations of a 30,000-row sample's count.
+                let complete = rc["mcv_freq_sum"].as_f64().is_some_and(|f| f > 0.999);
+                if !complete || c.stats.mcv.is_empty() {
+                    continue;
+                }
+                let values = rc["mcv_first5"].as_array().unwrap();
+                let freqs = rc["mcv_freqs_first5"].as_array().unwrap();
+                for (v, f) in values.iter().zip(freqs) {
+                    let v = v.as_str().unwrap().trim();
+                    let f = f.as_f64().unwrap();
+                    let ours = c.stats.mcv.iter().find(|(x, _)| match x {
+                        Value::Text(s) => s.trim() == v,
+                        Value::Num(x) => v.parse::<f64>().is_ok_and(|y| (x - y).abs() < 1e-9),
+                    });
+                    let Some((_, model)) = ours else {
+                        panic!(
+                            "{}: the server's common value {v} is not in the model's list",
+                            c.name
+                        )
+                    };
+                    let noise = 4.0 * (model * (1.0 - model) / 30_000.0).sqrt();
+                    assert!(
+                        (f - model).abs() <= (0.05 * model).max(noise),
+                        "{} = {v}: frequency {model}, ANALYZE {f}",
+                        c.name
+                    );
+                }
+            }
+        }
+        assert_eq!(skipped.len(), 3, "{skipped:?}");
+    }
+
+    /// ANALYZE's estimate moves from sample to sample; the model gives its expected value.
+    /// Five runs of lineitem and orders: the model inside or within 5 % of their range.
+    #[test]
+    fn sample_estimates_fall_within_five_analyze_runs() {
+        let real = real();
+        let d = dbt3(1.0).unwrap();
+        for t in
+            d.pg.iter()
+                .filter(|t| t.name == "lineitem" || t.name == "orders")
+        {
+            for c in t
+                .columns
+                .iter()
+                .filter(|c| not_predicted(&c.name).is_none())
+            {
+                let runs: Vec<f64> = real["reanalyze_n_distinct"][c.name.as_str()]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|v| rows_of(v.as_f64().unwrap(), t.rows))
+                    .collect();
+                let lo = runs.iter().copied().fold(f64::INFINITY, f64::min);
+                let hi = runs.iter().copied().fold(0.0, f64::max);
+                let model = rows_of(c.stats.n_distinct, t.rows);
+                assert!(
+                    model >= lo * 0.95 && model <= hi * 1.05,
+                    "{}: {model} outside {lo}..{hi}",
+                    c.name
+                );
+            }
+        }
     }
 }
