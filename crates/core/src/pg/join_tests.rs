@@ -861,7 +861,10 @@ fn hash_and_merge_join_switches_remove_the_method() {
 
 /// enable_nestloop off: nested loops are still built but disabled: in 15 each carries
 /// disable_cost (1e10), in 18 a disabled node EXPLAIN marks, and plans that can avoid
-/// them do. At SF 1 every query can.
+/// them do. At SF 1 every query can; in 15 one that costs more than disable_cost without
+/// its nested loop keeps it (Q20: a hash join would run the ps_availqty sub-select on all
+/// 800k partsupp rows, 1.2e11, where the loop over the 2k 'forest%' parts runs it on 8k),
+/// and its cost then carries the penalty.
 #[test]
 fn nestloop_switch_disables_nested_loops() {
     for version in [EngineVersion::Pg15, EngineVersion::Pg18] {
@@ -874,11 +877,22 @@ fn nestloop_switch_disables_nested_loops() {
             with_nl >= 5,
             "{version:?}: {with_nl} default plans with a nested loop"
         );
+        let mut kept = Vec::new();
         for p in plans_with(version, |o| o.enable_nestloop = false) {
             let nl = count_ops(&p, |n, _| n.op == "Nested Loop");
+            if version == EngineVersion::Pg15 && nl > 0 {
+                assert!(
+                    p.cost.total >= 1e10,
+                    "Q{} kept a loop without its penalty",
+                    p.number
+                );
+                kept.push(p.number);
+                continue;
+            }
             assert_eq!(nl, 0, "{version:?} Q{}: {}", p.number, p.signature());
             assert_eq!(count_ops(&p, |n, _| is_disabled(n)), 0, "Q{}", p.number);
         }
+        assert!(kept.len() <= 1, "{version:?}: loops kept in {kept:?}");
     }
 }
 

@@ -376,11 +376,138 @@ pub const INSTRUCTIONS: [&str; 4] = [
     "TAKE BACK RETURN",
     "NONE",
 ];
+/// The 92 colour words of P_NAME (§1.2), in sorting order: a name is five distinct ones.
+pub const COLORS: [&str; 92] = [
+    "almond",
+    "antique",
+    "aquamarine",
+    "azure",
+    "beige",
+    "bisque",
+    "black",
+    "blanched",
+    "blue",
+    "blush",
+    "brown",
+    "burlywood",
+    "burnished",
+    "chartreuse",
+    "chiffon",
+    "chocolate",
+    "coral",
+    "cornflower",
+    "cornsilk",
+    "cream",
+    "cyan",
+    "dark",
+    "deep",
+    "dim",
+    "dodger",
+    "drab",
+    "firebrick",
+    "floral",
+    "forest",
+    "frosted",
+    "gainsboro",
+    "ghost",
+    "goldenrod",
+    "green",
+    "grey",
+    "honeydew",
+    "hot",
+    "indian",
+    "ivory",
+    "khaki",
+    "lace",
+    "lavender",
+    "lawn",
+    "lemon",
+    "light",
+    "lime",
+    "linen",
+    "magenta",
+    "maroon",
+    "medium",
+    "metallic",
+    "midnight",
+    "mint",
+    "misty",
+    "moccasin",
+    "navajo",
+    "navy",
+    "olive",
+    "orange",
+    "orchid",
+    "pale",
+    "papaya",
+    "peach",
+    "peru",
+    "pink",
+    "plum",
+    "powder",
+    "puff",
+    "purple",
+    "red",
+    "rose",
+    "rosy",
+    "royal",
+    "saddle",
+    "salmon",
+    "sandy",
+    "seashell",
+    "sienna",
+    "sky",
+    "slate",
+    "smoke",
+    "snow",
+    "spring",
+    "steel",
+    "tan",
+    "thistle",
+    "tomato",
+    "turquoise",
+    "violet",
+    "wheat",
+    "white",
+    "yellow",
+];
+
 const TYPE1: [&str; 6] = ["STANDARD", "SMALL", "MEDIUM", "LARGE", "ECONOMY", "PROMO"];
 const TYPE2: [&str; 5] = ["ANODIZED", "BURNISHED", "PLATED", "POLISHED", "BRUSHED"];
 const TYPE3: [&str; 5] = ["TIN", "NICKEL", "BRASS", "STEEL", "COPPER"];
 const CONTAINER1: [&str; 5] = ["SM", "LG", "MED", "JUMBO", "WRAP"];
 const CONTAINER2: [&str; 8] = ["CASE", "BOX", "BAG", "JAR", "PACK", "PKG", "CAN", "DRUM"];
+
+/// p_name's statistics as ANALYZE keeps them: every sampled name distinct (`-1`) and an
+/// equi-depth histogram of 101 names. A name's first word is uniform over the 92 colours,
+/// so bound `i` starts with the colour at quantile i/100; its other four words are what a
+/// sampled name would have, distinct colours from a fixed generator (the histogram is
+/// sorted afterwards). LIKE 'forest%' then reads about 1/92 of the names from it, as the
+/// server does (2,020 of 200,000 at SF 1); a pattern inside the name ('%green%') counts
+/// the bounds that contain it, about 5/92 here where a server's sample gives what it drew.
+fn p_name_stats(width: f64) -> ColumnStats {
+    let mut s = stats(-1.0, width);
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut bounds: Vec<String> = (0..HIST_BOUNDS)
+        .map(|i| {
+            let q = i as f64 / (HIST_BOUNDS - 1) as f64;
+            let mut words: Vec<&str> = COLORS.to_vec();
+            let first = ((q * COLORS.len() as f64) as usize).min(COLORS.len() - 1);
+            let mut name = vec![words.remove(first)];
+            for _ in 0..4 {
+                // xorshift64: any fixed sequence of picks stands for the sample's names.
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                name.push(words.remove((state % words.len() as u64) as usize));
+            }
+            name.join(" ")
+        })
+        .collect();
+    bounds.sort();
+    s.histogram = bounds.into_iter().map(Value::Text).collect();
+    s
+}
 
 fn all_types() -> Vec<String> {
     let mut v = Vec::with_capacity(150);
@@ -490,7 +617,7 @@ fn logical(sf: f64) -> Result<Vec<Logical>> {
             primary: &["p_partkey"],
             columns: vec![
                 int("p_partkey", dense_key(p, 1.0, 4.0)),
-                varchar("p_name", 33.0, -1.0),
+                col("p_name", ColumnType::Text, p_name_stats(34.0)),
                 fixed_text(
                     "p_mfgr",
                     25,
