@@ -332,6 +332,36 @@ fn test() -> Result<(), String> {
             .args(["test", "-p", "costlab", "--test", "real_postgres_joins"])
             .env("COSTLAB_JOINS_PG_BIN", &pg18),
     )?;
+    // The built-in DBT3 statistics at SF 1 against both servers' EXPLAINs (loads 6M rows:
+    // about half a minute each, so `cargo test` leaves it out).
+    t.run(
+        "built-in DBT3 catalog at SF 1 on PostgreSQL 15",
+        cargo().args([
+            "test",
+            "-p",
+            "costlab",
+            "--test",
+            "real_postgres_dbt3",
+            "--",
+            "--ignored",
+            "builtin",
+        ]),
+    )?;
+    t.run(
+        "built-in DBT3 catalog at SF 1 on PostgreSQL 18",
+        cargo()
+            .args([
+                "test",
+                "-p",
+                "costlab",
+                "--test",
+                "real_postgres_dbt3",
+                "--",
+                "--ignored",
+                "builtin",
+            ])
+            .env("COSTLAB_DBT3_PG_BIN", &pg18),
+    )?;
     t.run(
         "fuzz the parsers (100,000 generated inputs each)",
         &mut fuzz_command(&["--inputs", TEST_FUZZ_INPUTS]),

@@ -64,6 +64,10 @@
 //! catalog instead of the imported statistics, against the same EXPLAINs — shape equal?,
 //! total cost ratio model/server; `comparison-builtin.txt` ends with "built-in catalog:
 //! N of 22 shapes, M of 22 totals within 10 %".
+//!
+//! `dbt3_builtin_catalog_matches_real_postgres_at_sf_1` (ignored by `cargo test`; `cargo
+//! xtask test` runs it on PostgreSQL 15 and 18) asserts that comparison at SF 1: every
+//! total within 10 % and at least [`BUILTIN_MIN_SHAPES_SF1`] shapes.
 
 use costlab::dbt3_pg::{complete_import, fingerprint, load, pg_dialect, PgQuery};
 use costlab::import::{import_postgres, ImportOptions};
@@ -72,7 +76,7 @@ use costlab_core::error::Error as CoreError;
 use costlab_core::knobs::{EngineVersion, Knob, KnobValues};
 use costlab_core::pg::join::{PgJoinEnv, PgJoinPlanner};
 use costlab_core::plan::PlanNode;
-use costlab_core::workload::dbt3::catalog::dbt3;
+use costlab_core::workload::dbt3::catalog::{dbt3, Dbt3};
 use costlab_core::workload::dbt3::queries::query;
 use costlab_core::workload::dbt3::shape::{from_explain, from_model, order_string, shape};
 use costlab_testpg::{require_pg_bin, PgServer};
@@ -339,36 +343,8 @@ fn dbt3_plans_match_real_postgres() {
     };
     let sf = scale_factor();
     let cat = dbt3(sf).unwrap_or_else(|e| panic!("derived DBT3 catalog at SF {sf}: {e}"));
-    let server = match std::env::var_os("COSTLAB_DBT3_PG_KEEP") {
-        Some(dir) if !dir.is_empty() => Server::Kept(KeptServer::start(bin, Path::new(&dir))),
-        _ => Server::Temp(PgServer::try_start(&bin, None, "").unwrap_or_else(|e| panic!("{e}"))),
-    };
-    println!("server up in {:.1} s", started.elapsed().as_secs_f64());
-
-    // 1-2. Data, schema, indexes, statistics.
     let t_load = Instant::now();
-    let fp = fingerprint(&cat, sf);
-    let marker = server.marker();
-    let loaded = marker
-        .as_ref()
-        .and_then(|m| std::fs::read_to_string(m).ok())
-        .is_some_and(|t| t == fp);
-    if loaded {
-        println!("kept cluster already loaded (SF {sf}): skipping generation and load");
-    } else {
-        println!("generating and loading DBT3 at SF {sf}");
-        if let Some(m) = &marker {
-            let _ = std::fs::remove_file(m);
-        }
-        let notes = load(&server.dsn(), "", &cat, sf, &|m| println!("  {m}"))
-            .unwrap_or_else(|e| panic!("load: {e}"));
-        for n in notes {
-            println!("  index note: {n}");
-        }
-        if let Some(m) = &marker {
-            std::fs::write(m, &fp).expect("write the loaded marker");
-        }
-    }
+    let server = start_and_load(bin, &cat, sf, std::env::var_os("COSTLAB_DBT3_PG_KEEP"));
     let load_s = t_load.elapsed().as_secs_f64();
     println!("data ready in {load_s:.1} s");
 
@@ -428,19 +404,7 @@ fn dbt3_plans_match_real_postgres() {
 
     // 4-5. EXPLAIN and the model.
     let t_plans = Instant::now();
-    let version_num: i32 = client
-        .query_one("SHOW server_version_num", &[])
-        .map(|r| r.get::<_, String>(0))
-        .expect("server_version_num")
-        .parse()
-        .expect("numeric server_version_num");
-    let version = match version_num / 10000 {
-        15 => EngineVersion::Pg15,
-        16 => EngineVersion::Pg16,
-        17 => EngineVersion::Pg17,
-        18 => EngineVersion::Pg18,
-        v => panic!("PostgreSQL {v} has no model"),
-    };
+    let (version_num, version) = server_version(&mut client);
     let pg18 = version_num >= 180000;
     let mut knobs = KnobValues::defaults(version, EngineVersion::Mysql80);
     knobs
@@ -732,7 +696,7 @@ fn dbt3_plans_match_real_postgres() {
 
     // 7. The built-in catalog against the same EXPLAINs: reported, not asserted (but that
     // all 22 plan).
-    let builtin_report = builtin_comparison(&rows, sf, version_num, &mut failures);
+    let (builtin_report, _, _) = builtin_comparison(&rows, sf, version_num, &mut failures);
     println!("\n{builtin_report}");
     std::fs::write(dir.join("comparison-builtin.txt"), &builtin_report)
         .expect("write comparison-builtin.txt");
@@ -747,6 +711,142 @@ fn dbt3_plans_match_real_postgres() {
     );
 }
 
+/// Built-in catalog at SF 1, at least this many of the 22 shapes as the server's (issue 15's
+/// target is 21; measured 15 on PostgreSQL 15.18: Q2, Q7, Q8, Q9, Q10, Q13 and Q18 differ,
+/// each within 5 % of the server's total).
+const BUILTIN_MIN_SHAPES_SF1: usize = 15;
+
+/// The built-in catalog (no import) at SF 1 against a real server: every query's total
+/// cost within [`BUILTIN_TOLERANCE`] and at least [`BUILTIN_MIN_SHAPES_SF1`] shapes. The
+/// load takes about a minute on two cores, so `cargo test` leaves it out (`#[ignore]`);
+/// `cargo xtask test` runs it (`-- --ignored builtin`). `COSTLAB_DBT3_PG_BIN` and
+/// `COSTLAB_DBT3_PG_KEEP` as above (a keep directory of its own: the SF differs).
+#[test]
+#[ignore = "loads DBT3 at SF 1 (about a minute); cargo xtask test runs it"]
+fn dbt3_builtin_catalog_matches_real_postgres_at_sf_1() {
+    let sf = 1.0;
+    let bin = match std::env::var_os("COSTLAB_DBT3_PG_BIN") {
+        Some(b) if !b.is_empty() => PathBuf::from(b),
+        _ => require_pg_bin(),
+    };
+    let cat = dbt3(sf).expect("derived DBT3 catalog at SF 1");
+    let started = Instant::now();
+    let server = start_and_load(bin, &cat, sf, std::env::var_os("COSTLAB_DBT3_PG_KEEP"));
+    let load_s = started.elapsed().as_secs_f64();
+    let mut client = server.connect();
+    let (version_num, version) = server_version(&mut client);
+    let mut knobs = KnobValues::defaults(version, EngineVersion::Mysql80);
+    knobs
+        .set(Knob::MaxParallelWorkersPerGather, 0.0)
+        .expect("max_parallel_workers_per_gather");
+    let env = PgJoinEnv {
+        version,
+        ..PgJoinEnv::default()
+    };
+    let builtin = PgJoinPlanner::new(&cat.pg, env).expect("PgJoinPlanner::new (built-in)");
+    let dir = out_dir().join("sf1");
+    std::fs::create_dir_all(&dir).expect("create target/dbt3-pg/sf1");
+    let mut rows = Vec::new();
+    for n in 1..=22u8 {
+        let q = query(n, sf).expect("DBT3 query");
+        let pq = pg_dialect(&q.sql).unwrap_or_else(|e| panic!("Q{n}: {e}"));
+        let server_side = explain(&mut client, &pq).map(|(json, _)| {
+            let node = from_explain(&json[0]["Plan"]);
+            (shape(&node), order_string(&node), node.total)
+        });
+        let plan = || {
+            builtin.plan(&q, &knobs).map(|p| {
+                let node = from_model(&p.tree);
+                (shape(&node), order_string(&node), p.cost.total)
+            })
+        };
+        // No import here: both model columns are the built-in catalog's plan.
+        rows.push(Row {
+            n,
+            server: server_side,
+            model: plan(),
+            builtin: plan(),
+        });
+    }
+    let mut failures = Vec::new();
+    let (report, shapes, totals) = builtin_comparison(&rows, sf, version_num, &mut failures);
+    println!(
+        "\n{report}\nwall time {:.1} s (data {load_s:.1} s)",
+        started.elapsed().as_secs_f64()
+    );
+    std::fs::write(dir.join("comparison-builtin.txt"), &report).expect("write the comparison");
+    let server_errors: Vec<String> = rows
+        .iter()
+        .filter_map(|r| r.server.as_ref().err().map(|e| format!("Q{}: {e}", r.n)))
+        .collect();
+    assert!(
+        server_errors.is_empty(),
+        "PostgreSQL could not explain: {server_errors:#?}"
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_eq!(
+        totals,
+        22,
+        "every total within {:.0} %",
+        BUILTIN_TOLERANCE * 100.0
+    );
+    assert!(shapes >= BUILTIN_MIN_SHAPES_SF1, "{shapes} of 22 shapes");
+}
+
+/// The server's version number and the model's release for it.
+fn server_version(client: &mut Client) -> (i32, EngineVersion) {
+    let version_num: i32 = client
+        .query_one("SHOW server_version_num", &[])
+        .map(|r| r.get::<_, String>(0))
+        .expect("server_version_num")
+        .parse()
+        .expect("numeric server_version_num");
+    let version = match version_num / 10000 {
+        15 => EngineVersion::Pg15,
+        16 => EngineVersion::Pg16,
+        17 => EngineVersion::Pg17,
+        18 => EngineVersion::Pg18,
+        v => panic!("PostgreSQL {v} has no model"),
+    };
+    (version_num, version)
+}
+
+/// A server (kept in `keep`, or a throwaway one) with DBT3 at `sf` loaded, indexed and
+/// analyzed; a kept cluster already loaded with the same data is used as it is.
+fn start_and_load(bin: PathBuf, cat: &Dbt3, sf: f64, keep: Option<std::ffi::OsString>) -> Server {
+    let started = Instant::now();
+    let server = match keep {
+        Some(dir) if !dir.is_empty() => Server::Kept(KeptServer::start(bin, Path::new(&dir))),
+        _ => Server::Temp(PgServer::try_start(&bin, None, "").unwrap_or_else(|e| panic!("{e}"))),
+    };
+    println!("server up in {:.1} s", started.elapsed().as_secs_f64());
+
+    // Data, schema, indexes, statistics.
+    let fp = fingerprint(cat, sf);
+    let marker = server.marker();
+    let loaded = marker
+        .as_ref()
+        .and_then(|m| std::fs::read_to_string(m).ok())
+        .is_some_and(|t| t == fp);
+    if loaded {
+        println!("kept cluster already loaded (SF {sf}): skipping generation and load");
+    } else {
+        println!("generating and loading DBT3 at SF {sf}");
+        if let Some(m) = &marker {
+            let _ = std::fs::remove_file(m);
+        }
+        let notes = load(&server.dsn(), "", cat, sf, &|m| println!("  {m}"))
+            .unwrap_or_else(|e| panic!("load: {e}"));
+        for n in notes {
+            println!("  index note: {n}");
+        }
+        if let Some(m) = &marker {
+            std::fs::write(m, &fp).expect("write the loaded marker");
+        }
+    }
+    server
+}
+
 /// The table of the model over the built-in catalog against the server's EXPLAINs, with
 /// the summary line; a query the model cannot plan goes to `failures`.
 fn builtin_comparison(
@@ -754,7 +854,7 @@ fn builtin_comparison(
     sf: f64,
     version_num: i32,
     failures: &mut Vec<String>,
-) -> String {
+) -> (String, usize, usize) {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -816,7 +916,7 @@ fn builtin_comparison(
         "\nbuilt-in catalog: {shapes} of 22 shapes, {totals} of 22 totals within {:.0} %",
         BUILTIN_TOLERANCE * 100.0
     );
-    out
+    (out, shapes, totals)
 }
 
 /// Per switch of [`SWITCHES`], the shapes (of 22) that must match with it off: measured
