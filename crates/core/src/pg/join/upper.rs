@@ -522,29 +522,46 @@ pub(crate) fn finish(
             let w: f64 = group.iter().map(|g| b.width_of(g)).sum();
             w + 32.0 * ac.num_trans.max(1.0)
         };
-        let cheapest = cheapest_total(&paths)
-            .cloned()
-            .ok_or_else(|| Error::Unsupported("no path".into()))?;
+        let cheapest_ref =
+            cheapest_total(&paths).ok_or_else(|| Error::Unsupported("no path".into()))?;
+        let cheapest = cheapest_ref.clone();
         let mut grouped_paths: Vec<JPath> = Vec::new();
         for st in strategy_list {
-            let inputs: Vec<(JPath, bool)> = match st {
+            let inputs: Vec<JPath> = match st {
+                // add_paths_to_grouping_rel: every path sorted on the group keys; the
+                // cheapest sorted in full; a path sorted on a prefix of them through an
+                // Incremental Sort (PostgreSQL 13 on). From 17 on make_ordered_path
+                // gives a presorted path, the cheapest too, only the Incremental Sort.
                 AggStrategy::Sorted => {
-                    let mut v: Vec<(JPath, bool)> = paths
-                        .iter()
-                        .filter(|p| p.pathkeys.starts_with(&gkeys))
-                        .map(|p| (p.clone(), false))
-                        .collect();
-                    if !cheapest.pathkeys.starts_with(&gkeys) {
-                        v.push((
-                            sort_path(pl, &cheapest, gkeys.clone(), -1.0, gsort_text.clone()),
-                            true,
-                        ));
+                    let mut v = Vec::new();
+                    for p in &paths {
+                        let presorted = presorted_keys(&p.pathkeys, &gkeys);
+                        if presorted == gkeys.len() {
+                            v.push(p.clone());
+                            continue;
+                        }
+                        let is_cheapest = std::ptr::eq(p, cheapest_ref);
+                        let incremental = presorted > 0;
+                        if is_cheapest && (pl.version < EngineVersion::Pg17 || !incremental) {
+                            v.push(sort_path(pl, p, gkeys.clone(), -1.0, gsort_text.clone()));
+                        }
+                        if incremental {
+                            v.push(incremental_sort_path(
+                                pl,
+                                b,
+                                p,
+                                &gkeys,
+                                presorted,
+                                -1.0,
+                                &gsort_text,
+                            ));
+                        }
                     }
                     v
                 }
-                _ => vec![(cheapest.clone(), false)],
+                _ => vec![cheapest.clone()],
             };
-            for (inp, _) in inputs {
+            for inp in inputs {
                 let (mut s, mut t, spill) =
                     costs::agg(jc, st, &aggc, group.len() as f64, groups, inp.input());
                 // cost_agg: enable_hashagg off disables a hashed aggregation.
