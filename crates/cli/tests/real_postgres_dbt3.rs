@@ -717,7 +717,8 @@ fn dbt3_plans_match_real_postgres() {
 const BUILTIN_MIN_SHAPES_SF1: usize = 15;
 
 /// The built-in catalog (no import) at SF 1 against a real server: every query's total
-/// cost within [`BUILTIN_TOLERANCE`] and at least [`BUILTIN_MIN_SHAPES_SF1`] shapes. The
+/// cost within [`BUILTIN_TOLERANCE`] (but [`sampled_bucket_total`]'s) and at least
+/// [`BUILTIN_MIN_SHAPES_SF1`] shapes. The
 /// load takes about a minute on two cores, so `cargo test` leaves it out (`#[ignore]`);
 /// `cargo xtask test` runs it (`-- --ignored builtin`). `COSTLAB_DBT3_PG_BIN` and
 /// `COSTLAB_DBT3_PG_KEEP` as above (a keep directory of its own: the SF differs).
@@ -783,14 +784,47 @@ fn dbt3_builtin_catalog_matches_real_postgres_at_sf_1() {
         server_errors.is_empty(),
         "PostgreSQL could not explain: {server_errors:#?}"
     );
+    for r in &rows {
+        let (Ok(server), Ok(model)) = (&r.server, &r.builtin) else {
+            continue;
+        };
+        let ratio = model.2 / server.2;
+        if (ratio - 1.0).abs() <= BUILTIN_TOLERANCE {
+            continue;
+        }
+        match sampled_bucket_total(r.n) {
+            Some((factor, why)) if ratio <= factor && ratio >= 1.0 / factor => {
+                println!("Q{}: total {ratio:.3} of the server's, allowed: {why}", r.n)
+            }
+            _ => failures.push(format!(
+                "Q{}: total {:.2}, server {:.2} ({ratio:.3})",
+                r.n, model.2, server.2
+            )),
+        }
+    }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert_eq!(
-        totals,
-        22,
-        "every total within {:.0} %",
+    println!(
+        "{totals} of 22 totals within {:.0} %",
         BUILTIN_TOLERANCE * 100.0
     );
     assert!(shapes >= BUILTIN_MIN_SHAPES_SF1, "{shapes} of 22 shapes");
+}
+
+/// Queries whose server total follows where ANALYZE's sampled histogram bounds happen to
+/// fall, so that it moves between loads by more than [`BUILTIN_TOLERANCE`]: the factor
+/// allowed either way, and why. The model gives the expected value.
+fn sampled_bucket_total(n: u8) -> Option<(f64, &'static str)> {
+    match n {
+        // prefix_selectivity of p_name LIKE 'forest%' reads 101 bounds over 92 first
+        // words: one bound inside 'forest' or two doubles the part estimate, and the
+        // ps_availqty sub-select runs once per estimated partsupp row (server totals
+        // 1.90e9 and 3.81e9 on two loads of the same data; the model 1.90e9).
+        20 => Some((
+            2.2,
+            "Q20's 'forest%' estimate rests on one or two sampled bounds",
+        )),
+        _ => None,
+    }
 }
 
 /// The server's version number and the model's release for it.
