@@ -77,12 +77,17 @@ fn varlena(payload: f64) -> (f64, f64) {
 
 /// Bytes of one heap tuple: header plus the aligned column data, MAXALIGNed.
 pub fn pg_tuple_bytes(columns: &[Column]) -> f64 {
+    maxalign(pg_tuple_data_bytes(columns))
+}
+
+/// Header plus the aligned column data, before the tuple's MAXALIGN.
+pub fn pg_tuple_data_bytes(columns: &[Column]) -> f64 {
     let mut off = 0.0;
     for c in columns {
         let (len, a) = pg_attr_layout(&c.ty, c.stats.avg_width);
         off = align(off, a) + len;
     }
-    maxalign(PG_TUPLE_HEADER + off)
+    PG_TUPLE_HEADER + off
 }
 
 /// Tuples per 8 kB heap page (each also takes a line pointer), at fillfactor 100.

@@ -26,7 +26,10 @@ use crate::catalog::{
 };
 use crate::error::{check_range, Error, Result};
 use crate::pg::analyze::{expected_n_distinct, Heap, RowsPerValue, ValueGroup};
-use crate::workload::t1::{pg_tuple_bytes, pg_tuples_per_page, PG_LINE_POINTER, PG_PAGE};
+use crate::workload::t1::{
+    pg_tuple_bytes, pg_tuple_data_bytes, pg_tuples_per_page, PG_LINE_POINTER, PG_PAGE,
+    PG_PAGE_USABLE,
+};
 
 /// Allowed scale factors.
 pub const SF_MIN: f64 = 0.01;
@@ -1316,11 +1319,20 @@ fn pg_table(t: &Logical, counts: &[(&str, f64)], notes: &mut Vec<PgIndexNote>) -
     for c in columns.iter_mut().filter(|c| c.ty == ColumnType::Numeric) {
         c.stats.avg_width = pg_numeric_mean_bytes(&c.stats);
     }
-    let tuple = pg_tuple_bytes(&columns);
+    // Rows of varying length (text, numeric) end anywhere in their last 8 bytes: each
+    // tuple's MAXALIGN pads 3.5 bytes on average, and pages hold a mean number of them.
+    let varying = columns
+        .iter()
+        .any(|c| matches!(c.ty, ColumnType::Text | ColumnType::Numeric));
+    let per_page = if varying {
+        PG_PAGE_USABLE / (pg_tuple_data_bytes(&columns) + 3.5 + PG_LINE_POINTER)
+    } else {
+        pg_tuples_per_page(pg_tuple_bytes(&columns))
+    };
     for c in columns.iter_mut().filter(|c| c.ty == ColumnType::Numeric) {
         c.stats.avg_width = (c.stats.avg_width + 1e-9).floor();
     }
-    let heap = (t.rows / pg_tuples_per_page(tuple)).ceil().max(1.0);
+    let heap = (t.rows / per_page).ceil().max(1.0);
     // n_distinct as ANALYZE's sample estimates it, not the true count.
     let n = |name: &str| counts.iter().find(|(x, _)| *x == name).map_or(1.0, |c| c.1);
     for c in columns.iter_mut() {
