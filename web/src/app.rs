@@ -429,7 +429,11 @@ pub fn app() -> Html {
                             let id = if v.engine == Engine::Postgres { "pg" } else { "mysql" };
                             // The view the user chose comes first (style.css orders the blocks).
                             html! {
-                                <div class={classes!("engine-views", format!("first-{}", s.view.id()))} key={i}>
+                                <div class={match s.view {
+                                    View::Cost => "engine-views",
+                                    View::Time => "engine-views first-time",
+                                    View::FlipMap => "engine-views first-flip",
+                                }} key={i}>
                                     <div class="view-block cost-block">
                                     { chart(format!("cost-{id}"), format!("{}: estimated cost of each access path", v.engine.name()),
                                         v.cost.clone(), dark, resize) }

@@ -488,7 +488,7 @@ fn dbt3_row(props: &RowProps) -> Html {
             <td>{ &r.title }</td>
             <td class="flag">{ if r.changed() { "⇄ changed" } else { "same" } }</td>
             <td class="plan">{ &r.baseline.summary }</td>
-            <td class={classes!("plan", same_order.then_some("change-site"))}>{ now }</td>
+            <td class={if same_order { "plan change-site" } else { "plan" }}>{ now }</td>
             <td class="num">{ seconds(r.baseline.time_s) }</td>
             <td class="num">{ seconds(r.current.time_s) }</td>
             <td class="num">{ change(r.change_pct()) }</td>
