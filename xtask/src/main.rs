@@ -334,9 +334,9 @@ fn test() -> Result<(), String> {
     )?;
     // The built-in DBT3 statistics at SF 1 against both servers' EXPLAINs (loads 6M rows:
     // about half a minute each, so `cargo test` leaves it out).
-    t.run(
-        "built-in DBT3 catalog at SF 1 on PostgreSQL 15",
-        cargo().args([
+    let builtin_sf1 = || {
+        let mut c = cargo();
+        c.args([
             "test",
             "-p",
             "costlab",
@@ -345,22 +345,16 @@ fn test() -> Result<(), String> {
             "--",
             "--ignored",
             "builtin",
-        ]),
+        ]);
+        c
+    };
+    t.run(
+        "built-in DBT3 catalog at SF 1 on PostgreSQL 15",
+        &mut builtin_sf1(),
     )?;
     t.run(
         "built-in DBT3 catalog at SF 1 on PostgreSQL 18",
-        cargo()
-            .args([
-                "test",
-                "-p",
-                "costlab",
-                "--test",
-                "real_postgres_dbt3",
-                "--",
-                "--ignored",
-                "builtin",
-            ])
-            .env("COSTLAB_DBT3_PG_BIN", &pg18),
+        builtin_sf1().env("COSTLAB_DBT3_PG_BIN", &pg18),
     )?;
     t.run(
         "fuzz the parsers (100,000 generated inputs each)",
