@@ -74,7 +74,7 @@ use costlab::import::{import_postgres, ImportOptions};
 use costlab_core::catalog::Table;
 use costlab_core::error::Error as CoreError;
 use costlab_core::knobs::{EngineVersion, Knob, KnobValues};
-use costlab_core::pg::join::{PgJoinEnv, PgJoinPlanner};
+use costlab_core::pg::join::{PgJoinEnv, PgJoinPlan, PgJoinPlanner};
 use costlab_core::plan::PlanNode;
 use costlab_core::workload::dbt3::catalog::{dbt3, Dbt3};
 use costlab_core::workload::dbt3::queries::query;
@@ -325,6 +325,12 @@ fn explain(client: &mut Client, q: &PgQuery) -> Result<(Json, String), String> {
     Ok((json, text.join("\n") + "\n"))
 }
 
+/// A model plan as the comparison reads it: shape, join order, total cost.
+fn compared(p: &PgJoinPlan) -> (String, String, f64) {
+    let node = from_model(&p.tree);
+    (shape(&node), order_string(&node), p.cost.total)
+}
+
 struct Row {
     n: u8,
     server: Result<(String, String, f64), String>,
@@ -456,8 +462,7 @@ fn dbt3_plans_match_real_postgres() {
                 costlab_core::pg::explain_node(&p.tree),
             )
             .expect("write model text");
-            let node = from_model(&p.tree);
-            (shape(&node), order_string(&node), p.cost.total)
+            compared(&p)
         });
         let builtin_side = builtin_model.plan(&q, &knobs).map(|p| {
             std::fs::write(
@@ -465,8 +470,7 @@ fn dbt3_plans_match_real_postgres() {
                 costlab_core::pg::explain_node(&p.tree),
             )
             .expect("write built-in model text");
-            let node = from_model(&p.tree);
-            (shape(&node), order_string(&node), p.cost.total)
+            compared(&p)
         });
         rows.push(Row {
             n,
@@ -755,12 +759,7 @@ fn dbt3_builtin_catalog_matches_real_postgres_at_sf_1() {
             let node = from_explain(&json[0]["Plan"]);
             (shape(&node), order_string(&node), node.total)
         });
-        let plan = || {
-            builtin.plan(&q, &knobs).map(|p| {
-                let node = from_model(&p.tree);
-                (shape(&node), order_string(&node), p.cost.total)
-            })
-        };
+        let plan = || builtin.plan(&q, &knobs).map(|p| compared(&p));
         // No import here: both model columns are the built-in catalog's plan.
         rows.push(Row {
             n,

@@ -83,30 +83,26 @@ fn expected_counts(groups: &[ValueGroup], heap: &Heap) -> (f64, f64) {
     let beta = chosen / blocks;
     let q = (n / (chosen * rows_per_block)).min(1.0);
     let (mut d, mut f1) = (0.0, 0.0);
-    for g in groups {
-        let (seen, once) = if heap.clustered {
-            match g.rows {
-                RowsPerValue::Exact(m) => clustered(m, beta, q, rows_per_block),
-                RowsPerValue::Uniform { lo, hi } => {
-                    let k = (hi - lo + 1) as f64;
-                    (lo..=hi)
-                        .map(|m| clustered(m, beta, q, rows_per_block))
-                        .fold((0.0, 0.0), |(a, b), (x, y)| (a + x / k, b + y / k))
-                }
-                RowsPerValue::Poisson(l) => scattered_poisson(l, beta * q),
-            }
+    let p = beta * q;
+    // (P(seen), P(seen once)) of a value with exactly `m` rows.
+    let per_value = |m: u32| {
+        if heap.clustered {
+            clustered(m, beta, q, rows_per_block)
         } else {
-            let p = beta * q;
-            match g.rows {
-                RowsPerValue::Exact(m) => scattered(m, p),
-                RowsPerValue::Uniform { lo, hi } => {
-                    let k = (hi - lo + 1) as f64;
-                    (lo..=hi)
-                        .map(|m| scattered(m, p))
-                        .fold((0.0, 0.0), |(a, b), (x, y)| (a + x / k, b + y / k))
-                }
-                RowsPerValue::Poisson(l) => scattered_poisson(l, p),
+            scattered(m, p)
+        }
+    };
+    for g in groups {
+        let (seen, once) = match g.rows {
+            RowsPerValue::Exact(m) => per_value(m),
+            RowsPerValue::Uniform { lo, hi } => {
+                let k = (hi - lo + 1) as f64;
+                (lo..=hi)
+                    .map(per_value)
+                    .fold((0.0, 0.0), |(a, b), (x, y)| (a + x / k, b + y / k))
             }
+            // Poisson values are drawn row by row: scattered, whatever the layout.
+            RowsPerValue::Poisson(l) => scattered_poisson(l, p),
         };
         d += g.values * seen;
         f1 += g.values * once;
