@@ -325,6 +325,11 @@ struct Dbt3Args {
     /// release's defaults.
     #[arg(long, value_name = "PRESET")]
     baseline: Option<String>,
+    /// Override a knob of the baseline (after --baseline's preset), as --set does for the
+    /// current constants: a server-wide setting such as the seed's disk-bound
+    /// mrr_cost_based=0 belongs on both sides; repeatable.
+    #[arg(long = "baseline-set", value_name = "NAME=VALUE")]
+    baseline_sets: Vec<String>,
     /// Only this query (1 to 22; the workload's: its number), with both plans as trees.
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     query: Option<i64>,
@@ -1433,6 +1438,22 @@ fn dbt3_cmd(a: Dbt3Args, user: bool) -> Result<(), Fail> {
                 },
             )
         })?;
+    let (baseline, baseline_label) = if a.baseline_sets.is_empty() {
+        (baseline, baseline_label)
+    } else {
+        let mut k = baseline;
+        apply_sets(&mut k, &a.baseline_sets, engine).map_err(|e| match e {
+            Fail::Usage(m) => Fail::Usage(match m.strip_prefix("--set") {
+                Some(rest) => format!("--baseline-set{rest}"),
+                None => format!("--baseline-set: {m}"),
+            }),
+            other => other,
+        })?;
+        (
+            k,
+            format!("{baseline_label} with {}", a.baseline_sets.join(", ")),
+        )
+    };
     // Plans and costs need no machine; the times do. Without one, the seed's in-memory
     // server (the page's default) times them, and stderr says so.
     let profile_id = match (&a.profile, &a.profile_file) {

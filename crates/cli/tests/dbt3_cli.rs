@@ -121,6 +121,59 @@ fn q1_takes_the_capped_range_just_below_0_2035() {
     assert!(at("0.2"), "Q1 takes the capped range at 0.2");
 }
 
+/// The seed's disk-bound runs set mrr_cost_based=off for every column, the 1.0 baseline
+/// too: `--baseline-set` puts it on the baseline. DS-MRR is then forced wherever it is
+/// eligible on both sides, so the ranges of Q4, Q10 and Q14 keep "Using MRR" and are not
+/// marked at io 2.0; Q8's join order changes as in the seed.
+#[test]
+fn disk_bound_seed_table_with_the_switch_on_both_sides() {
+    let text = assert_ok(&run(&[
+        "dbt3",
+        "--engine",
+        "mysql",
+        "--profile",
+        "wl8737-disk",
+        "--baseline",
+        "mysql-5.7",
+        "--baseline-set",
+        "mrr_cost_based=0",
+        "--set",
+        "mrr_cost_based=0",
+        "--set",
+        "io_block_read_cost=2",
+    ]));
+    assert!(
+        text.contains("baseline: mysql-5.7 (MySQL 5.7 defaults) with mrr_cost_based=0"),
+        "{text}"
+    );
+    assert!(marked_changed(row_line(&text, 8)), "{text}");
+    for n in [4, 10, 14] {
+        let line = row_line(&text, n);
+        assert!(!marked_changed(line), "Q{n}: {line}");
+    }
+    // A PostgreSQL knob, or a bad value, on the baseline is refused like --set's.
+    let bad = run(&[
+        "dbt3",
+        "--engine",
+        "mysql",
+        "--baseline-set",
+        "random_page_cost=1",
+    ]);
+    assert_fails(
+        &bad,
+        2,
+        &["--baseline-set random_page_cost", "no effect on MySQL"],
+    );
+    let bad = run(&[
+        "dbt3",
+        "--engine",
+        "mysql",
+        "--baseline-set",
+        "mrr_cost_based=x",
+    ]);
+    assert_fails(&bad, 2, &["--baseline-set", "mrr_cost_based"]);
+}
+
 #[test]
 fn seed_table_as_json() {
     let mut args = SEED.to_vec();

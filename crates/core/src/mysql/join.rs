@@ -634,13 +634,18 @@ impl<'a> Ctx<'a> {
                 quick_rows.push((ki, cand.plan.rows));
             }
             let cost = cand.plan.cost.total;
-            if cost < bar && quick.as_ref().is_none_or(|q| cost < q.cost) {
+            // choose_mrr_impl keeps DS-MRR at a tie with the default implementation on its
+            // index; with mrr_cost_based off its cost is the cheaper of the two, so a tie
+            // means "forced" (§4.4).
+            let dsmrr = k.starts_with("dsmrr:");
+            let beats = |q: &Quick| cost < q.cost || (dsmrr && q.key == ki && cost == q.cost);
+            if cost < bar && quick.as_ref().is_none_or(beats) {
                 quick = Some(Quick {
                     key: ki,
                     rows: cand.plan.rows,
                     cost,
                     work: cand.plan.work.clone(),
-                    dsmrr: k.starts_with("dsmrr:"),
+                    dsmrr,
                 });
             }
         }

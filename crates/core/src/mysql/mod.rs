@@ -43,6 +43,7 @@ use crate::query::{CmpOp, Predicate, Query};
 use cost_model::{estimate_in_memory_buffer, Constants, Handler};
 use ranges::{
     cond_fraction, distinct_values, innodb_records_in_range, point_cond_fraction, ColumnCond,
+    DiveTree,
 };
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -67,7 +68,8 @@ pub struct MysqlEnv {
     pub eq_range_index_dive_limit: f64,
     /// Constants were loaded from mysql.server_cost / engine_cost, hence are f32 (§1.3).
     pub constants_from_tables: bool,
-    /// Model InnoDB's inexact records_in_range (×2 beyond 10 leaf pages, cap N/2, §4.3);
+    /// Model InnoDB's inexact records_in_range (the dive's extrapolation, ×2, cap N/2, §4.3;
+    /// `ranges::innodb_records_in_range`);
     /// off gives exact row estimates.
     pub innodb_inexact_estimates: bool,
 }
@@ -125,17 +127,26 @@ impl MysqlEnv {
 /// record header (5), page directory share (~2).
 const NODE_PTR_OVERHEAD: f64 = 11.0;
 
-/// Levels of a B-tree with `leaf_pages` leaves whose node pointers are `ptr_bytes` long, on
-/// pages filled to 15/16 (InnoDB's split fill).
-fn innodb_tree_height(leaf_pages: f64, ptr_bytes: f64, page_bytes: f64) -> f64 {
-    let fanout = (page_bytes * 15.0 / 16.0 / ptr_bytes).floor().max(2.0);
-    let mut pages = leaf_pages.max(1.0);
-    let mut height = 1.0;
-    while pages > 1.0 && height < 64.0 {
-        pages = (pages / fanout).ceil();
-        height += 1.0;
-    }
-    height
+/// Node pointers on a non-leaf page of an index whose pointers are `ptr_bytes` long.
+/// The clustered index's upper pages fill to 15/16 (InnoDB's split fill for inserts in key
+/// order). A secondary index's upper pages are taken to be as full as its leaves (one build
+/// fills both alike: a sorted build packs both, inserts in key-random order leave both
+/// about 70 % full): the bytes its leaves hold (`entries_per_leaf` entries of
+/// `entry_bytes`) over the pointer's size, at most the 15/16 page.
+fn innodb_node_ptrs_per_page(
+    ptr_bytes: f64,
+    page_bytes: f64,
+    clustered: bool,
+    entries_per_leaf: f64,
+    entry_bytes: f64,
+) -> f64 {
+    let full = page_bytes * 15.0 / 16.0;
+    let used = if clustered {
+        full
+    } else {
+        (entries_per_leaf * entry_bytes).min(full)
+    };
+    (used / ptr_bytes).floor().max(2.0)
 }
 
 /// What an index contributes that no query changes: statistics, size in the pool, tree
@@ -153,9 +164,8 @@ struct IndexBase {
     entry_cols: Vec<usize>,
     /// `index_in_memory_estimate`.
     f_idx: f64,
-    height: f64,
-    /// Estimated entries per leaf page (stats.records / leaf pages).
-    entries_per_leaf: f64,
+    /// The tree `records_in_range` dives into.
+    dive: DiveTree,
     /// The entries hold every column (`SELECT *` is covered).
     covers_all: bool,
 }
@@ -172,9 +182,8 @@ struct IndexInfo<'a> {
     covering: bool,
     /// `index_in_memory_estimate`.
     f_idx: f64,
-    height: f64,
-    /// Estimated entries per leaf page (stats.records / leaf pages).
-    entries_per_leaf: f64,
+    /// The tree `records_in_range` dives into.
+    dive: &'a DiveTree,
 }
 
 /// A range plan on one index (`get_key_scans_params`), with estimated and true rows.
@@ -330,12 +339,21 @@ impl<'t> Prepared<'t> {
             let ptr = istats.key_length
                 + if clustered { 0.0 } else { stats.ref_length }
                 + NODE_PTR_OVERHEAD;
-            let height = innodb_tree_height(istats.leaf_pages, ptr, stats.page_bytes);
             let entries_per_leaf = if istats.leaf_pages >= 1.0 {
                 stats.records / istats.leaf_pages
             } else {
                 stats.records
             };
+            // A secondary entry: key, primary key, record header (5), directory share (2).
+            let entry_bytes = istats.key_length + stats.ref_length + 7.0;
+            let ptrs = innodb_node_ptrs_per_page(
+                ptr,
+                stats.page_bytes,
+                clustered,
+                entries_per_leaf,
+                entry_bytes,
+            );
+            let dive = DiveTree::new(stats.records, entries_per_leaf, ptrs);
             let covers_all = all_cols.iter().all(|c| entry_cols.contains(c));
             indexes.push(IndexBase {
                 covers_all,
@@ -346,8 +364,7 @@ impl<'t> Prepared<'t> {
                 cols,
                 entry_cols,
                 f_idx,
-                height,
-                entries_per_leaf,
+                dive,
             });
         }
         let name = Name::new(&table.name);
@@ -512,8 +529,7 @@ impl<'a> Ctx<'a> {
                 cols: &b.cols,
                 covering: covers(&b.entry_cols, b.covers_all),
                 f_idx: b.f_idx,
-                height: b.height,
-                entries_per_leaf: b.entries_per_leaf,
+                dive: &b.dive,
             })
             .collect();
         let width = match &needed {
@@ -629,8 +645,7 @@ impl<'a> Ctx<'a> {
                     } else {
                         innodb_records_in_range(
                             f * records,
-                            idx.entries_per_leaf,
-                            idx.height,
+                            idx.dive,
                             records,
                             self.env.innodb_inexact_estimates,
                         )

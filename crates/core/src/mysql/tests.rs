@@ -47,6 +47,22 @@ fn assert_printed(got: f64, want: f64, unit: f64, what: &str) {
     );
 }
 
+/// The range's row estimate on t1 against the spec's `R_est = min(2·f·N, N/2)` (§4.3,
+/// §7.1): InnoDB's dive extrapolates the leaves from the pages strictly between the
+/// borders, so the model's estimate (btr0cur.cc's walk, mean over 32 placements) lies
+/// within three leaf pages (717 entries each), doubled, or 0.5 %, of the spec's round
+/// figure, mostly below.
+#[track_caller]
+fn dive_rows(p: &Planned, key: &str, f: f64) -> f64 {
+    let r = p.find(key).unwrap().plan.rows;
+    let spec = (2.0 * f * T1_N).min(T1_N / 2.0);
+    assert!(
+        (r - spec).abs() <= (2.0 * 3.0 * 717.0_f64).max(spec * 5e-3),
+        "{key} at {f}: estimate {r}, spec {spec}"
+    );
+    r
+}
+
 // ---- §7.2-§7.4: the worked example on t1 ---------------------------------------------
 
 #[test]
@@ -83,8 +99,16 @@ fn spec_7_2_five_seven_defaults_in_memory() {
     exact_env.innodb_inexact_estimates = false;
     for (f, rs, choice, rs_exact, choice_exact) in cases {
         let p = plan_t1(f, &k, &wl8737_in_memory_env());
-        assert_printed(cost(&p, "range:k7"), rs, 1.0, &format!("RS at {f}"));
-        assert_eq!(p.find("range:k7").unwrap().plan.rows, 2.0 * f * 1e7);
+        // The spec's RS at its R_est, the formula at the dive's.
+        let r = dive_rows(&p, "range:k7", f);
+        let at_spec = spec_range_default(1.0, (2.0 * f * T1_N).min(T1_N / 2.0));
+        assert_printed(at_spec, rs, 1.0, &format!("spec's RS at {f}"));
+        assert_printed(
+            cost(&p, "range:k7"),
+            spec_range_default(1.0, r),
+            0.01,
+            &format!("RS at {f}"),
+        );
         assert_eq!(p.chosen().key, choice, "{f}");
         assert!(
             p.find("dsmrr:k7").is_none(),
@@ -113,7 +137,15 @@ fn spec_7_3_eight_zero_defaults_in_memory() {
         (0.20, 1_400_000.0, "table_scan"),
     ] {
         let p = plan_t1(f, &k, &wl8737_in_memory_env());
-        assert_printed(cost(&p, "range:k7"), rs, 1.0, &format!("RS at {f}"));
+        let r = dive_rows(&p, "range:k7", f);
+        let rs_at = |r: f64| 0.35 * r + 0.26;
+        assert_printed(
+            rs_at((2.0 * f * T1_N).min(T1_N / 2.0)),
+            rs,
+            1.0,
+            &format!("spec's RS at {f}"),
+        );
+        assert_printed(cost(&p, "range:k7"), rs_at(r), 0.01, &format!("RS at {f}"));
         assert_eq!(p.chosen().key, choice, "{f}");
     }
 }
@@ -131,15 +163,19 @@ fn spec_7_4_eight_zero_defaults_one_gib_pool() {
         (0.20, 4_400_001.0, 4_196_320.0, "table_scan"),
     ] {
         let p = plan_t1(f, &k, &wl8737_disk_bound_env());
+        // RS_default = 1.1·R + 1.01 at the dive's R; the spec's figures at 2·f·N, within
+        // the dive's few leaf pages (0.5 %).
+        let r = dive_rows(&p, "range:k7", f);
         assert_printed(
             cost(&p, "range:k7"),
-            default,
-            1.0,
+            1.1 * r + 1.01,
+            0.01,
             &format!("default at {f}"),
         );
+        assert!((cost(&p, "range:k7") / default - 1.0).abs() < 1e-2);
         let ds = cost(&p, "dsmrr:k7");
         assert!(
-            (ds - dsmrr).abs() / dsmrr < 1e-3,
+            (ds - dsmrr).abs() / dsmrr < 1e-2,
             "DS-MRR at {f}: {ds} vs {dsmrr}"
         );
         assert_eq!(p.chosen().key, choice, "{f}");
@@ -175,7 +211,8 @@ fn spec_7_4_thirty_percent_cached() {
     env.table_in_memory = Some(0.3);
     let p = plan_t1(0.05, &knobs(Mysql80), &env);
     assert_printed(cost(&p, "table_scan"), 1_137_178.7, 0.1, "TS");
-    assert_printed(cost(&p, "range:k7"), 0.875 * 1e6 + 0.785, 0.01, "RS");
+    let r = dive_rows(&p, "range:k7", 0.05);
+    assert_printed(cost(&p, "range:k7"), 0.875 * r + 0.785, 0.01, "RS");
 }
 
 // ---- §7.5 / seed: where the plan switches --------------------------------------------
@@ -250,8 +287,9 @@ fn spec_switch(ts: f64, range_cost: impl Fn(f64) -> f64) -> f64 {
     lo / (2.0 * T1_N)
 }
 
-/// The model's switch against the formulas: relative 1e-4 (the sweep bisects to 1e-9;
-/// the margin is for InnoDB's estimate being 2·f·N only up to rounding of rows).
+/// The model's switch against the formulas: relative 5e-3 (the sweep bisects to 1e-9;
+/// the margin is for InnoDB's estimate, which is 2·f·N less the leaf pages or so the
+/// dive's extrapolation misses, `dive_rows`: it moves a 4.3 % switch by 0.01 points).
 #[track_caller]
 fn assert_switch(what: &str, model: f64, spec: f64) {
     eprintln!(
@@ -260,7 +298,7 @@ fn assert_switch(what: &str, model: f64, spec: f64) {
         spec * 100.0
     );
     assert!(
-        (model / spec - 1.0).abs() <= 1e-4,
+        (model / spec - 1.0).abs() <= 5e-3,
         "{what}: model switches at {model}, the formulas at {spec}"
     );
 }
@@ -464,11 +502,13 @@ fn explain_text_of_the_seed_query() {
             c.key, c.plan.cost.total, c.plan.details
         );
     }
+    let r = dive_rows(&p, "dsmrr:k7", 0.01);
+    let rows = format!("| {r} |");
     for want in [
         "| id | select_type | table | partitions | type  |",
         "| range |",
         "| k7 ",
-        "| 200000 |",
+        rows.as_str(),
         "10.00",
         "Using where; Using MRR",
     ] {
@@ -484,7 +524,7 @@ fn explain_text_of_the_seed_query() {
         .parse::<f64>()
         .unwrap();
     // §5.2 note: query_cost ≈ range cost + R_est·rec.
-    assert!((json_cost - (cost(&p, "dsmrr:k7") + 0.1 * 200_000.0)).abs() < 0.01);
+    assert!((json_cost - (cost(&p, "dsmrr:k7") + 0.1 * r)).abs() < 0.01);
 }
 
 // ---- work ------------------------------------------------------------------------------

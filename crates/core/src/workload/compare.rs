@@ -678,11 +678,11 @@ mod tests {
             .unwrap();
         assert_eq!(map.len(), 22);
         assert!(map.iter().all(|row| row.len() == 50 && row[0] == 0));
-        // Q6 leaves the table scan between 0.48 and 0.46 (tests.rs) and stays on the range.
+        // Q6 leaves the table scan between 0.53 and 0.52 (tests.rs) and stays on the range.
         let q6 = &map[5];
         let first_flip = q6.iter().position(|&id| id != 0).unwrap();
         assert!(
-            (0.46..=0.48).contains(&values[first_flip]),
+            (0.51..=0.53).contains(&values[first_flip]),
             "{}",
             values[first_flip]
         );
