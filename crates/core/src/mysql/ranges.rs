@@ -451,13 +451,7 @@ impl DiveTree {
     /// `prev` (the level above's count, i.e. the pages strictly between) times the mean
     /// records of the pages read. Returns the count and whether it is exact.
     fn on_level(s1: &PathSlot, s2: &PathSlot, prev: f64) -> (f64, bool) {
-        let mut n = 0.0;
-        if s1.nth_rec <= s1.n_recs {
-            n += s1.n_recs - s1.nth_rec;
-        }
-        if s2.nth_rec > 1.0 {
-            n += s2.nth_rec - 1.0;
-        }
+        let mut n = Self::beside_borders(s1, s2);
         let between = s2.page - s1.page - 1.0;
         if between + 1.0 < N_PAGES_READ_LIMIT {
             return (n + between * s1.n_recs, true);
@@ -465,6 +459,11 @@ impl DiveTree {
         // Read the left border's page and the nine after it, then extrapolate.
         n += (N_PAGES_READ_LIMIT - 1.0) * s1.n_recs;
         ((prev * n / N_PAGES_READ_LIMIT).floor(), false)
+    }
+
+    /// Records right of the left border on its page and left of the right border on its.
+    fn beside_borders(s1: &PathSlot, s2: &PathSlot) -> f64 {
+        (s1.n_recs - s1.nth_rec).max(0.0) + (s2.nth_rec - 1.0).max(0.0)
     }
 
     /// `btr_estimate_n_rows_in_range_low` for the `rows` records after record `first - 1`:
@@ -491,13 +490,7 @@ impl DiveTree {
                 if s1.nth_rec < s1.n_recs || s2.nth_rec > 1.0 {
                     diverged_lot = true;
                     divergence_level = i;
-                    n_rows = 0.0;
-                    if s1.nth_rec < s1.n_recs {
-                        n_rows += s1.n_recs - s1.nth_rec;
-                    }
-                    if s2.nth_rec > 1.0 {
-                        n_rows += s2.nth_rec - 1.0;
-                    }
+                    n_rows = Self::beside_borders(&s1, &s2);
                 }
             } else if diverged_lot {
                 (n_rows, exact) = Self::on_level(&s1, &s2, n_rows);
