@@ -9,7 +9,9 @@
 //! query loads the catalogs, so the measured execution reads only what the plan reads (and
 //! the few index pages the planner itself looked at). Warm means: the caches as a workload
 //! over the whole table leaves them (see [`steady_state`]), the median of `--runs`. Times are EXPLAIN (ANALYZE, TIMING OFF, BUFFERS)'s Execution
-//! Time: the executor alone, no planning, no client transfer.
+//! Time: the executor alone, no planning, no client transfer. A query's plans run in rounds
+//! (each plan once, then again), so a slow spell of the machine lands on one run of several
+//! plans and the medians step over it.
 //!
 //! Workloads (`--workload`):
 //! * t1: a table shaped like WL#8737's t1 (an 8-byte id, a random key `i7` and a key `c7`
@@ -705,20 +707,28 @@ fn validate(
                 exec(&mut g.client, &session)?;
                 q.server_choice = server_choice(&mut g.client, &spec.sql)?;
             }
-            for key in keys {
+            // The plans' runs are interleaved (one round over all plans, then the next),
+            // so a slow spell of the shared disk or host falls on one run of several plans,
+            // not on every run of one plan (it once tripled a cold seq scan's median).
+            let n = match cache {
+                CacheState::Warm => opts.runs,
+                CacheState::Cold => opts.cold_runs.max(1),
+            };
+            let runs = interleaved_runs(n, keys.len(), |i| {
+                let key = &keys[i];
                 check(cancel)?;
                 progress(&format!("{} {} {key}", spec.name, cache.name()));
                 let off = switches_for(key).unwrap_or_default();
-                let (times, last) = match cache {
-                    CacheState::Warm => repeat_runs(opts.runs, || {
+                match cache {
+                    CacheState::Warm => {
                         steady_state(&mut g.client, &session, rows)?;
                         exec(&mut g.client, &format!("{session} {}", set_switches(&off)))?;
                         explain_analyze(&mut g.client, &spec.sql)
-                    })?,
-                    CacheState::Cold => repeat_runs(opts.cold_runs.max(1), || {
-                        cold_run(g, server, &session, &off, &spec.sql)
-                    })?,
-                };
+                    }
+                    CacheState::Cold => cold_run(g, server, &session, &off, &spec.sql),
+                }
+            })?;
+            for (key, (times, last)) in keys.iter().zip(runs) {
                 let Some(e) = last else { continue };
                 if e.seconds.is_some() && &e.key != key {
                     report.notes.push(format!(
@@ -729,6 +739,7 @@ fn validate(
                     ));
                     continue;
                 }
+                let off = switches_for(key).unwrap_or_default();
                 let real_plan = e.real_plan.clone();
                 q.plans.push(plan_run(key, &off, real_plan, times, &e));
             }
@@ -826,11 +837,14 @@ fn run_dbt3(
                 plans: Vec::new(),
                 dbt3: Some(*n),
             };
-            for plan in plans {
-                check(cancel)?;
-                progress(&format!("DBT3 Q{n} {} {}", cache.name(), plan.key));
-                let (times, last) = match cache {
-                    CacheState::Warm => {
+            let runs = match cache {
+                // Warm runs stay plan by plan: each plan's first run brings its own pages
+                // in, which the next plan's runs would disturb.
+                CacheState::Warm => {
+                    let mut runs = Vec::new();
+                    for plan in plans {
+                        check(cancel)?;
+                        progress(&format!("DBT3 Q{n} {} {}", cache.name(), plan.key));
                         exec(
                             &mut g.client,
                             &format!("{session} {}", set_switches(&plan.off)),
@@ -838,18 +852,25 @@ fn run_dbt3(
                         // The first run brings the query's pages in; it is not measured,
                         // unless it already ran past the limit.
                         let first = explain_analyze_as(&mut g.client, sql, dbt3_plan_name)?;
-                        if first.seconds.is_none() {
+                        runs.push(if first.seconds.is_none() {
                             (Vec::new(), Some(first))
                         } else {
                             repeat_runs(opts.runs, || {
                                 explain_analyze_as(&mut g.client, sql, dbt3_plan_name)
                             })?
-                        }
+                        });
                     }
-                    CacheState::Cold => repeat_runs(opts.cold_runs.max(1), || {
-                        cold_run_as(g, server, session, &plan.off, sql, dbt3_plan_name)
-                    })?,
-                };
+                    runs
+                }
+                // Cold runs start from nothing, so they interleave as t1's do.
+                CacheState::Cold => interleaved_runs(opts.cold_runs.max(1), plans.len(), |i| {
+                    let plan = &plans[i];
+                    check(cancel)?;
+                    progress(&format!("DBT3 Q{n} {} {}", cache.name(), plan.key));
+                    cold_run_as(g, server, session, &plan.off, sql, dbt3_plan_name)
+                })?,
+            };
+            for (plan, (times, last)) in plans.iter().zip(runs) {
                 let Some(e) = last else { continue };
                 if e.seconds.is_some() && e.key != plan.shape {
                     report.notes.push(format!(
@@ -882,18 +903,30 @@ fn repeat_runs(
     n: u32,
     mut run: impl FnMut() -> Result<Exec, String>,
 ) -> Result<(Vec<f64>, Option<Exec>), String> {
-    let mut times = Vec::new();
-    let mut last = None;
+    let mut all = interleaved_runs(n, 1, |_| run())?;
+    Ok(all.pop().unwrap_or_default())
+}
+
+/// [`repeat_runs`] for `plans` plans at once, in rounds: round r runs every plan that has
+/// not yet run past the limit, in order. Per plan: the times measured and its last
+/// execution.
+fn interleaved_runs(
+    n: u32,
+    plans: usize,
+    mut run: impl FnMut(usize) -> Result<Exec, String>,
+) -> Result<Vec<(Vec<f64>, Option<Exec>)>, String> {
+    let mut out: Vec<(Vec<f64>, Option<Exec>)> = (0..plans).map(|_| (Vec::new(), None)).collect();
     for _ in 0..n {
-        let e = run()?;
-        let stopped = e.seconds.is_none();
-        times.extend(e.seconds);
-        last = Some(e);
-        if stopped {
-            break;
+        for (i, (times, last)) in out.iter_mut().enumerate() {
+            if last.as_ref().is_some_and(|e: &Exec| e.seconds.is_none()) {
+                continue;
+            }
+            let e = run(i)?;
+            times.extend(e.seconds);
+            *last = Some(e);
         }
     }
-    Ok((times, last))
+    Ok(out)
 }
 
 /// A plan's record from its measured times and last execution: the median, or `None` when
@@ -1283,6 +1316,31 @@ fn calibrate_executor(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Rounds over the plans, so a slow spell hits one run of each; a plan past the limit
+    /// is not run again, the others go on.
+    #[test]
+    fn runs_interleave_and_a_plan_past_the_limit_stops() {
+        let mut order = Vec::new();
+        let runs = interleaved_runs(3, 3, |i| {
+            order.push(i);
+            Ok(Exec {
+                // Plan 1 runs past the limit on its second execution.
+                seconds: (i != 1 || order.iter().filter(|&&p| p == 1).count() < 2)
+                    .then_some(i as f64),
+                key: format!("p{i}"),
+                real_plan: String::new(),
+                hit: 0.0,
+                read: 0.0,
+            })
+        })
+        .expect("no error");
+        assert_eq!(order, [0, 1, 2, 0, 1, 2, 0, 2]);
+        assert_eq!(runs[0].0, [0.0; 3]);
+        assert_eq!(runs[1].0, [1.0]);
+        assert!(runs[1].1.as_ref().is_some_and(|e| e.seconds.is_none()));
+        assert_eq!(runs[2].0, [2.0; 3]);
+    }
 
     #[test]
     fn scan_keys_from_explain_json() {
