@@ -181,6 +181,8 @@ struct Tally {
     passed: u64,
     failed: u64,
     failures: Vec<String>,
+    /// Each step's wall time, printed at the end: where the 20 minutes go.
+    times: Vec<(String, f64)>,
 }
 
 impl Tally {
@@ -196,12 +198,15 @@ impl Tally {
     /// Runs a cargo command that has no test summary and counts it as one check.
     fn cargo_check(&mut self, name: &str, args: &[&str]) {
         step(name);
+        let started = Instant::now();
         let ok = cargo()
             .args(args)
             .current_dir(root())
             .status()
             .map(|s| s.success())
             .unwrap_or(false);
+        self.times
+            .push((name.into(), started.elapsed().as_secs_f64()));
         self.check(name, ok);
     }
 
@@ -209,6 +214,7 @@ impl Tally {
     /// `test result:` line and node's `# pass` / `# fail` lines.
     fn run(&mut self, name: &str, cmd: &mut Command) -> Result<(), String> {
         step(name);
+        let started = Instant::now();
         let mut child = cmd
             .current_dir(root())
             .stdout(Stdio::piped())
@@ -229,6 +235,8 @@ impl Tally {
             }
         }
         let status = child.wait().map_err(|e| e.to_string())?;
+        self.times
+            .push((name.into(), started.elapsed().as_secs_f64()));
         self.passed += passed;
         self.failed += failed;
         if !status.success() && failed == 0 {
@@ -291,6 +299,8 @@ fn test() -> Result<(), String> {
     let started = Instant::now();
     tools::ensure(tools::Need::Test)?;
     let mut t = Tally::default();
+    t.times
+        .push(("check tools".into(), started.elapsed().as_secs_f64()));
 
     t.cargo_check("cargo fmt --check", &["fmt", "--all", "--", "--check"]);
     t.cargo_check(
@@ -374,7 +384,13 @@ fn test() -> Result<(), String> {
             .env("WASM_BINDGEN_TEST_TIMEOUT", "120"),
     )?;
 
-    match build_release() {
+    let release_started = Instant::now();
+    let release = build_release();
+    t.times.push((
+        "release build".into(),
+        release_started.elapsed().as_secs_f64(),
+    ));
+    match release {
         Ok(()) => t.check("release build", true),
         Err(e) => {
             eprintln!("{e}");
@@ -386,6 +402,9 @@ fn test() -> Result<(), String> {
     }
 
     println!();
+    for (name, secs) in &t.times {
+        println!("{secs:7.0} s  {name}");
+    }
     if !t.failures.is_empty() {
         println!("failed steps: {}", t.failures.join(", "));
     }
