@@ -899,13 +899,13 @@ fn run_dbt3(
 
 /// Executes `run` up to `n` times, stopping at the first execution past the limit: the
 /// times measured and the last execution (`None` when `n` is 0).
-fn repeat_runs(
-    n: u32,
-    mut run: impl FnMut() -> Result<Exec, String>,
-) -> Result<(Vec<f64>, Option<Exec>), String> {
+fn repeat_runs(n: u32, mut run: impl FnMut() -> Result<Exec, String>) -> Result<PlanTimes, String> {
     let mut all = interleaved_runs(n, 1, |_| run())?;
     Ok(all.pop().unwrap_or_default())
 }
+
+/// One plan's measured times and its last execution.
+type PlanTimes = (Vec<f64>, Option<Exec>);
 
 /// [`repeat_runs`] for `plans` plans at once, in rounds: round r runs every plan that has
 /// not yet run past the limit, in order. Per plan: the times measured and its last
@@ -914,8 +914,8 @@ fn interleaved_runs(
     n: u32,
     plans: usize,
     mut run: impl FnMut(usize) -> Result<Exec, String>,
-) -> Result<Vec<(Vec<f64>, Option<Exec>)>, String> {
-    let mut out: Vec<(Vec<f64>, Option<Exec>)> = (0..plans).map(|_| (Vec::new(), None)).collect();
+) -> Result<Vec<PlanTimes>, String> {
+    let mut out: Vec<PlanTimes> = (0..plans).map(|_| (Vec::new(), None)).collect();
     for _ in 0..n {
         for (i, (times, last)) in out.iter_mut().enumerate() {
             if last.as_ref().is_some_and(|e: &Exec| e.seconds.is_none()) {
