@@ -484,7 +484,12 @@ enum Cmp {
     Different,
 }
 
-fn compare_costs(p1: &JPath, p2: &JPath, fuzz: f64) -> Cmp {
+/// compare_path_costs_fuzzily. `startup`: the relation's consider_startup (a LIMIT above,
+/// root->tuple_fraction > 0), which counts for unparameterized paths only
+/// (CONSIDER_PATH_STARTUP_COST; consider_param_startup, set for the single-relation RHS of
+/// a semi or anti join, is not modelled): a path fuzzily worse on total but better on
+/// startup is then kept beside the other.
+fn compare_costs(p1: &JPath, p2: &JPath, fuzz: f64, startup: bool) -> Cmp {
     // PostgreSQL 18's compare_path_costs_fuzzily: fewer disabled nodes win outright.
     if p1.disabled != p2.disabled {
         return if p1.disabled < p2.disabled {
@@ -494,9 +499,15 @@ fn compare_costs(p1: &JPath, p2: &JPath, fuzz: f64) -> Cmp {
         };
     }
     if p1.total > p2.total * fuzz {
+        if startup && p1.param == 0 && p2.startup > p1.startup * fuzz {
+            return Cmp::Different;
+        }
         return Cmp::Better2;
     }
     if p2.total > p1.total * fuzz {
+        if startup && p2.param == 0 && p1.startup > p2.startup * fuzz {
+            return Cmp::Different;
+        }
         return Cmp::Better1;
     }
     if p1.startup > p2.startup * fuzz {
@@ -536,18 +547,20 @@ fn compare_param(p1: u64, p2: u64) -> Cmp {
 
 /// add_path (§6.4): keeps `list` free of dominated paths; older paths win ties.
 /// Returns whether the new path was kept.
-pub(crate) fn add_path(list: &mut Vec<JPath>, new: JPath) -> bool {
-    add_path_with(list, new, |_| {})
+/// `startup`: the relation's consider_startup (see [`compare_costs`]).
+pub(crate) fn add_path(list: &mut Vec<JPath>, new: JPath, startup: bool) -> bool {
+    add_path_with(list, new, startup, |_| {})
 }
 
 /// add_path with `keep` run on the new path only if it is kept (to build its node).
 pub(crate) fn add_path_with(
     list: &mut Vec<JPath>,
     mut new: JPath,
+    startup: bool,
     keep: impl FnOnce(&mut JPath),
 ) -> bool {
     let keys = std::mem::take(&mut new.pathkeys);
-    add_path_keys(list, new, std::borrow::Cow::Owned(keys), keep)
+    add_path_keys(list, new, std::borrow::Cow::Owned(keys), startup, keep)
 }
 
 /// add_path_with for a path whose pathkeys are `keys` (its own are left empty): they
@@ -556,6 +569,7 @@ pub(crate) fn add_path_keys(
     list: &mut Vec<JPath>,
     mut new: JPath,
     keys: std::borrow::Cow<'_, [usize]>,
+    startup: bool,
     keep: impl FnOnce(&mut JPath),
 ) -> bool {
     if !new.total.is_finite() || !new.startup.is_finite() {
@@ -566,7 +580,7 @@ pub(crate) fn add_path_keys(
     while i < list.len() {
         let old = &list[i];
         let mut remove_old = false;
-        let costcmp = compare_costs(&new, old, FUZZ);
+        let costcmp = compare_costs(&new, old, FUZZ, startup);
         if costcmp != Cmp::Different {
             // Parameterized paths are compared as if unordered.
             let keyscmp = if new.param != 0 || old.param != 0 {
@@ -597,7 +611,9 @@ pub(crate) fn add_path_keys(
                                 remove_old = true;
                             } else if new.rows > old.rows {
                                 accept = false;
-                            } else if compare_costs(&new, old, 1.000_000_000_1) == Cmp::Better1 {
+                            } else if compare_costs(&new, old, 1.000_000_000_1, startup)
+                                == Cmp::Better1
+                            {
                                 remove_old = true;
                             } else {
                                 accept = false;

@@ -288,7 +288,7 @@ impl<'a> Planner<'a> {
                 if let Some(mut p) = setup::subquery_scan(br, self.jc.cop(), self.jc.ctup(), elide)
                 {
                     p.node = Node::with_true_rows(p.node, TrueRows::out(br.true_rows));
-                    add_path(&mut list, p);
+                    add_path(&mut list, p, b.consider_startup);
                 }
             }
             RelKind::Table { tidx, rel, query } => {
@@ -301,25 +301,29 @@ impl<'a> Planner<'a> {
                         ..TrueRows::out(br.true_rows)
                     },
                 );
-                add_path(&mut list, seq);
+                add_path(&mut list, seq, b.consider_startup);
                 let planner = crate::pg::Planner::new(&ctx);
                 for i in 0..rel.indexes.len() {
                     if let Some(s) = ctx.index_scan(i) {
                         if let Some(p) = ctx.index_path(&s, false) {
                             let mut path = self.pg_path(br, p, Vec::new());
                             path.node = in_index_order(path.node, b, r, rel, i);
-                            add_path(&mut list, path);
+                            add_path(&mut list, path, b.consider_startup);
                         }
                     }
                 }
                 let chosen = planner.choose_bitmap_and();
                 if !chosen.is_empty() {
                     if let Some(p) = ctx.bitmap_path(&chosen, false) {
-                        add_path(&mut list, self.pg_path(br, p, Vec::new()));
+                        add_path(
+                            &mut list,
+                            self.pg_path(br, p, Vec::new()),
+                            b.consider_startup,
+                        );
                     }
                 }
                 for p in self.param_paths(b, r, 0) {
-                    add_path(&mut list, p);
+                    add_path(&mut list, p, b.consider_startup);
                 }
                 // Ordered index paths for columns whose order is useful.
                 let mut useful: Vec<String> = Vec::new();
@@ -368,7 +372,7 @@ impl<'a> Planner<'a> {
                             if let Some(p) = ctx2.index_path(&s, false) {
                                 let mut path = self.pg_path(br, p, pk.clone());
                                 path.node = in_index_order(path.node, b, r, &rel2, i);
-                                add_path(&mut list, path);
+                                add_path(&mut list, path, b.consider_startup);
                             }
                         }
                     }
@@ -840,7 +844,7 @@ impl<'a> Planner<'a> {
         if n == 0 {
             return Err(Error::Unsupported("a block without relations".into()));
         }
-        let mut s = Search::new(b);
+        let mut s = Search::new(b, &super::upper::grouping_keys(self, b));
         for (i, br) in b.rels.iter().enumerate() {
             s.rels.insert(
                 bit(i),
@@ -1525,6 +1529,7 @@ impl<'a> Planner<'a> {
                 .get(&(outer | inner))
                 .map_or(f64::NAN, |j| j.true_rows),
             pending: &s.pending,
+            startup: b.consider_startup,
             list,
             prior: Vec::new(),
         };
@@ -1575,8 +1580,11 @@ impl<'a> Planner<'a> {
                         c.startup += nl_dc;
                         c.total += nl_dc;
                         let disabled = nl_dis + op.disabled + v.disabled;
-                        if beyond(disabled, c.total, bounds[oi])
-                            || !cand.precheck(disabled, c.total, &op.pathkeys)
+                        // add_path_precheck weighs startup too when startup counts;
+                        // skipped then (it only saves add_path's work).
+                        if !b.consider_startup
+                            && (beyond(disabled, c.total, bounds[oi])
+                                || !cand.precheck(disabled, c.total, &op.pathkeys))
                         {
                             continue;
                         }
@@ -2096,6 +2104,8 @@ fn memo_node(mp: &JPath, ip: &JPath, m: &MemoInfo) -> Rc<Node> {
 /// it; then `make` builds the real node.
 struct Candidates<'c, 'l> {
     pending: &'c Rc<Node>,
+    /// The join relation's consider_startup ([`Block::consider_startup`]).
+    startup: bool,
     list: &'l mut Vec<JPath>,
     /// This call's earlier candidates: (disabled nodes, total, pathkeys), for
     /// add_path_precheck.
@@ -2146,6 +2156,7 @@ impl<'c> Candidates<'c, '_> {
                 disabled,
             },
             std::borrow::Cow::Borrowed(pathkeys),
+            self.startup,
             |p| p.node = Node::with_true_rows(make(), TrueRows::out(self.true_rows)),
         );
     }
@@ -2297,7 +2308,8 @@ struct Search {
 }
 
 impl Search {
-    fn new(b: &Block) -> Search {
+    /// `group`: the grouping keys after remove_useless_groupby_columns.
+    fn new(b: &Block, group: &[ColKey]) -> Search {
         let n = b.rels.len();
         let ec_rels: Vec<u64> = b
             .ecs
@@ -2333,10 +2345,10 @@ impl Search {
             ec_sel.push(sel);
             ec_edge.push(edge);
         }
-        let query_keys = if !b.group.is_empty() {
-            &b.group
+        let query_keys = if !group.is_empty() {
+            group
         } else {
-            &b.order
+            &b.order[..]
         }
         .iter()
         .map(|g| pk_of(b, g))

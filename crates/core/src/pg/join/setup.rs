@@ -145,6 +145,10 @@ pub(crate) struct Block<'a> {
     pub out_keys: Vec<ColKey>,
     pub group: Vec<ColKey>,
     pub order: Vec<ColKey>,
+    /// Every relation's consider_startup: root->tuple_fraction > 0, which a LIMIT sets
+    /// (preprocess_limit). A sub-select here is planned for full retrieval (tuple_fraction
+    /// 0: scalar sublinks, and FROM sub-selects under a join); hashed ANY sublinks too.
+    pub consider_startup: bool,
 }
 
 /// The constant a correlated column is compared with in the single-table model (`col =
@@ -1325,6 +1329,7 @@ pub(crate) fn build<'a>(
         out_keys,
         group: Vec::new(),
         order: Vec::new(),
+        consider_startup: block.limit.is_some(),
     };
 
     // Equivalence classes (union of join edges); edges to NOT IN tables are SubPlan tests.

@@ -392,6 +392,42 @@ fn incremental_sort_path(
     }
 }
 
+/// The GROUP BY keys PostgreSQL groups by: without the columns of a table whose primary key
+/// is grouped on too (remove_useless_groupby_columns, run before the join search, so the
+/// join search's useful orders are these keys too: Q18 groups by c_custkey, o_orderkey,
+/// and a join ordered by c_custkey is kept for an Incremental Sort), and one key per
+/// equivalence class.
+pub(crate) fn grouping_keys(pl: &Planner, b: &Block) -> Vec<ColKey> {
+    let mut group = b.group.clone();
+    for (r, br) in b.rels.iter().enumerate() {
+        if let RelKind::Table { tidx, .. } = &br.kind {
+            if let Some(pkix) = pl.db.tables[*tidx].indexes.iter().find(|i| i.primary) {
+                let all = pkix.columns.iter().all(|c| {
+                    group
+                        .iter()
+                        .any(|g| g.rel == r && g.col.eq_ignore_ascii_case(c))
+                });
+                if all {
+                    group.retain(|g| {
+                        g.rel != r || pkix.columns.iter().any(|c| g.col.eq_ignore_ascii_case(c))
+                    });
+                }
+            }
+        }
+    }
+    let mut seen = Vec::new();
+    group.retain(|g| {
+        let k = pk_of(b, g);
+        if seen.contains(&k) {
+            false
+        } else {
+            seen.push(k);
+            true
+        }
+    });
+    group
+}
+
 /// grouping_planner's tail for one block: returns the block's final path.
 pub(crate) fn finish(
     pl: &Planner,
@@ -419,36 +455,8 @@ pub(crate) fn finish(
     let limit = block.limit;
     let limit_tuples = limit.unwrap_or(-1.0);
 
-    // GROUP BY keys without those a primary key makes redundant
-    // (remove_useless_groupby_columns).
-    let mut group = b.group.clone();
-    let full_group = group.clone();
-    for (r, br) in b.rels.iter().enumerate() {
-        if let RelKind::Table { tidx, .. } = &br.kind {
-            if let Some(pkix) = pl.db.tables[*tidx].indexes.iter().find(|i| i.primary) {
-                let all = pkix.columns.iter().all(|c| {
-                    group
-                        .iter()
-                        .any(|g| g.rel == r && g.col.eq_ignore_ascii_case(c))
-                });
-                if all {
-                    group.retain(|g| {
-                        g.rel != r || pkix.columns.iter().any(|c| g.col.eq_ignore_ascii_case(c))
-                    });
-                }
-            }
-        }
-    }
-    let mut seen = Vec::new();
-    group.retain(|g| {
-        let k = pk_of(b, g);
-        if seen.contains(&k) {
-            false
-        } else {
-            seen.push(k);
-            true
-        }
-    });
+    let full_group = b.group.clone();
+    let group = grouping_keys(pl, b);
     let gkeys: Vec<usize> = group.iter().map(|g| pk_of(b, g)).collect();
     let okeys: Vec<usize> = b.order.iter().map(|g| pk_of(b, g)).collect();
     let texts = KeyTexts::new(pl, b, block, sql, &full_group);
@@ -630,6 +638,7 @@ pub(crate) fn finish(
                         can_mark: false,
                         disabled: inp.disabled + adis,
                     },
+                    b.consider_startup,
                 );
             }
         }
@@ -711,6 +720,7 @@ pub(crate) fn finish(
                             can_mark: false,
                             disabled: p.disabled + dis,
                         },
+                        b.consider_startup,
                     );
                 }
             }
