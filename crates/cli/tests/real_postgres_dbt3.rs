@@ -112,10 +112,12 @@ fn scale_factor() -> f64 {
 const CHECKED: [u8; 4] = [6, 12, 14, 19];
 /// Total-cost tolerance, for all 22.
 const COST_TOLERANCE: f64 = 0.05;
-/// Of the 22 shapes, at least this many must match. Two differ at SF 0.1 (Q2's sub-join of
-/// supplier, nation and region; Q10's join to nation), both with the model's plan cheaper
-/// by PostgreSQL's own formulas; ANALYZE samples afresh each run, so near-ties may move.
-const MIN_SHAPE_MATCHES: usize = 19;
+/// Of the 22 shapes, at least this many must match. All 22 do at SF 0.1 on PostgreSQL 15
+/// and at SF 1 on 18 since add_path counts startup cost under a LIMIT (Q2's sub-join of
+/// supplier, nation and region; Q10's join to nation had differed, the model's plans
+/// cheaper on total cost alone); one is left for a near tie that ANALYZE's fresh sample
+/// moves.
+const MIN_SHAPE_MATCHES: usize = 21;
 
 /// The switches turned off one at a time: the join methods; two whose nodes some
 /// queries cannot avoid (ORDER BY's Sort), which checks disable_cost (15) and the
