@@ -196,12 +196,44 @@ impl PgJoinPlanner {
                 q.number
             )));
         }
+        let mut tree = path.node.to_plan();
+        elide_trivial_subquery_scans(&mut tree);
         Ok(PgJoinPlan {
             number: q.number,
             cost: Cost::new(path.startup, path.total),
             rows: path.rows,
-            tree: path.node.to_plan(),
+            tree,
         })
+    }
+}
+
+/// setrefs.c drops a Subquery Scan without a filter whose target list is its sub-select's
+/// own, column for column (trivial_subqueryscan). It is, when the node was created with
+/// the relation's physical target list (createplan.c's use_physical_tlist), which happens
+/// unless the parent asks for a small or exact one: under a Nested Loop (either side), as
+/// a Hash Join's outer and straight under a Merge Join (no Sort between). Under a Sort,
+/// Hash or Materialize the node returns just the columns needed above, in the order they
+/// were first referenced, and stays (Q15 at SF 1: a Merge Join over a Sort keeps
+/// `Subquery Scan on revenue0`; at SF 10 a Nested Loop over it drops it, as the server's
+/// EXPLAIN shows). The node's cost is in its parent's either way; its work goes with it.
+/// (Sub-selects that are a block's only relation, or a sublink's, are dropped when their
+/// path is built.)
+fn elide_trivial_subquery_scans(node: &mut PlanNode) {
+    let physical: &[usize] = match node.op.as_str() {
+        "Nested Loop" | "Merge Join" => &[0, 1],
+        "Hash Join" => &[0],
+        _ => &[],
+    };
+    for (i, child) in node.children.iter_mut().enumerate() {
+        let trivial = child.op.as_str() == "Subquery Scan"
+            && child.children.len() == 1
+            && !child.details.iter().any(|d| d.starts_with("Filter"));
+        if trivial && physical.contains(&i) {
+            if let Some(inner) = child.children.pop() {
+                *child = inner;
+            }
+        }
+        elide_trivial_subquery_scans(child);
     }
 }
 
