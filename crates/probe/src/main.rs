@@ -112,7 +112,8 @@ struct ValidatePgArgs {
     /// Measured warm executions per plan (after one discarded).
     #[arg(long, default_value_t = 3)]
     runs: u32,
-    /// Cold executions per plan, each after a restart and a dropped OS page cache (median).
+    /// Cold executions per plan, each after a restart and a dropped OS page cache (the
+    /// fastest counts: the shared disk's slow spells only add time).
     #[arg(long, default_value_t = 3)]
     cold_runs: u32,
     /// A plan running longer is stopped and recorded as slower than the limit, seconds.
