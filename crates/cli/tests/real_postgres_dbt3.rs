@@ -896,20 +896,12 @@ fn statistics_comparison(builtin: &[Table], server: &[Table]) -> (String, Vec<St
         };
         let (bp, tp) = (b.pg.as_ref(), t.pg.as_ref());
         if let (Some(bp), Some(tp)) = (bp, tp) {
-            check(
-                format!("{} reltuples", b.name),
-                bp.reltuples,
-                tp.reltuples,
-                close(bp.reltuples, tp.reltuples),
-                &mut out,
-            );
-            check(
-                format!("{} relpages", b.name),
-                bp.relpages,
-                tp.relpages,
-                close(bp.relpages, tp.relpages),
-                &mut out,
-            );
+            for (what, m, s) in [
+                ("reltuples", bp.reltuples, tp.reltuples),
+                ("relpages", bp.relpages, tp.relpages),
+            ] {
+                check(format!("{} {what}", b.name), m, s, close(m, s), &mut out);
+            }
         }
         for bi in &b.indexes {
             let Some(ti) = t.indexes.iter().find(|i| i.name == bi.name) else {

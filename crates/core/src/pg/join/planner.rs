@@ -833,18 +833,21 @@ impl<'a> Planner<'a> {
     /// Plans one query block: join search, then grouping, ordering and limit.
     pub fn plan_block(&self, block: &QueryBlock, sql: &str, opts: &BlockOpts) -> Result<JPath> {
         let b = setup::build(self, block, sql, opts)?;
-        let top = self.join_search(&b)?;
-        super::upper::finish(self, &b, block, sql, top)
+        // Once for both: the join search's useful orders and the grouping above it.
+        let group = super::upper::grouping_keys(self, &b);
+        let top = self.join_search(&b, &group)?;
+        super::upper::finish(self, &b, block, sql, top, group)
     }
 
     // ---- join search ------------------------------------------------------------------
 
-    fn join_search(&self, b: &Block<'a>) -> Result<JoinRel> {
+    /// `group`: the block's GROUP BY keys as [`super::upper::grouping_keys`] reduces them.
+    fn join_search(&self, b: &Block<'a>, group: &[ColKey]) -> Result<JoinRel> {
         let n = b.rels.len();
         if n == 0 {
             return Err(Error::Unsupported("a block without relations".into()));
         }
-        let mut s = Search::new(b, &super::upper::grouping_keys(self, b));
+        let mut s = Search::new(b, group);
         for (i, br) in b.rels.iter().enumerate() {
             s.rels.insert(
                 bit(i),

@@ -428,13 +428,15 @@ pub(crate) fn grouping_keys(pl: &Planner, b: &Block) -> Vec<ColKey> {
     group
 }
 
-/// grouping_planner's tail for one block: returns the block's final path.
+/// grouping_planner's tail for one block: returns the block's final path. `group`: the
+/// GROUP BY keys from [`grouping_keys`].
 pub(crate) fn finish(
     pl: &Planner,
     b: &Block,
     block: &QueryBlock,
     sql: &str,
     top: JoinRel,
+    group: Vec<ColKey>,
 ) -> Result<JPath> {
     let jc = &pl.jc;
     let cop = jc.cop();
@@ -456,7 +458,6 @@ pub(crate) fn finish(
     let limit_tuples = limit.unwrap_or(-1.0);
 
     let full_group = b.group.clone();
-    let group = grouping_keys(pl, b);
     let gkeys: Vec<usize> = group.iter().map(|g| pk_of(b, g)).collect();
     let okeys: Vec<usize> = b.order.iter().map(|g| pk_of(b, g)).collect();
     let texts = KeyTexts::new(pl, b, block, sql, &full_group);
