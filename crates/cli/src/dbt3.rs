@@ -305,9 +305,9 @@ pub fn timings(
     })
 }
 
-/// Plans and times the queries and collects the report.
-pub fn run(s: &Dbt3Setup) -> Result<Dbt3Report> {
-    let start = Instant::now();
+/// The planner of a setup's queries, what to call them, and the user's queries the front
+/// end refused.
+pub fn planner(s: &Dbt3Setup) -> Result<(WorkloadPlanner, String, Vec<RefusedReport>)> {
     let mut refused = Vec::new();
     let (planner, workload) = match &s.queries {
         Queries::Dbt3 { tables: None } => (
@@ -354,6 +354,13 @@ pub fn run(s: &Dbt3Setup) -> Result<Dbt3Report> {
             )
         }
     };
+    Ok((planner, workload, refused))
+}
+
+/// Plans and times the queries and collects the report.
+pub fn run(s: &Dbt3Setup) -> Result<Dbt3Report> {
+    let start = Instant::now();
+    let (planner, workload, refused) = planner(s)?;
     let prepare_us = start.elapsed().as_secs_f64() * 1e6;
     let rows = planner.table(&s.baseline, &s.current, s.query)?;
     let with_tree = s.query.is_some();

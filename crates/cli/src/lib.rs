@@ -6,6 +6,7 @@
 
 pub mod dbt3;
 pub mod dbt3_pg;
+pub mod diagram;
 pub mod engines;
 pub mod import;
 pub mod pgarray;

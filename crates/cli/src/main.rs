@@ -360,6 +360,18 @@ struct Dbt3Args {
     /// Also measure planning time per query: the median of N runs (default 21), in µs.
     #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "21")]
     timings: Option<usize>,
+    /// A plan diagram instead of the table: NAME=LO:HI, values as --set reads them
+    /// (random_page_cost=1:8, effective_cache_size=1GB:64GB). Once: the flip map of every
+    /// query over that knob (or one query's strip with --query); twice (x, then y): one
+    /// query's diagram (--query N). The other knobs as --set leaves them.
+    #[arg(long = "diagram", value_name = "NAME=LO:HI")]
+    diagrams: Vec<String>,
+    /// Cells per axis of --diagram: N, or NxM (columns x rows); 2 to 200 [default: 50].
+    #[arg(long, value_name = "N|NxM", requires = "diagrams")]
+    grid: Option<String>,
+    /// How --diagram prints: text (letters per plan), json, csv (a line per cell) or svg.
+    #[arg(long, value_parser = ["text", "json", "csv", "svg"], requires = "diagrams")]
+    format: Option<String>,
 }
 
 /// A failure and its exit code.
@@ -1417,6 +1429,43 @@ fn dbt3_cmd(a: Dbt3Args, user: bool) -> Result<(), Fail> {
         (true, q) => q.map(|n| n as u8),
         (false, q) => q.map(dbt3::check_query).transpose().map_err(usage)?,
     };
+    let diagram_axes = if a.diagrams.is_empty() {
+        None
+    } else {
+        use costlab::diagram;
+        if a.timings.is_some() || a.baseline.is_some() || !a.baseline_sets.is_empty() {
+            return Err(Fail::Usage(
+                "--diagram draws the current constants: --timings, --baseline and --baseline-set do not apply".into(),
+            ));
+        }
+        let axes = a
+            .diagrams
+            .iter()
+            .map(|t| diagram::parse_axis(t, engine))
+            .collect::<costlab_core::Result<Vec<_>>>()
+            .map_err(usage)?;
+        if axes.len() > 2 {
+            return Err(Fail::Usage("--diagram: at most two knobs (x and y)".into()));
+        }
+        if axes.len() == 2 && query.is_none() {
+            return Err(Fail::Usage(
+                "--diagram: a diagram over two knobs is of one query: add --query N".into(),
+            ));
+        }
+        if axes.len() == 2 && axes[0].knob == axes[1].knob {
+            return Err(Fail::Usage(
+                "--diagram: a diagram needs two different knobs".into(),
+            ));
+        }
+        for ax in &axes {
+            costlab_core::diagram::Axis::of_knob(ax.knob, ax.lo, ax.hi, 2).map_err(usage)?;
+        }
+        let grid = match &a.grid {
+            Some(g) => diagram::parse_grid(g).map_err(usage)?,
+            None => (diagram::DEFAULT_GRID, diagram::DEFAULT_GRID),
+        };
+        Some((axes, grid))
+    };
     if let Some(n) = a.timings {
         if !(1..=dbt3::MAX_REPEAT).contains(&n) {
             return Err(Fail::Usage(format!(
@@ -1485,6 +1534,19 @@ fn dbt3_cmd(a: Dbt3Args, user: bool) -> Result<(), Fail> {
         query,
         repeat: a.timings,
     };
+    if let Some((axes, grid)) = &diagram_axes {
+        let report = costlab::diagram::run(&setup, axes, *grid)?;
+        let format = a
+            .format
+            .as_deref()
+            .unwrap_or(if a.json { "json" } else { "text" });
+        return print(&match format {
+            "json" => to_json(&report)?,
+            "csv" => report.csv(),
+            "svg" => report.svg(),
+            _ => report.text(),
+        });
+    }
     let report = dbt3::run(&setup)?;
     print(&if a.json {
         to_json(&report)?

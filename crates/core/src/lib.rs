@@ -9,6 +9,7 @@ pub mod block;
 pub mod calibration;
 pub mod catalog;
 pub mod date;
+pub mod diagram;
 pub mod error;
 pub mod guc;
 pub mod knobs;

@@ -5,6 +5,7 @@
 
 use crate::block::JoinQuery;
 use crate::catalog::Table;
+use crate::diagram::{self, Axis, Boundaries, Choice, Description, PlanDiagram};
 use crate::error::{Error, Result};
 use crate::knobs::{Engine, EngineVersion, Knob, KnobValues};
 use crate::mysql::join::{JoinEnv, MysqlJoinPlanner};
@@ -217,6 +218,90 @@ impl WorkloadPlanner {
                     baseline: self.outcome(q.number, baseline)?,
                     current: self.outcome(q.number, current)?,
                 })
+            })
+            .collect()
+    }
+
+    /// The plan diagram of one query over one knob or two (the others as in `knobs`), each
+    /// plan timed on the machine once.
+    pub fn diagram(
+        &self,
+        number: u8,
+        knobs: &KnobValues,
+        x: (Knob, &Axis),
+        y: Option<(Knob, &Axis)>,
+        boundaries: Boundaries,
+    ) -> Result<PlanDiagram> {
+        self.query(number)?;
+        for knob in std::iter::once(x.0).chain(y.map(|y| y.0)) {
+            if knob.def().engine != self.engine() {
+                return Err(Error::invalid(
+                    knob.def().name,
+                    format!(
+                        "a {} knob has no effect on {}",
+                        knob.def().engine.name(),
+                        self.engine().name()
+                    ),
+                ));
+            }
+        }
+        if y.is_some_and(|y| y.0 == x.0) {
+            return Err(Error::invalid(
+                x.0.def().name,
+                "a diagram needs two different knobs",
+            ));
+        }
+        let mut k = knobs.clone();
+        let mut seen: Vec<(String, PlanNode)> = Vec::new();
+        diagram::build(
+            x.1,
+            y.map(|y| y.1),
+            boundaries,
+            |xv, yv| {
+                k.set(x.0, xv)?;
+                if let (Some((knob, _)), Some(v)) = (y, yv) {
+                    k.set(knob, v)?;
+                }
+                let (signature, cost, _, tree) = self.plan(number, &k)?;
+                Ok(Choice {
+                    signature,
+                    cost,
+                    plan: tree,
+                })
+            },
+            |tree| {
+                // Plans whose summaries read alike say where they differ from the first.
+                let mut summary = plan_summary(tree);
+                if let Some((_, first)) = seen.iter().find(|(s, _)| *s == summary) {
+                    if let Some(site) = crate::plan::change_site(first, tree) {
+                        summary = format!("{summary} [{site}]");
+                    }
+                } else {
+                    seen.push((summary.clone(), tree.clone()));
+                }
+                Ok(Description {
+                    summary,
+                    time_s: self.sim.time_plan(tree)?.total_s,
+                })
+            },
+        )
+    }
+
+    /// The flip map: every query's one-axis diagram over `knob`.
+    pub fn flip_map(
+        &self,
+        knobs: &KnobValues,
+        knob: Knob,
+        axis: &Axis,
+        boundaries: Boundaries,
+    ) -> Result<Vec<(u8, PlanDiagram)>> {
+        self.queries
+            .iter()
+            .map(|q| {
+                Ok((
+                    q.number,
+                    self.diagram(q.number, knobs, (knob, axis), None, boundaries)?,
+                ))
             })
             .collect()
     }

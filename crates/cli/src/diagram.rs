@@ -1,0 +1,592 @@
+//! `costlab dbt3 --diagram` and `costlab workload --diagram`: plan diagrams over one or two
+//! knobs for one query, and the flip map (every query over one knob). The diagrams come
+//! from `costlab_core::diagram`; this module reads the axes from the command line and
+//! prints a diagram as text, JSON, CSV or SVG.
+
+use crate::dbt3::{planner, Dbt3Setup};
+use crate::simulate::ProfileInfo;
+use costlab_core::diagram::{Axis, Boundaries, PlanDiagram};
+use costlab_core::knobs::{round_significant, Engine, Knob};
+use costlab_core::{Error, Result};
+use serde::Serialize;
+use std::fmt::Write;
+
+/// Cells per axis when `--grid` is not given.
+pub const DEFAULT_GRID: usize = 50;
+/// Most cells per axis.
+pub const MAX_GRID: usize = 200;
+
+/// One `--diagram NAME=LO:HI`.
+#[derive(Clone, Debug)]
+pub struct AxisSpec {
+    pub knob: Knob,
+    pub lo: f64,
+    pub hi: f64,
+}
+
+/// Reads `NAME=LO:HI` (values as `--set` reads them: `effective_cache_size=1GB:64GB`).
+pub fn parse_axis(text: &str, engine: Engine) -> Result<AxisSpec> {
+    let bad = |msg: String| Error::invalid("--diagram", msg);
+    let (name, range) = text
+        .split_once('=')
+        .ok_or_else(|| bad(format!("{text:?} is not NAME=LO:HI")))?;
+    let knob = Knob::lookup(name.trim()).map_err(|e| bad(e.to_string()))?;
+    let def = knob.def();
+    if def.engine != engine {
+        return Err(bad(format!(
+            "{} is a {} knob; it has no effect on {}",
+            def.name,
+            def.engine.name(),
+            engine.name()
+        )));
+    }
+    let (lo, hi) = range.split_once(':').ok_or_else(|| {
+        bad(format!(
+            "{text:?}: the range is LO:HI, e.g. {}=1:8",
+            def.name
+        ))
+    })?;
+    let lo = def.parse_value(lo.trim()).map_err(|e| bad(e.to_string()))?;
+    let hi = def.parse_value(hi.trim()).map_err(|e| bad(e.to_string()))?;
+    Ok(AxisSpec { knob, lo, hi })
+}
+
+/// Reads `--grid N` or `--grid NxM` (columns x rows).
+pub fn parse_grid(text: &str) -> Result<(usize, usize)> {
+    let bad = || {
+        Error::invalid(
+            "--grid",
+            format!("{text:?} is not N or NxM with 2 to {MAX_GRID} cells per axis"),
+        )
+    };
+    let one = |t: &str| -> Result<usize> {
+        let n: usize = t.trim().parse().map_err(|_| bad())?;
+        if (2..=MAX_GRID).contains(&n) {
+            Ok(n)
+        } else {
+            Err(bad())
+        }
+    };
+    match text.split_once(['x', 'X']) {
+        Some((a, b)) => Ok((one(a)?, one(b)?)),
+        None => {
+            let n = one(text)?;
+            Ok((n, n))
+        }
+    }
+}
+
+/// One query's diagram, with its axes' knobs.
+#[derive(Clone, Debug, Serialize)]
+pub struct QueryDiagram {
+    pub query: u8,
+    pub title: String,
+    pub diagram: PlanDiagram,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct DiagramReport {
+    pub engine: &'static str,
+    pub release: &'static str,
+    pub workload: String,
+    pub profile: ProfileInfo,
+    pub warm_cache: bool,
+    /// The `--set` assignments the other knobs take.
+    pub sets: Vec<String>,
+    /// One diagram (with --query), or one per query over one knob (the flip map).
+    pub diagrams: Vec<QueryDiagram>,
+}
+
+/// Builds the diagrams `axes` and `--query` ask for.
+pub fn run(s: &Dbt3Setup, axes: &[AxisSpec], grid: (usize, usize)) -> Result<DiagramReport> {
+    let (p, workload, _) = planner(s)?;
+    let axis = |a: &AxisSpec, n: usize| Axis::of_knob(a.knob, a.lo, a.hi, n);
+    let diagrams = match (axes, s.query) {
+        ([x], None) => {
+            let ax = axis(x, grid.0)?;
+            p.flip_map(&s.current, x.knob, &ax, Boundaries::Locate)?
+        }
+        ([x], Some(q)) => {
+            let ax = axis(x, grid.0)?;
+            vec![(
+                q,
+                p.diagram(q, &s.current, (x.knob, &ax), None, Boundaries::Locate)?,
+            )]
+        }
+        ([x, y], Some(q)) => {
+            let (ax, ay) = (axis(x, grid.0)?, axis(y, grid.1)?);
+            vec![(
+                q,
+                p.diagram(
+                    q,
+                    &s.current,
+                    (x.knob, &ax),
+                    Some((y.knob, &ay)),
+                    Boundaries::Locate,
+                )?,
+            )]
+        }
+        ([_, _], None) => {
+            return Err(Error::invalid(
+                "--diagram",
+                "a diagram over two knobs is of one query: add --query N",
+            ))
+        }
+        _ => {
+            return Err(Error::invalid(
+                "--diagram",
+                "give one knob (a flip map, or one query's strip) or two (with --query)",
+            ))
+        }
+    };
+    let title = |n: u8| {
+        p.queries()
+            .iter()
+            .find(|q| q.number == n)
+            .map_or_else(String::new, |q| q.title.to_string())
+    };
+    Ok(DiagramReport {
+        engine: s.version.engine().name(),
+        release: s.version.label(),
+        workload,
+        profile: ProfileInfo::of(&s.profile),
+        warm_cache: s.profile.warm_cache,
+        sets: s.sets.clone(),
+        diagrams: diagrams
+            .into_iter()
+            .map(|(query, diagram)| QueryDiagram {
+                query,
+                title: title(query),
+                diagram,
+            })
+            .collect(),
+    })
+}
+
+/// The letter a plan is drawn with: A-Z, a-z, 0-9, then '#'.
+pub fn letter(id: usize) -> char {
+    const L: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    L.get(id).map_or('#', |&b| b as char)
+}
+
+/// A value as a person reads it: a PostgreSQL memory knob as SHOW prints it, else four
+/// significant digits.
+fn value(knob_name: &str, v: f64) -> String {
+    if let Ok(k) = Knob::lookup(knob_name) {
+        if let Some(s) = k.def().show_value(v) {
+            return s;
+        }
+    }
+    format!("{}", round_significant(v, 4))
+}
+
+fn seconds(s: f64) -> String {
+    format!("{} s", crate::simulate::secs(s))
+}
+
+impl DiagramReport {
+    fn header(&self) -> String {
+        let mut out = format!(
+            "{} on {}, timed on {} ({}), {} cache\n",
+            self.workload,
+            self.release,
+            self.profile.id,
+            self.profile.label,
+            if self.warm_cache { "warm" } else { "cold" }
+        );
+        if !self.sets.is_empty() {
+            let _ = writeln!(
+                out,
+                "constants: release defaults with {}",
+                self.sets.join(", ")
+            );
+        }
+        out
+    }
+
+    /// The report as text: a diagram as a grid of letters (y up), or the flip map as one
+    /// row per query.
+    pub fn text(&self) -> String {
+        let mut out = self.header();
+        match self.diagrams.as_slice() {
+            [one] if one.diagram.y.is_some() || self.diagrams.len() == 1 => {
+                out.push_str(&one_text(one));
+            }
+            many => out.push_str(&flip_map_text(many)),
+        }
+        out.push_str(
+            "(boundaries located by bisection on the model to 1e-6 of the axis; regret: \
+             simulated time lost against the fastest plan the diagram chose anywhere)\n",
+        );
+        out
+    }
+
+    /// Every cell as CSV, with the query's number first.
+    pub fn csv(&self) -> String {
+        let mut out = String::new();
+        for (i, q) in self.diagrams.iter().enumerate() {
+            for (j, line) in q.diagram.csv().lines().enumerate() {
+                if j == 0 {
+                    if i == 0 {
+                        let _ = writeln!(out, "query,{line}");
+                    }
+                } else {
+                    let _ = writeln!(out, "{},{line}", q.query);
+                }
+            }
+        }
+        out
+    }
+
+    /// The diagram (or flip map) as an SVG picture: cells coloured by plan, boundaries as
+    /// marks at their exact values, a legend.
+    pub fn svg(&self) -> String {
+        svg(self)
+    }
+}
+
+fn axis_line(a: &Axis) -> String {
+    format!(
+        "{} from {} to {} ({} values{})",
+        a.name,
+        value(&a.name, a.lo),
+        value(&a.name, a.hi),
+        a.values.len(),
+        match (a.integer, a.spacing) {
+            (true, _) => ", whole numbers",
+            (false, costlab_core::sweep::Spacing::Log) => ", log-spaced",
+            _ => "",
+        }
+    )
+}
+
+fn legend(d: &PlanDiagram, out: &mut String) {
+    let kept = d
+        .reduction
+        .as_ref()
+        .map(|r| r.plans.clone())
+        .unwrap_or_default();
+    for id in d.by_area() {
+        let p = &d.plans[id];
+        let _ = writeln!(
+            out,
+            "  {}  {:>5} cells  {:>9}  {}{}",
+            letter(id),
+            p.cells,
+            seconds(p.time_s),
+            p.summary,
+            if p.cells == 0 {
+                "  (only between cells)"
+            } else if kept.contains(&id) {
+                ""
+            } else {
+                "  (reduced away)"
+            }
+        );
+    }
+}
+
+fn one_text(q: &QueryDiagram) -> String {
+    let d = &q.diagram;
+    let mut out = String::new();
+    let _ = writeln!(out, "\nQ{}: {}", q.query, q.title);
+    let _ = writeln!(out, "x: {}", axis_line(&d.x));
+    if let Some(y) = &d.y {
+        let _ = writeln!(out, "y: {}", axis_line(y));
+    }
+    let label_w = d.y.as_ref().map_or(0, |y| {
+        y.values
+            .iter()
+            .map(|v| value(&y.name, *v).len())
+            .max()
+            .unwrap_or(0)
+    });
+    out.push('\n');
+    for r in (0..d.rows()).rev() {
+        let label =
+            d.y.as_ref()
+                .map_or(String::new(), |y| value(&y.name, y.values[r]));
+        let _ = write!(out, "{label:>label_w$} |");
+        for c in 0..d.columns() {
+            out.push(letter(d.cell(r, c).plan));
+        }
+        out.push('\n');
+    }
+    let _ = writeln!(out, "{:>label_w$} +{}", "", "-".repeat(d.columns()));
+    let lo = value(&d.x.name, d.x.lo);
+    let hi = value(&d.x.name, d.x.hi);
+    let pad = (d.columns() + 1).saturating_sub(lo.len() + hi.len());
+    let _ = writeln!(
+        out,
+        "{:>label_w$}  {lo}{}{hi}  {}",
+        "",
+        " ".repeat(pad.saturating_sub(1)),
+        d.x.name
+    );
+    let _ = writeln!(
+        out,
+        "\n{} plans in cells, {} evaluations",
+        d.plans_in_cells(),
+        d.evaluations
+    );
+    legend(d, &mut out);
+    if let Some(r) = &d.reduction {
+        let _ = writeln!(
+            out,
+            "reduction: {} plan(s) stay within {:.0} % of the optimal cost in every cell{}",
+            r.plans.len(),
+            r.threshold * 100.0,
+            if r.unfitted.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " ({} plan(s) without a known cost elsewhere never replace another)",
+                    r.unfitted.len()
+                )
+            }
+        );
+    }
+    let worst = d.cells.iter().map(|c| c.regret_s).fold(0.0f64, f64::max);
+    let mean = d.cells.iter().map(|c| c.regret_s).sum::<f64>() / d.cells.len().max(1) as f64;
+    let _ = writeln!(
+        out,
+        "regret: mean {} per cell, worst {}",
+        seconds(mean),
+        seconds(worst)
+    );
+    out.push_str(&boundary_text(d));
+    out
+}
+
+/// Boundaries grouped by (axis, from, to): how many and over which range of values.
+fn boundary_text(d: &PlanDiagram) -> String {
+    let mut groups: Vec<(u8, usize, usize, usize, f64, f64)> = Vec::new();
+    for b in &d.boundaries {
+        match groups
+            .iter_mut()
+            .find(|g| g.0 == b.axis && g.1 == b.from && g.2 == b.to)
+        {
+            Some(g) => {
+                g.3 += 1;
+                g.4 = g.4.min(b.at);
+                g.5 = g.5.max(b.at);
+            }
+            None => groups.push((b.axis, b.from, b.to, 1, b.at, b.at)),
+        }
+    }
+    let mut out = format!("boundaries: {}\n", d.boundaries.len());
+    for (axis, from, to, n, lo, hi) in groups {
+        let name = if axis == 0 {
+            &d.x.name
+        } else {
+            &d.y.as_ref().expect("y boundary").name
+        };
+        let range = if n == 1 || lo == hi {
+            format!("at {}", value(name, lo))
+        } else {
+            format!("at {} to {}", value(name, lo), value(name, hi))
+        };
+        let _ = writeln!(
+            out,
+            "  {} -> {} along {name}: {n} edge(s), {range}",
+            letter(from),
+            letter(to)
+        );
+    }
+    out
+}
+
+fn flip_map_text(rows: &[QueryDiagram]) -> String {
+    let mut out = String::new();
+    let Some(first) = rows.first() else {
+        return out;
+    };
+    let _ = writeln!(out, "\nflip map over {}\n", axis_line(&first.diagram.x));
+    let changed = rows.iter().filter(|q| q.diagram.plans.len() > 1).count();
+    for q in rows {
+        let d = &q.diagram;
+        let strip: String = (0..d.columns())
+            .map(|c| letter(d.cell(0, c).plan))
+            .collect();
+        let switches: Vec<String> = d
+            .boundaries
+            .iter()
+            .map(|b| {
+                format!(
+                    "{}->{} at {}",
+                    letter(b.from),
+                    letter(b.to),
+                    value(&d.x.name, b.at)
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "{}Q{:<3} {strip}  {}",
+            if d.plans.len() > 1 { "*" } else { " " },
+            q.query,
+            switches.join(", ")
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\n{changed} of {} queries change plan over the range (*); letters are per query:",
+        rows.len()
+    );
+    for q in rows.iter().filter(|q| q.diagram.plans.len() > 1) {
+        let _ = writeln!(out, "Q{}: {}", q.query, q.title);
+        legend(&q.diagram, &mut out);
+    }
+    out
+}
+
+/// A plan's colour: twelve distinct ones, then hues around the wheel.
+pub fn colour(id: usize) -> String {
+    const C: [&str; 12] = [
+        "#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7",
+        "#9c755f", "#bab0ac", "#1b9e77", "#7570b3",
+    ];
+    C.get(id).map_or_else(
+        || format!("hsl({},55%,55%)", (id * 47) % 360),
+        |c| c.to_string(),
+    )
+}
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+fn svg(r: &DiagramReport) -> String {
+    const CELL_W: f64 = 560.0;
+    const LEFT: f64 = 90.0;
+    const TOP: f64 = 30.0;
+    let mut body = String::new();
+    let mut legend_lines: Vec<(String, String)> = Vec::new();
+    let mut y0 = TOP;
+    let single = r.diagrams.len() == 1;
+    for q in &r.diagrams {
+        let d = &q.diagram;
+        let (cols, rows) = (d.columns(), d.rows());
+        let cw = CELL_W / cols as f64;
+        let ch = if d.y.is_some() {
+            CELL_W / rows as f64
+        } else {
+            14.0
+        };
+        let height = ch * rows as f64;
+        if !single {
+            let _ = write!(
+                body,
+                r#"<text x="{}" y="{:.1}" font-size="11" text-anchor="end">Q{}</text>"#,
+                LEFT - 6.0,
+                y0 + ch * 0.8,
+                q.query
+            );
+        }
+        for row in 0..rows {
+            for c in 0..cols {
+                let cell = d.cell(row, c);
+                let _ = write!(
+                    body,
+                    r#"<rect x="{:.2}" y="{:.2}" width="{:.2}" height="{:.2}" fill="{}"><title>{}</title></rect>"#,
+                    LEFT + c as f64 * cw,
+                    y0 + (rows - 1 - row) as f64 * ch,
+                    cw + 0.05,
+                    ch + 0.05,
+                    colour(cell.plan),
+                    esc(&d.plans[cell.plan].summary)
+                );
+            }
+        }
+        // Boundaries at their exact values: a short tick across the edge they cut.
+        for b in &d.boundaries {
+            let (cx, cy) = if b.axis == 0 {
+                (
+                    LEFT + d.x.position(b.at) * (CELL_W - cw) + cw / 2.0,
+                    y0 + (rows - 1 - b.row) as f64 * ch + ch / 2.0,
+                )
+            } else {
+                let y = d.y.as_ref().expect("y boundary");
+                (
+                    LEFT + b.col as f64 * cw + cw / 2.0,
+                    y0 + (1.0 - y.position(b.at)) * (height - ch) + ch / 2.0,
+                )
+            };
+            let _ = write!(
+                body,
+                r##"<circle cx="{cx:.2}" cy="{cy:.2}" r="1.2" fill="#000"/>"##
+            );
+        }
+        if single {
+            for id in d.by_area() {
+                legend_lines.push((
+                    colour(id),
+                    format!("{}  {}", letter(id), d.plans[id].summary),
+                ));
+            }
+            let _ = write!(
+                body,
+                r#"<text x="{LEFT}" y="{:.1}" font-size="12">{}  {}  {}</text>"#,
+                y0 + height + 16.0,
+                esc(&value(&d.x.name, d.x.lo)),
+                esc(&d.x.name),
+                esc(&value(&d.x.name, d.x.hi))
+            );
+            if let Some(y) = &d.y {
+                let _ = write!(
+                    body,
+                    r#"<text x="{:.1}" y="{:.1}" font-size="12" text-anchor="end">{}</text><text x="{:.1}" y="{:.1}" font-size="12" text-anchor="end">{}</text><text x="{:.1}" y="{:.1}" font-size="12" text-anchor="end">{}</text>"#,
+                    LEFT - 6.0,
+                    y0 + 10.0,
+                    esc(&value(&y.name, y.hi)),
+                    LEFT - 6.0,
+                    y0 + height / 2.0,
+                    esc(&y.name),
+                    LEFT - 6.0,
+                    y0 + height,
+                    esc(&value(&y.name, y.lo))
+                );
+            }
+        }
+        y0 += height + if single { 30.0 } else { 2.0 };
+    }
+    if !single {
+        if let Some(q) = r.diagrams.first() {
+            let x = &q.diagram.x;
+            let _ = write!(
+                body,
+                r#"<text x="{LEFT}" y="{:.1}" font-size="12">{}  {}  {} (colours are per query)</text>"#,
+                y0 + 14.0,
+                esc(&value(&x.name, x.lo)),
+                esc(&x.name),
+                esc(&value(&x.name, x.hi))
+            );
+            y0 += 24.0;
+        }
+    }
+    for (i, (c, text)) in legend_lines.iter().enumerate() {
+        let y = y0 + 16.0 * i as f64;
+        let _ = write!(
+            body,
+            r#"<rect x="{LEFT}" y="{:.1}" width="10" height="10" fill="{c}"/><text x="{:.1}" y="{:.1}" font-size="11">{}</text>"#,
+            y,
+            LEFT + 16.0,
+            y + 9.0,
+            esc(text)
+        );
+    }
+    let height = y0 + 16.0 * legend_lines.len() as f64 + 10.0;
+    let title = match r.diagrams.as_slice() {
+        [q] => format!("Q{} on {}: plan diagram", q.query, r.release),
+        _ => format!("{} on {}: flip map", r.workload, r.release),
+    };
+    format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{:.0}" height="{height:.0}" font-family="sans-serif"><text x="{LEFT}" y="18" font-size="13">{}</text>{body}</svg>
+"#,
+        LEFT + CELL_W + 20.0,
+        esc(&title)
+    )
+}
