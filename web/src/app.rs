@@ -423,7 +423,10 @@ pub fn app() -> Html {
                     <SharePanel scenario={s.clone()} />
                 </aside>
                 <div class={classes!("views", (s.engines == Engines::Both).then_some("both"), dbt3.then_some("dbt3-view"))}>
-                    if dbt3 { <Dbt3View scenario={s.clone()} /> }
+                    if dbt3 { <Dbt3View scenario={s.clone()} on_set={
+                        let dispatch = dispatch.clone();
+                        Callback::from(move |set: Vec<(Knob, f64)>| for (k, v) in set { dispatch.emit(Action::SetKnob(k, v)) })
+                    } /> }
                     { for views.iter().enumerate().map(|(i, v)| match v {
                         Ok(v) => {
                             let id = if v.engine == Engine::Postgres { "pg" } else { "mysql" };

@@ -7,6 +7,7 @@
 pub mod app;
 pub mod chart;
 pub mod components;
+pub mod diagram_render;
 mod infra;
 pub mod model;
 pub mod state;

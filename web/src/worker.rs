@@ -7,14 +7,16 @@
 //! planners and the calibration file's and validation report's parsers into a wasm, and the page's binary must stay
 //! without them (the linker drops this module from the page because nothing there reaches it).
 
+use crate::diagram_render;
 use crate::worker_protocol::{
-    knob_values, to_json, Calibrated, CalibrationReply, CalibrationRequest, EngineTable,
-    FromWorker, Node, Queries, Refused, Reply, Request, Row, ScenarioLoaded, ScenarioReply,
-    ScenarioRequest, Side, Table, ToWorker, Trees, TreesReply, TreesRequest, ValidationReply,
-    ValidationRequest, ValidationShown,
+    knob_values, to_json, AxisRequest, Calibrated, CalibrationReply, CalibrationRequest,
+    DiagramReply, DiagramRequest, EngineTable, FromWorker, Node, Queries, Refused, Reply, Request,
+    Row, ScenarioLoaded, ScenarioReply, ScenarioRequest, Side, Table, ToWorker, Trees, TreesReply,
+    TreesRequest, ValidationReply, ValidationRequest, ValidationShown,
 };
 use costlab_core::calibration::{Calibration, Estimate};
 use costlab_core::catalog::Table as CatalogTable;
+use costlab_core::diagram::{Axis, Boundaries};
 use costlab_core::knobs::Engine;
 use costlab_core::knobs::{EngineVersion, Knob, KnobValues};
 use costlab_core::plan::{change_site, PlanNode};
@@ -280,6 +282,74 @@ impl Worker {
         }
     }
 
+    /// A plan diagram, or the flip map, with the planner the last DBT3 request prepared for
+    /// the engine.
+    pub fn diagram(&self, req: &DiagramRequest) -> DiagramReply {
+        let result = (|| {
+            if req.table != self.last_id {
+                return Err("the tables are being planned again; the diagram follows".into());
+            }
+            let (p, _) = self
+                .engines
+                .iter()
+                .find(|p| p.key.version.engine() == req.engine)
+                .ok_or_else(|| format!("{} is not planned yet", req.engine.name()))?
+                .planner
+                .as_ref()
+                .map_err(Clone::clone)?;
+            let current = knob_values(&req.current)?;
+            let axis = |a: &AxisRequest| -> Result<(Knob, Axis), String> {
+                let knob = Knob::lookup(&a.knob).map_err(|e| e.to_string())?;
+                let axis = Axis::of_knob(knob, a.lo, a.hi, a.n).map_err(|e| e.to_string())?;
+                Ok((knob, axis))
+            };
+            let boundaries = if req.fine {
+                Boundaries::Locate
+            } else {
+                Boundaries::Skip
+            };
+            let (kx, ax) = axis(&req.x)?;
+            let diagrams = match (req.query, &req.y) {
+                (None, _) => p.flip_map(&current, kx, &ax, boundaries),
+                (Some(q), None) => p
+                    .diagram(q, &current, (kx, &ax), None, boundaries)
+                    .map(|d| vec![(q, d)]),
+                (Some(q), Some(y)) => {
+                    let (ky, ay) = axis(y)?;
+                    p.diagram(q, &current, (kx, &ax), Some((ky, &ay)), boundaries)
+                        .map(|d| vec![(q, d)])
+                }
+            }
+            .map_err(|e| e.to_string())?;
+            let title = |n: u8| {
+                p.queries()
+                    .iter()
+                    .find(|q| q.number == n)
+                    .map_or_else(String::new, |q| q.title.to_string())
+            };
+            let shown: Vec<_> = diagrams
+                .into_iter()
+                .map(|(q, d)| diagram_render::shown(q, title(q), &d))
+                .collect();
+            Ok(diagram_render::view(
+                &shown,
+                diagram_render::Axes {
+                    query: req.query,
+                    x: kx,
+                    y: req.y.as_ref().and_then(|y| Knob::lookup(&y.knob).ok()),
+                },
+            ))
+        })();
+        DiagramReply {
+            id: req.id,
+            fine: req.fine,
+            x: req.x.knob.clone(),
+            y: req.y.as_ref().map(|y| y.knob.clone()),
+            query: req.query,
+            result,
+        }
+    }
+
     /// A message as the worker receives it (a JSON [`ToWorker`]) to the JSON [`FromWorker`]
     /// it posts back.
     pub fn handle_json(&mut self, message: &str) -> String {
@@ -289,6 +359,7 @@ impl Worker {
             Ok(ToWorker::Calibration(req)) => FromWorker::Calibration(calibration(&req)),
             Ok(ToWorker::Validation(req)) => FromWorker::Validation(validation(&req)),
             Ok(ToWorker::Scenario(req)) => FromWorker::Scenario(scenario(&req)),
+            Ok(ToWorker::Diagram(req)) => FromWorker::Diagram(self.diagram(&req)),
             // Both sides are built together, so this is a bug; say so rather than go quiet.
             Err(e) => FromWorker::Failed(format!("the worker cannot read a request: {e}")),
         };

@@ -28,6 +28,67 @@ pub enum ToWorker {
     Validation(ValidationRequest),
     /// A scenario file for the user's workload.
     Scenario(ScenarioRequest),
+    /// A plan diagram (or the flip map) over the last DBT3 request's queries.
+    Diagram(DiagramRequest),
+}
+
+/// One axis of a diagram: a knob (by name) from `lo` to `hi` in `n` values.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AxisRequest {
+    pub knob: String,
+    pub lo: f64,
+    pub hi: f64,
+    pub n: usize,
+}
+
+/// A plan diagram of one query over `x` and `y`, or (no query) the flip map of every query
+/// over `x`, with the other knobs at `current`, planned by the planner of the last DBT3
+/// request for `engine`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DiagramRequest {
+    /// Replies carry it back, so the reply to older inputs can be dropped.
+    pub id: u64,
+    /// The DBT3 request whose planners draw it (the page asks once that reply is shown).
+    pub table: u64,
+    pub engine: Engine,
+    pub query: Option<u8>,
+    pub x: AxisRequest,
+    pub y: Option<AxisRequest>,
+    /// Every knob's value in `KNOBS` order.
+    pub current: Vec<f64>,
+    /// Locate the boundaries (the fine picture) or not (the first, coarse one).
+    pub fine: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DiagramReply {
+    pub id: u64,
+    pub fine: bool,
+    /// The request's axes' knobs and query: the picture is drawn with these, not with
+    /// whatever the controls show meanwhile.
+    pub x: String,
+    pub y: Option<String>,
+    pub query: Option<u8>,
+    pub result: Result<DiagramView, String>,
+}
+
+/// A diagram (or the flip map) drawn by the worker (`diagram_render`): the page injects
+/// the SVG and the legend as they come, so its bundle carries no drawing code for them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DiagramView {
+    pub svg: String,
+    /// The same picture with cells shaded by the time their plan loses.
+    pub regret_svg: String,
+    /// HTML: per query, each plan's colour, letter, summary, cells, time and regret.
+    pub legend: String,
+    /// A line per cell, for the export.
+    pub csv: String,
+    /// The axes' values (a click picks a cell by them); `y` empty with one axis.
+    pub x: Vec<f64>,
+    pub y: Vec<f64>,
+    /// The picture's height in SVG units (its width is fixed).
+    pub height: f64,
+    pub boundaries: u32,
 }
 
 /// Read a scenario file (`costlab import`'s, already checked against
@@ -175,6 +236,7 @@ pub enum FromWorker {
     Calibration(CalibrationReply),
     Validation(ValidationReply),
     Scenario(ScenarioReply),
+    Diagram(DiagramReply),
     /// The worker could not start (its wasm failed to load); no reply will come.
     Failed(String),
 }
@@ -359,6 +421,17 @@ mod read {
                 })?,
             }));
         }
+        let r = get(v, "Diagram");
+        if !r.is_undefined() {
+            return Some(FromWorker::Diagram(DiagramReply {
+                id: num(&r, "id")? as u64,
+                fine: flag(&r, "fine")?,
+                x: text(&r, "x")?,
+                y: opt(get(&r, "y"), JsValue::as_string)?,
+                query: opt(get(&r, "query"), |q| q.as_f64().map(|n| n as u8))?,
+                result: result(&get(&r, "result"), diagram_view)?,
+            }));
+        }
         let r = get(v, "Validation");
         if !r.is_undefined() {
             return Some(FromWorker::Validation(ValidationReply {
@@ -383,6 +456,19 @@ mod read {
             [a, b] => Some((*a, *b)),
             _ => None,
         }
+    }
+
+    fn diagram_view(v: &JsValue) -> Option<DiagramView> {
+        Some(DiagramView {
+            svg: text(v, "svg")?,
+            regret_svg: text(v, "regret_svg")?,
+            legend: text(v, "legend")?,
+            csv: text(v, "csv")?,
+            x: list(&get(v, "x"), JsValue::as_f64)?,
+            y: list(&get(v, "y"), JsValue::as_f64)?,
+            height: num(v, "height")?,
+            boundaries: num(v, "boundaries")? as u32,
+        })
     }
 
     fn validation_shown(v: &JsValue) -> Option<ValidationShown> {

@@ -6,13 +6,13 @@ use costlab_core::knobs::{Engine, Knob};
 use costlab_core::scenario::{Engines, Workload};
 use costlab_web::app::App;
 use costlab_web::components::calibration::Pending;
-use costlab_web::components::dbt3::{Conversation, Dbt3Props, Dbt3Table};
+use costlab_web::components::dbt3::{Conversation, Dbt3Props, Dbt3Table, DiagramConversation};
 use costlab_web::model::Shared;
 use costlab_web::state::{Action, State, WorkloadKind};
 use costlab_web::worker::{calibration, validation, Worker};
 use costlab_web::worker_protocol::{
-    knob_list, to_message, CalibrationRequest, FromWorker, Node, Queries, Reply, Request, Table,
-    ToWorker, TreesRequest, ValidationRequest,
+    knob_list, to_message, AxisRequest, CalibrationRequest, DiagramReply, DiagramRequest,
+    FromWorker, Node, Queries, Reply, Request, Table, ToWorker, TreesRequest, ValidationRequest,
 };
 use std::rc::Rc;
 use wasm_bindgen_test::*;
@@ -345,6 +345,132 @@ fn dbt3_conversation_keeps_one_request_in_flight_and_drops_stale_replies() {
     assert!(next.unwrap().starts_with("{\"Dbt3\":{\"id\":4,"));
     let (shown, next) = c.reply(reply(4));
     assert_eq!(shown.map(|r| r.id), Some(4));
+    assert_eq!(next, None);
+}
+
+fn diagram_request(id: u64, table: u64, query: Option<u8>, fine: bool) -> DiagramRequest {
+    let r = dbt3_request(table, "#v=1&w=dbt3");
+    DiagramRequest {
+        id,
+        table,
+        engine: Engine::Mysql,
+        query,
+        x: AxisRequest {
+            knob: "memory_block_read_cost".into(),
+            lo: 0.1,
+            hi: 1.0,
+            n: 20,
+        },
+        y: query.map(|_| AxisRequest {
+            knob: "row_evaluate_cost".into(),
+            lo: 0.05,
+            hi: 0.4,
+            n: 8,
+        }),
+        current: r.current,
+        fine,
+    }
+}
+
+#[wasm_bindgen_test]
+fn worker_draws_diagrams_over_the_tables_planners_and_the_page_reads_them() {
+    let mut worker = Worker::default();
+    worker.handle(&dbt3_request(3, "#v=1&w=dbt3"));
+    // The flip map over memory_block_read_cost: Q6 takes its range between 0.5 and 1.
+    let text = worker.handle_json(&to_message(&ToWorker::Diagram(diagram_request(
+        1, 3, None, true,
+    ))));
+    let Ok(FromWorker::Diagram(d)) = costlab_web::worker_protocol::parse(&text) else {
+        panic!("not a diagram: {text:.300}");
+    };
+    assert_eq!((d.id, d.fine, d.query), (1, true, None));
+    assert_eq!(d.x, "memory_block_read_cost");
+    let map = d.result.unwrap();
+    assert_eq!((map.x.len(), map.y.len()), (20, 0));
+    // Q6's one boundary, drawn as a dot with its value.
+    let circles: Vec<&str> = map.svg.split("<circle").skip(1).collect();
+    assert_eq!(circles.len() as u32, map.boundaries);
+    let q6: Vec<f64> = circles
+        .iter()
+        .filter(|c| c.contains("data-query=\"6\""))
+        .map(|c| {
+            let at = c.split("data-at=\"").nth(1).unwrap();
+            at[..at.find('"').unwrap()].parse().unwrap()
+        })
+        .collect();
+    assert_eq!(q6.len(), 1, "{q6:?}");
+    assert!(q6[0] > 0.5 && q6[0] < 1.0, "{q6:?}");
+    // Twenty-two strips: a label per query; the legend names Q6's two plans.
+    assert_eq!(map.svg.matches("</text>").count(), 22 + 3);
+    assert!(
+        map.legend
+            .contains("Q6 Forecasting revenue change: 2 plans in cells"),
+        "{}",
+        map.legend
+    );
+    assert_eq!(map.csv.lines().count(), 1 + 22 * 20);
+    // One query over two knobs, coarse (no boundaries), through the page's reader.
+    let text = worker.handle_json(&to_message(&ToWorker::Diagram(diagram_request(
+        2,
+        3,
+        Some(12),
+        false,
+    ))));
+    let Ok(FromWorker::Diagram(d)) = costlab_web::worker_protocol::parse(&text) else {
+        panic!("not a diagram: {text:.300}");
+    };
+    let one = d.result.unwrap();
+    assert_eq!((one.x.len(), one.y.len(), one.boundaries), (20, 8, 0));
+    assert_eq!(one.csv.lines().count(), 1 + 160);
+    assert!(!one.svg.contains("<circle"));
+    assert_ne!(one.svg, one.regret_svg);
+    // Planners of older tables, a bad knob: errors in the reply.
+    assert!(worker
+        .diagram(&diagram_request(4, 2, None, true))
+        .result
+        .is_err());
+    let mut bad = diagram_request(5, 3, None, true);
+    bad.x.knob = "mrr_cost_based".into();
+    assert!(worker.diagram(&bad).result.unwrap_err().contains("switch"));
+}
+
+#[wasm_bindgen_test]
+fn diagram_conversation_asks_coarse_then_fine_only_for_the_latest_inputs() {
+    let mut c = DiagramConversation::default();
+    let reply = |id, fine| DiagramReply {
+        id,
+        fine,
+        x: "memory_block_read_cost".into(),
+        y: None,
+        query: None,
+        result: Err("none".into()),
+    };
+    assert_eq!(c.request(diagram_request(1, 1, None, true)), None);
+    let posted = c.ready().unwrap();
+    assert!(posted.contains("\"fine\":false"), "{posted}");
+    assert!(posted.contains("\"n\":12"), "{posted}");
+    // The coarse reply to the latest inputs: the fine picture is asked for next.
+    let (shown, next) = c.reply(reply(1, false));
+    assert_eq!(shown.map(|r| r.id), Some(1));
+    let next = next.unwrap();
+    assert!(
+        next.contains("\"fine\":true") && next.contains("\"n\":20"),
+        "{next}"
+    );
+    // The knobs move while the fine picture is drawn: its reply is dropped, and the new
+    // inputs' coarse picture goes next, never the old fine one again.
+    assert_eq!(c.request(diagram_request(2, 1, None, true)), None);
+    let (shown, next) = c.reply(reply(1, true));
+    assert_eq!(shown, None);
+    let next = next.unwrap();
+    assert!(
+        next.contains("\"id\":2") && next.contains("\"fine\":false"),
+        "{next}"
+    );
+    let (_, next) = c.reply(reply(2, false));
+    assert!(next.unwrap().contains("\"fine\":true"));
+    let (shown, next) = c.reply(reply(2, true));
+    assert_eq!(shown.map(|r| r.fine), Some(true));
     assert_eq!(next, None);
 }
 

@@ -8,14 +8,15 @@
 //! The planning happens in the helper web worker (`worker`): the view sends the inputs, keeps
 //! showing the last reply meanwhile, and redraws when the reply for the latest inputs comes.
 
+use crate::components::diagram::{DiagramPanel, COARSE};
 use crate::infra::{self, WorkerLink};
 use crate::model::{seconds, Shared};
 use crate::worker_protocol::{
-    self, knob_list, FromWorker, Node, Queries, Refused, Reply, Request, Row, Table, ToWorker,
-    TreesReply, TreesRequest,
+    self, knob_list, AxisRequest, DiagramReply, DiagramRequest, FromWorker, Node, Queries, Refused,
+    Reply, Request, Row, Table, ToWorker, TreesReply, TreesRequest,
 };
 use costlab_core::analysis;
-use costlab_core::knobs::{Engine, Preset};
+use costlab_core::knobs::{Engine, Knob, Preset};
 use costlab_core::scenario::{Scenario, UserTables, Workload};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -63,6 +64,60 @@ impl Conversation {
     }
 }
 
+/// The diagram's side of the conversation: at most one diagram in flight and the latest
+/// waiting. Each diagram is asked for coarse first (no boundaries); the fine picture is
+/// asked for only when the coarse reply answers the latest inputs, so moving a knob
+/// cancels the refinement of a picture no longer wanted.
+#[derive(Default)]
+pub struct DiagramConversation {
+    ready: bool,
+    in_flight: bool,
+    waiting: Option<DiagramRequest>,
+    latest: Option<DiagramRequest>,
+}
+
+impl DiagramConversation {
+    pub fn request(&mut self, r: DiagramRequest) -> Option<String> {
+        let coarse_axis = |a: &AxisRequest| AxisRequest {
+            n: COARSE.min(a.n),
+            ..a.clone()
+        };
+        self.waiting = Some(DiagramRequest {
+            fine: false,
+            x: coarse_axis(&r.x),
+            y: r.y.as_ref().map(coarse_axis),
+            ..r.clone()
+        });
+        self.latest = Some(r);
+        self.next()
+    }
+
+    pub fn ready(&mut self) -> Option<String> {
+        self.ready = true;
+        self.next()
+    }
+
+    /// A reply came: the reply if it answers the latest inputs, and the message to post
+    /// next (the fine picture after the latest coarse one).
+    pub fn reply(&mut self, r: DiagramReply) -> (Option<DiagramReply>, Option<String>) {
+        self.in_flight = false;
+        let current = self.latest.as_ref().is_some_and(|l| l.id == r.id);
+        if current && !r.fine && self.waiting.is_none() {
+            self.waiting = self.latest.clone();
+        }
+        (current.then_some(r), self.next())
+    }
+
+    fn next(&mut self) -> Option<String> {
+        if !self.ready || self.in_flight {
+            return None;
+        }
+        let r = self.waiting.take()?;
+        self.in_flight = true;
+        Some(worker_protocol::to_message(&ToWorker::Diagram(r)))
+    }
+}
+
 /// What the view shows: the last current reply, or why the worker cannot answer.
 #[derive(Default, PartialEq)]
 pub struct Shown {
@@ -73,11 +128,14 @@ pub struct Shown {
     /// Per engine, the last trees that belong to the reply shown.
     pub trees: Vec<Shared<TreesReply>>,
     pub failed: Option<String>,
+    /// The last diagram reply for the latest diagram inputs.
+    pub diagram: Option<Shared<DiagramReply>>,
 }
 
 pub enum Received {
     Reply(Reply),
     Trees(Box<TreesReply>),
+    Diagram(Box<DiagramReply>),
     Failed(String),
 }
 
@@ -118,6 +176,15 @@ impl Reducible for Shown {
                     .collect(),
                 trees: self.trees.clone(),
                 failed: None,
+                diagram: self.diagram.clone(),
+            }),
+            Received::Diagram(d) => Rc::new(Shown {
+                id: self.id,
+                tables: self.tables.clone(),
+                refused: self.refused.clone(),
+                trees: self.trees.clone(),
+                failed: self.failed.clone(),
+                diagram: Some(Shared(Rc::new(*d))),
             }),
             // Trees of plans no longer shown are dropped; the table asks again.
             Received::Trees(t) if t.id != self.id => self,
@@ -135,6 +202,7 @@ impl Reducible for Shown {
                     refused: self.refused.clone(),
                     trees,
                     failed: self.failed.clone(),
+                    diagram: self.diagram.clone(),
                 })
             }
             Received::Failed(m) => Rc::new(Shown {
@@ -143,6 +211,7 @@ impl Reducible for Shown {
                 refused: self.refused.clone(),
                 trees: self.trees.clone(),
                 failed: Some(m),
+                diagram: self.diagram.clone(),
             }),
         }
     }
@@ -193,6 +262,10 @@ fn inputs(s: &Scenario) -> Result<Request, String> {
 #[derive(Properties, PartialEq)]
 pub struct Dbt3ViewProps {
     pub scenario: Scenario,
+    /// Set knobs (a click on the plan diagram); without it the view draws no diagram (the
+    /// embed).
+    #[prop_or_default]
+    pub on_set: Option<Callback<Vec<(Knob, f64)>>>,
 }
 
 #[function_component(Dbt3View)]
@@ -200,6 +273,8 @@ pub fn dbt3_view(props: &Dbt3ViewProps) -> Html {
     let s = &props.scenario;
     let shown = use_reducer(Shown::default);
     let conversation = use_mut_ref(Conversation::default);
+    let diagrams = use_mut_ref(DiagramConversation::default);
+    let diagram_ids = use_mut_ref(|| 0u64);
     let link = use_mut_ref(|| None::<WorkerLink>);
     // Ids count the distinct inputs; the tables carry the latest and the shown one, so
     // tests (and the timing marks) can tell when the reply to an input is on screen.
@@ -212,9 +287,14 @@ pub fn dbt3_view(props: &Dbt3ViewProps) -> Html {
         })
     });
     {
-        let (conversation, link, shown) = (conversation.clone(), link.clone(), shown.clone());
+        let (conversation, diagrams, link, shown) = (
+            conversation.clone(),
+            diagrams.clone(),
+            link.clone(),
+            shown.clone(),
+        );
         use_effect_with((), move |_| {
-            start_worker(&conversation, &link, shown.dispatcher());
+            start_worker(&conversation, &diagrams, &link, shown.dispatcher());
             move || drop(link.borrow_mut().take())
         });
     }
@@ -286,20 +366,68 @@ pub fn dbt3_view(props: &Dbt3ViewProps) -> Html {
                 title={format!("{}: {what} on {}", s.version_of(e).label(), analysis::machine_label(s))} />
         }
     });
-    html! { <>{ for tables }</> }
+    let on_diagram = {
+        let (diagrams, link) = (diagrams.clone(), link.clone());
+        use_callback((), move |mut r: DiagramRequest, _| {
+            *diagram_ids.borrow_mut() += 1;
+            r.id = *diagram_ids.borrow();
+            if let (Some(message), Some(l)) = (diagrams.borrow_mut().request(r), &*link.borrow()) {
+                l.post(&message);
+            }
+        })
+    };
+    // The queries the diagram offers: the first table's rows.
+    let queries = use_memo(shown.tables.first().map(|(_, t)| t.clone()), |t| {
+        Shared(Rc::new(
+            t.as_ref()
+                .and_then(|t| t.0.as_ref().as_ref().ok())
+                .map(|rows| rows.iter().map(|r| (r.number, r.title.clone())).collect())
+                .unwrap_or_default(),
+        ))
+    });
+    let diagram = match &props.on_set {
+        Some(on_set) if shown.failed.is_none() && request.is_ok() => html! {
+            <DiagramPanel engines={s.engines.list().into_iter().map(|e| s.version_of(e)).collect::<Vec<_>>()}
+                queries={(*queries).clone()} knobs={s.knobs.clone()} reply={shown.diagram.clone()}
+                table={if shown.id == requested { shown.id } else { 0 }}
+                on_request={on_diagram} on_set={on_set.clone()} />
+        },
+        _ => html! {},
+    };
+    html! { <>{ for tables }{ diagram }</> }
 }
 
 /// Starts the worker and wires its messages to the conversation and the view.
 fn start_worker(
     conversation: &Rc<RefCell<Conversation>>,
+    diagrams: &Rc<RefCell<DiagramConversation>>,
     link: &Rc<RefCell<Option<WorkerLink>>>,
     shown: UseReducerDispatcher<Shown>,
 ) {
     let on_message = {
-        let (conversation, link, shown) = (conversation.clone(), link.clone(), shown.clone());
+        let (conversation, diagrams, link, shown) = (
+            conversation.clone(),
+            diagrams.clone(),
+            link.clone(),
+            shown.clone(),
+        );
         Callback::from(move |text: String| {
             let next = match worker_protocol::parse(&text) {
-                Ok(FromWorker::Ready) => conversation.borrow_mut().ready(),
+                Ok(FromWorker::Ready) => {
+                    let table = conversation.borrow_mut().ready();
+                    let diagram = diagrams.borrow_mut().ready();
+                    if let (Some(m), Some(l)) = (diagram, &*link.borrow()) {
+                        l.post(&m);
+                    }
+                    table
+                }
+                Ok(FromWorker::Diagram(d)) => {
+                    let (current, next) = diagrams.borrow_mut().reply(d);
+                    if let Some(d) = current {
+                        shown.dispatch(Received::Diagram(Box::new(d)));
+                    }
+                    next
+                }
                 Ok(FromWorker::Reply(r)) => {
                     let (current, next) = conversation.borrow_mut().reply(r);
                     if let Some(r) = current {

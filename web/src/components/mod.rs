@@ -3,6 +3,7 @@
 pub mod calibration;
 pub mod chart_view;
 pub mod dbt3;
+pub mod diagram;
 pub mod file_drop;
 pub mod knobs;
 pub mod machine;
