@@ -63,6 +63,59 @@ pub fn download_text(filename: &str, mime: &str, content: &str) -> Result<(), St
     result
 }
 
+/// Draws an SVG picture (`width` x `height` in its own units) on a canvas at twice that
+/// size and downloads it as PNG. The browser decodes the SVG; the download starts when it
+/// has (an `Image`'s load event).
+pub fn download_svg_as_png(
+    filename: &str,
+    svg: &str,
+    width: f64,
+    height: f64,
+) -> Result<(), String> {
+    use wasm_bindgen::closure::Closure;
+    let document = web_sys::window()
+        .and_then(|w| w.document())
+        .ok_or("no document")?;
+    let img = web_sys::HtmlImageElement::new().map_err(|_| "cannot make an image")?;
+    let canvas: web_sys::HtmlCanvasElement = document
+        .create_element("canvas")
+        .map_err(|_| "cannot make a canvas")?
+        .unchecked_into();
+    let scale = 2.0;
+    canvas.set_width((width * scale).ceil() as u32);
+    canvas.set_height((height * scale).ceil() as u32);
+    let name = filename.to_string();
+    let drawn = img.clone();
+    let onload = Closure::once_into_js(move || {
+        let ctx = canvas
+            .get_context("2d")
+            .ok()
+            .flatten()
+            .map(|c| c.unchecked_into::<web_sys::CanvasRenderingContext2d>());
+        if let Some(ctx) = ctx {
+            ctx.set_fill_style_str("#fff");
+            ctx.fill_rect(0.0, 0.0, width * scale, height * scale);
+            let _ = ctx.draw_image_with_html_image_element_and_dw_and_dh(
+                &drawn,
+                0.0,
+                0.0,
+                width * scale,
+                height * scale,
+            );
+            if let Ok(url) = canvas.to_data_url_with_type("image/png") {
+                let _ = click_download(&name, &url);
+            }
+        }
+    });
+    img.set_onload(Some(onload.unchecked_ref()));
+    let url = format!(
+        "data:image/svg+xml;charset=utf-8,{}",
+        String::from(js_sys::encode_uri_component(svg))
+    );
+    img.set_src(&url);
+    Ok(())
+}
+
 /// Downloads a data: URL (a PNG from `canvas.toDataURL`).
 pub fn download_url(filename: &str, url: &str) -> Result<(), String> {
     click_download(filename, url)

@@ -162,6 +162,17 @@ fn on_click(
     })
 }
 
+/// The picture as a file: with its namespace and a size of its own (on the page it takes
+/// the panel's width).
+fn standalone(svg: &str, height: f64) -> String {
+    svg.replacen("<svg ", "<svg xmlns=\"http://www.w3.org/2000/svg\" ", 1)
+        .replacen(
+            "width=\"100%\"",
+            &format!("width=\"{}\" height=\"{height:.0}\"", LEFT + WIDTH + 10.0),
+            1,
+        )
+}
+
 /// Position in [0, 1] of `v` on an axis from `lo` to `hi` (log-spaced on log knobs), as
 /// the worker draws it.
 fn position(knob: Knob, lo: f64, hi: f64, v: f64) -> f64 {
@@ -330,9 +341,27 @@ pub fn diagram_panel(props: &DiagramProps) -> Html {
                 } else {
                     v.svg.clone()
                 };
+                let height = v.height;
                 Callback::from(move |_| {
-                    let s = text.replacen("<svg ", "<svg xmlns=\"http://www.w3.org/2000/svg\" ", 1);
+                    let s = standalone(&text, height);
                     let _ = infra::download_text("costlab-diagram.svg", "image/svg+xml", &s);
+                })
+            };
+            let on_png = {
+                let text = if c.regret {
+                    v.regret_svg.clone()
+                } else {
+                    v.svg.clone()
+                };
+                let height = v.height;
+                Callback::from(move |_| {
+                    let s = standalone(&text, height);
+                    let _ = infra::download_svg_as_png(
+                        "costlab-diagram.png",
+                        &s,
+                        LEFT + WIDTH + 10.0,
+                        height,
+                    );
                 })
             };
             html! { <>
@@ -346,6 +375,7 @@ pub fn diagram_panel(props: &DiagramProps) -> Html {
                 <div class="panel-row">
                     <button type="button" class="diagram-csv" onclick={on_csv}>{ "Export CSV" }</button>
                     <button type="button" class="diagram-svg" onclick={on_svg}>{ "Export SVG" }</button>
+                    <button type="button" class="diagram-png" onclick={on_png}>{ "Export PNG" }</button>
                 </div>
                 { Html::from_html_unchecked(AttrValue::from(v.legend.clone())) }
             </> }
