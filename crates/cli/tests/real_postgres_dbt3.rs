@@ -818,10 +818,42 @@ fn dbt3_builtin_catalog_matches_real_postgres_at_sf_1() {
     );
 
     // The built-in statistics themselves against the server's ANALYZE of the same data.
+    // ANALYZE draws a new random sample each time, so a distinct count it estimates from
+    // 30,000 rows moves between runs by a few per cent (lineitem.l_orderkey: 360,453 in
+    // one CI run against 379,120 built-in). When a statistic is off, the tables it belongs
+    // to are analysed twice more and the built-in value is held against the median of
+    // the three samples: the tolerance stays, the server's noise shrinks.
     let names: Vec<String> = cat.pg.iter().map(|t| t.name.clone()).collect();
-    let imported = import_postgres(&server.dsn(), &names, &ImportOptions::default())
-        .unwrap_or_else(|e| panic!("import: {e}"));
-    let (stats_report, stats_failures) = statistics_comparison(&cat.pg, &imported.scenario.tables);
+    let import = || {
+        import_postgres(&server.dsn(), &names, &ImportOptions::default())
+            .unwrap_or_else(|e| panic!("import: {e}"))
+            .scenario
+            .tables
+    };
+    let mut samples = vec![import()];
+    let (mut stats_report, mut stats_failures) = statistics_comparison(&cat.pg, &samples);
+    if !stats_failures.is_empty() {
+        let mut tables: Vec<&str> = stats_failures
+            .iter()
+            .filter_map(|f| f.split(['.', ' ', ':']).next())
+            .filter(|t| names.iter().any(|n| n == t))
+            .collect();
+        tables.sort_unstable();
+        tables.dedup();
+        println!(
+            "\n{} statistics off on the first sample:\n{}\nanalysing {} twice more",
+            stats_failures.len(),
+            stats_failures.join("\n"),
+            tables.join(", ")
+        );
+        for _ in 0..2 {
+            client
+                .batch_execute(&format!("ANALYZE {}", tables.join(", ")))
+                .expect("ANALYZE again");
+            samples.push(import());
+        }
+        (stats_report, stats_failures) = statistics_comparison(&cat.pg, &samples);
+    }
     println!("\n{stats_report}");
     std::fs::write(dir.join("statistics.txt"), &stats_report).expect("write the statistics");
     assert!(
@@ -865,10 +897,28 @@ fn distinct_count(n_distinct: f64, rows: f64) -> f64 {
     }
 }
 
+/// The median of the values present (none: NaN).
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    match values.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => values[n / 2],
+        n => (values[n / 2 - 1] + values[n / 2]) / 2.0,
+    }
+}
+
 /// The built-in catalog's row counts, pages, index sizes, null fractions, distinct counts and
-/// most-common-value frequencies beside the server's (`costlab import` of the loaded data):
-/// the report, and what lies outside [`STATS_TOLERANCE`] ([`mcv_close`] for frequencies).
-fn statistics_comparison(builtin: &[Table], server: &[Table]) -> (String, Vec<String>) {
+/// most-common-value frequencies beside the server's (`costlab import` of the loaded data,
+/// once per ANALYZE sample; each statistic the median over the samples that have it): the
+/// report, and what lies outside [`STATS_TOLERANCE`] ([`mcv_close`] for frequencies).
+fn statistics_comparison(builtin: &[Table], samples: &[Vec<Table>]) -> (String, Vec<String>) {
+    let server = &samples[0];
+    let same_table = |name: &str| -> Vec<&Table> {
+        samples
+            .iter()
+            .filter_map(|s| s.iter().find(|t| t.name == name))
+            .collect()
+    };
     let mut out = String::new();
     let mut failures = Vec::new();
     let mut missing = Vec::new();
@@ -886,7 +936,14 @@ fn statistics_comparison(builtin: &[Table], server: &[Table]) -> (String, Vec<St
     let _ = writeln!(
         out,
         "  {:<42} {:>14} {:>14} {:>7}",
-        "statistic", "built-in", "server", "ratio"
+        "statistic",
+        "built-in",
+        if samples.len() > 1 {
+            "server (median)"
+        } else {
+            "server"
+        },
+        "ratio"
     );
     let (mut n_mcv, mut n_values) = (0usize, 0usize);
     for b in builtin {
@@ -894,39 +951,55 @@ fn statistics_comparison(builtin: &[Table], server: &[Table]) -> (String, Vec<St
             missing.push(format!("{}: not imported", b.name));
             continue;
         };
-        let (bp, tp) = (b.pg.as_ref(), t.pg.as_ref());
-        if let (Some(bp), Some(tp)) = (bp, tp) {
+        let all = same_table(&b.name);
+        // The median over the samples of one statistic of this table (NaN if none has it).
+        let med =
+            |f: &dyn Fn(&Table) -> Option<f64>| median(all.iter().filter_map(|t| f(t)).collect());
+        if let Some(bp) = b.pg.as_ref() {
+            let tuples = med(&|t| t.pg.as_ref().map(|p| p.reltuples));
+            let pages = med(&|t| t.pg.as_ref().map(|p| p.relpages));
             for (what, m, s) in [
-                ("reltuples", bp.reltuples, tp.reltuples),
-                ("relpages", bp.relpages, tp.relpages),
+                ("reltuples", bp.reltuples, tuples),
+                ("relpages", bp.relpages, pages),
             ] {
-                check(format!("{} {what}", b.name), m, s, close(m, s), &mut out);
+                if !s.is_nan() {
+                    check(format!("{} {what}", b.name), m, s, close(m, s), &mut out);
+                }
             }
         }
         for bi in &b.indexes {
-            let Some(ti) = t.indexes.iter().find(|i| i.name == bi.name) else {
-                continue;
-            };
-            if let (Some(bx), Some(tx)) = (&bi.pg, &ti.pg) {
+            let Some(bx) = &bi.pg else { continue };
+            let tx = med(&|t| {
+                let i = t.indexes.iter().find(|i| i.name == bi.name)?;
+                i.pg.as_ref().map(|x| x.pages)
+            });
+            if !tx.is_nan() {
                 check(
                     format!("{} pages", bi.name),
                     bx.pages,
-                    tx.pages,
-                    close(bx.pages, tx.pages),
+                    tx,
+                    close(bx.pages, tx),
                     &mut out,
                 );
             }
         }
-        let rows = t.pg.as_ref().map_or(t.rows, |p| p.reltuples);
+        let rows = med(&|t| Some(t.pg.as_ref().map_or(t.rows, |p| p.reltuples)));
         for bc in &b.columns {
-            let Some(tc) = t.columns.iter().find(|c| c.name == bc.name) else {
-                continue;
+            let column = |t: &Table| {
+                t.columns
+                    .iter()
+                    .find(|c| c.name == bc.name)
+                    .map(|c| c.stats.clone())
             };
-            let (bs, ts) = (&bc.stats, &tc.stats);
-            let (bd, td) = (
-                distinct_count(bs.n_distinct, rows),
-                distinct_count(ts.n_distinct, rows),
-            );
+            if !t.columns.iter().any(|c| c.name == bc.name) {
+                continue;
+            }
+            let bs = &bc.stats;
+            let bd = distinct_count(bs.n_distinct, rows);
+            let td = med(&|t| {
+                let rows = t.pg.as_ref().map_or(t.rows, |p| p.reltuples);
+                column(t).map(|s| distinct_count(s.n_distinct, rows))
+            });
             match n_distinct_not_predicted(&bc.name) {
                 Some(why) => {
                     let _ = writeln!(
@@ -944,36 +1017,40 @@ fn statistics_comparison(builtin: &[Table], server: &[Table]) -> (String, Vec<St
                     &mut out,
                 ),
             }
-            if bs.null_frac > 0.0 || ts.null_frac > 0.0 {
+            let tnull = med(&|t| column(t).map(|s| s.null_frac));
+            if bs.null_frac > 0.0 || tnull > 0.0 {
                 check(
                     format!("{}.{} null_frac", b.name, bc.name),
                     bs.null_frac,
-                    ts.null_frac,
-                    close(bs.null_frac, ts.null_frac),
+                    tnull,
+                    close(bs.null_frac, tnull),
                     &mut out,
                 );
             }
             for (v, f) in &bs.mcv {
                 n_mcv += 1;
-                match ts.mcv.iter().find(|(w, _)| w == v) {
-                    Some((_, g)) => {
-                        n_values += 1;
-                        check(
-                            format!("{}.{} = {v}", b.name, bc.name),
-                            *f,
-                            *g,
-                            mcv_close(*f, *g, rows),
-                            &mut out,
-                        );
-                    }
-                    None => {
-                        let _ = writeln!(
-                            out,
-                            "  {:<42} {f:>14.4} {:>14}",
-                            format!("{}.{} = {v}", b.name, bc.name),
-                            "(not an MCV)"
-                        );
-                    }
+                // A value among one sample's most common values and not another's counts
+                // by the samples that list it.
+                let g = med(&|t| {
+                    let s = column(t)?;
+                    s.mcv.iter().find(|(w, _)| w == v).map(|(_, g)| *g)
+                });
+                if g.is_nan() {
+                    let _ = writeln!(
+                        out,
+                        "  {:<42} {f:>14.4} {:>14}",
+                        format!("{}.{} = {v}", b.name, bc.name),
+                        "(not an MCV)"
+                    );
+                } else {
+                    n_values += 1;
+                    check(
+                        format!("{}.{} = {v}", b.name, bc.name),
+                        *f,
+                        g,
+                        mcv_close(*f, g, rows),
+                        &mut out,
+                    );
                 }
             }
         }
