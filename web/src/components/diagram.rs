@@ -223,6 +223,32 @@ fn cell_size(d: &DiagramView) -> (f64, f64) {
     (cw, ch)
 }
 
+/// A checkbox that sets one flag of the panel's choice.
+fn checkbox(
+    id: &'static str,
+    label: &'static str,
+    checked: bool,
+    choice: &UseStateHandle<Choice>,
+    c: &Choice,
+    set: fn(&mut Choice, bool),
+) -> Html {
+    let onchange = {
+        let (choice, c) = (choice.clone(), c.clone());
+        move |e: Event| {
+            let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+            let mut n = c.clone();
+            set(&mut n, input.checked());
+            choice.set(n);
+        }
+    };
+    html! {
+        <label class="radio">
+            <input {id} type="checkbox" {checked} {onchange} />
+            { label }
+        </label>
+    }
+}
+
 #[function_component(DiagramPanel)]
 pub fn diagram_panel(props: &DiagramProps) -> Html {
     let choice = use_state(|| first_choice(&props.engines));
@@ -288,18 +314,14 @@ pub fn diagram_panel(props: &DiagramProps) -> Html {
         )
     }));
     let reply = props.reply.as_ref().map(|r| &*r.0);
-    let open_box = html! {
-        <label class="radio">
-            <input id="diagram-open" type="checkbox" checked={c.open} onchange={
-                let (choice, c) = (choice.clone(), c.clone());
-                move |e: Event| {
-                    let input: web_sys::HtmlInputElement = e.target_unchecked_into();
-                    choice.set(Choice { open: input.checked(), ..c.clone() });
-                }
-            } />
-            { "draw the plan each cell of a grid gets: one query over two knobs, or every query over one (the flip map)" }
-        </label>
-    };
+    let open_box = checkbox(
+        "diagram-open",
+        "draw the plan each cell of a grid gets: one query over two knobs, or every query over one (the flip map)",
+        c.open,
+        &choice,
+        &c,
+        |c, on| c.open = on,
+    );
     if !c.open {
         return html! {
             <section class="panel diagram-panel" aria-labelledby="diagram-title">
@@ -407,16 +429,7 @@ pub fn diagram_panel(props: &DiagramProps) -> Html {
                     { select("diagram-y".into(), c.y.map_or("none", |k| k.def().name).into(), y_options,
                         set(|c, v| c.y = Knob::lookup(&v).ok())) }
                 }
-                <label class="radio">
-                    <input id="diagram-regret" type="checkbox" checked={c.regret} onchange={
-                        let (choice, c) = (choice.clone(), c.clone());
-                        move |e: Event| {
-                            let input: web_sys::HtmlInputElement = e.target_unchecked_into();
-                            choice.set(Choice { regret: input.checked(), ..c.clone() });
-                        }
-                    } />
-                    { "regret layer" }
-                </label>
+                { checkbox("diagram-regret", "regret layer", c.regret, &choice, &c, |c, on| c.regret = on) }
             </div>
             { body }
         </section>
