@@ -172,5 +172,18 @@ test('Q12 over random_page_cost x effective_cache_size on PostgreSQL, and the fl
   ]);
   sameBoundaries(flips, coreBoundaries(map), 'flip map');
   console.log(`# measure DBT3 flip map PostgreSQL 22 x 50 from an idle worker: complete ${ms} ms`);
+  // A click on the flip map's twelfth row (Q12), column 30: random_page_cost goes to that
+  // column's value and Q12's row opens in the table with its plans.
+  await page.locator('svg.diagram').scrollIntoViewIfNeeded();
+  const box = await page.locator('svg.diagram').boundingBox();
+  const scale = box.width / 610;
+  const xs = map.diagrams[0].diagram.x.values;
+  assert.equal(map.diagrams[11].query, 12);
+  await page.mouse.click(box.x + (80 + 30.5 * (520 / xs.length)) * scale, box.y + (8 + 11.5 * 14) * scale);
+  await page.waitForSelector('#dbt3-pg tr[data-q="12"][aria-expanded="true"]');
+  const rpc = Number(await page.locator('[data-knob="random_page_cost"] input[type="number"]').inputValue());
+  assert.ok(Math.abs(rpc - xs[30]) <= 1e-6 * xs[30], `random_page_cost ${rpc}, column ${xs[30]}`);
+  await page.waitForSelector('#dbt3-pg-detail .plan-tree.current');
+  assert.match(await page.locator('#dbt3-pg-detail h3').innerText(), /^Q12 /);
   assert.deepEqual(problems, []);
 });

@@ -49,6 +49,10 @@ pub struct Axes {
 
 /// The view of a query's diagram (or the flip map's diagrams), ready for the page.
 pub fn view(ds: &[DiagramShown], axes: Axes) -> DiagramView {
+    let rows = match ds {
+        [_] => Vec::new(),
+        _ => ds.iter().map(|d| d.query).collect(),
+    };
     let (height, x, y) = match ds.first() {
         Some(f) => {
             let (_, ch) = cell_size(f);
@@ -67,6 +71,7 @@ pub fn view(ds: &[DiagramShown], axes: Axes) -> DiagramView {
         csv: csv(ds, axes),
         x,
         y,
+        rows,
         height,
         boundaries: ds.iter().map(|d| d.boundaries.len() as u32).sum(),
     }

@@ -86,6 +86,9 @@ pub struct DiagramView {
     /// The axes' values (a click picks a cell by them); `y` empty with one axis.
     pub x: Vec<f64>,
     pub y: Vec<f64>,
+    /// The flip map's query per row, top to bottom (empty for one query's diagram): a
+    /// click on a row opens that query in the table.
+    pub rows: Vec<u8>,
     /// The picture's height in SVG units (its width is fixed).
     pub height: f64,
     pub boundaries: u32,
@@ -466,6 +469,7 @@ mod read {
             csv: text(v, "csv")?,
             x: list(&get(v, "x"), JsValue::as_f64)?,
             y: list(&get(v, "y"), JsValue::as_f64)?,
+            rows: list(&get(v, "rows"), |q| q.as_f64().map(|q| q as u8))?,
             height: num(v, "height")?,
             boundaries: num(v, "boundaries")? as u32,
         })

@@ -586,7 +586,33 @@ fn table_props(table: Option<Table>) -> Dbt3Props {
         on_open: Default::default(),
         refused: None,
         prefix: "dbt3".into(),
+        focus: None,
     }
+}
+
+#[wasm_bindgen_test]
+async fn dbt3_table_opens_the_query_a_flip_map_click_names() {
+    let mut worker = Worker::default();
+    let reply = worker.handle(&dbt3_request(3, "#v=1&w=dbt3"));
+    let asked = Rc::new(std::cell::Cell::new(None));
+    let root = mount_table(Dbt3Props {
+        on_open: {
+            let asked = asked.clone();
+            yew::Callback::from(move |q| asked.set(Some(q)))
+        },
+        focus: Some((12, 1)),
+        ..table_props(Some(reply.tables[0].rows.clone()))
+    });
+    yew::scheduler::flush().await;
+    let expanded = |q: u8| {
+        root.query_selector(&format!("tr[data-q='{q}']"))
+            .unwrap()
+            .and_then(|r| r.get_attribute("aria-expanded"))
+    };
+    assert_eq!(expanded(12).as_deref(), Some("true"));
+    assert_eq!(expanded(6).as_deref(), Some("false"));
+    // Opening it asks for its plans, as a click on the row does.
+    assert_eq!(asked.get(), Some((Engine::Mysql, 12)));
 }
 
 #[wasm_bindgen_test]

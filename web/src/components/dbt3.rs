@@ -275,6 +275,8 @@ pub fn dbt3_view(props: &Dbt3ViewProps) -> Html {
     let conversation = use_mut_ref(Conversation::default);
     let diagrams = use_mut_ref(DiagramConversation::default);
     let diagram_ids = use_mut_ref(|| 0u64);
+    // The query a click on the flip map opened, per engine, with a click count.
+    let focus = use_state(|| None::<(Engine, u8, u64)>);
     let link = use_mut_ref(|| None::<WorkerLink>);
     // Ids count the distinct inputs; the tables carry the latest and the shown one, so
     // tests (and the timing marks) can tell when the reply to an input is on screen.
@@ -360,8 +362,9 @@ pub fn dbt3_view(props: &Dbt3ViewProps) -> Html {
             Workload::User(u) => format!("your queries on {}", u.tables.name()),
             Workload::T1Sweep { .. } => String::new(),
         };
+        let focus = focus.filter(|f| f.0 == e).map(|(_, n, k)| (n, k));
         html! {
-            <Dbt3Table key={e.name()} engine={e} {table} {refused} {trees} on_open={on_open.clone()} baseline={baseline} {requested} shown={shown.id}
+            <Dbt3Table key={e.name()} engine={e} {table} {refused} {trees} on_open={on_open.clone()} {focus} baseline={baseline} {requested} shown={shown.id}
                 prefix={prefix}
                 title={format!("{}: {what} on {}", s.version_of(e).label(), analysis::machine_label(s))} />
         }
@@ -385,12 +388,19 @@ pub fn dbt3_view(props: &Dbt3ViewProps) -> Html {
                 .unwrap_or_default(),
         ))
     });
+    let on_focus = {
+        let focus = focus.clone();
+        Callback::from(move |(e, n): (Engine, u8)| {
+            let clicks = focus.map_or(0, |f| f.2) + 1;
+            focus.set(Some((e, n, clicks)));
+        })
+    };
     let diagram = match &props.on_set {
         Some(on_set) if shown.failed.is_none() && request.is_ok() => html! {
             <DiagramPanel engines={s.engines.list().into_iter().map(|e| s.version_of(e)).collect::<Vec<_>>()}
                 queries={(*queries).clone()} knobs={s.knobs.clone()} reply={shown.diagram.clone()}
                 table={if shown.id == requested { shown.id } else { 0 }}
-                on_request={on_diagram} on_set={on_set.clone()} />
+                on_request={on_diagram} on_set={on_set.clone()} on_open={on_focus} />
         },
         _ => html! {},
     };
@@ -491,6 +501,10 @@ pub struct Dbt3Props {
     /// A row opened (or the reply changed under an open row): its trees are wanted.
     #[prop_or_default]
     pub on_open: Callback<(Engine, u8)>,
+    /// A query to open, from a click on the flip map, with the click's number (the same
+    /// query clicked twice opens it again after the user closed it).
+    #[prop_or_default]
+    pub focus: Option<(u8, u64)>,
 }
 
 fn amount(x: f64) -> String {
@@ -564,6 +578,7 @@ struct Selected(Option<u8>);
 
 enum Select {
     Toggle(u8),
+    Open(u8),
     Close,
 }
 
@@ -573,6 +588,7 @@ impl Reducible for Selected {
     fn reduce(self: Rc<Self>, action: Select) -> Rc<Self> {
         Rc::new(Selected(match action {
             Select::Toggle(n) if self.0 != Some(n) => Some(n),
+            Select::Open(n) => Some(n),
             _ => None,
         }))
     }
@@ -631,6 +647,34 @@ pub fn dbt3_table(props: &Dbt3Props) -> Html {
         let d = selected.dispatcher();
         use_callback((), move |n: u8, _| d.dispatch(Select::Toggle(n)))
     };
+    // A click on the flip map opens its query's row and brings it into view.
+    {
+        let (d, section) = (
+            selected.dispatcher(),
+            format!(
+                "{}-{}",
+                props.prefix,
+                if props.engine == Engine::Postgres {
+                    "pg"
+                } else {
+                    "mysql"
+                }
+            ),
+        );
+        use_effect_with(props.focus, move |focus| {
+            if let Some((n, _)) = *focus {
+                d.dispatch(Select::Open(n));
+                let row = web_sys::window().and_then(|w| w.document()).and_then(|d| {
+                    d.query_selector(&format!("#{section} tr[data-q=\"{n}\"]"))
+                        .ok()
+                        .flatten()
+                });
+                if let Some(row) = row {
+                    row.scroll_into_view();
+                }
+            }
+        });
+    }
     // The open row's trees come from the worker: ask when a row opens and when the reply
     // shown changes under it.
     {

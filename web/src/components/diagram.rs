@@ -52,6 +52,9 @@ pub struct DiagramProps {
     pub on_request: Callback<DiagramRequest>,
     /// A cell was clicked: set these knobs.
     pub on_set: Callback<Vec<(Knob, f64)>>,
+    /// A cell of the flip map was clicked: open this query's row in the engine's table.
+    #[prop_or_default]
+    pub on_open: Callback<(Engine, u8)>,
 }
 
 /// What the panel's controls hold.
@@ -123,13 +126,16 @@ fn request(
     })
 }
 
-/// A click sets the knobs to the cell under the pointer (the flip map: x only).
+/// A click sets the knobs to the cell under the pointer (the flip map: x only, and the
+/// row's query opens in the table).
 fn on_click(
     d: &DiagramView,
     c: &Choice,
     on_set: Callback<Vec<(Knob, f64)>>,
+    on_open: Callback<(Engine, u8)>,
 ) -> Callback<MouseEvent> {
     let (xs, ys, x, y) = (d.x.clone(), d.y.clone(), c.x, c.y);
+    let (rows, engine) = (d.rows.clone(), c.engine);
     let (cw, ch) = cell_size(d);
     Callback::from(move |e: MouseEvent| {
         let Some(el) = e
@@ -158,7 +164,14 @@ fn on_click(
             }
             set.push((yk, ys[ys.len() - 1 - row as usize]));
         }
+        let query = ((py - TOP) / ch).floor();
+        let query = (query >= 0.0)
+            .then(|| rows.get(query as usize).copied())
+            .flatten();
         on_set.emit(set);
+        if let Some(q) = query {
+            on_open.emit((engine, q));
+        }
     })
 }
 
@@ -390,7 +403,7 @@ pub fn diagram_panel(props: &DiagramProps) -> Html {
                 <p class="note diagram-state" data-fine={r.fine.to_string()} data-id={r.id.to_string()}>
                     { if r.fine { "Boundaries located by bisection on the model (dots). Click a cell to set the knobs there." } else { "First picture; locating the boundaries…" } }
                 </p>
-                <div class="diagram-picture" onclick={on_click(v, &c, props.on_set.clone())}>
+                <div class="diagram-picture" onclick={on_click(v, &c, props.on_set.clone(), props.on_open.clone())}>
                     { Html::from_html_unchecked(AttrValue::from(if c.regret { v.regret_svg.clone() } else { v.svg.clone() })) }
                     { current(v, &c, &props.knobs) }
                 </div>
