@@ -125,6 +125,17 @@ test('Q8 over io_block_read_cost x memory_block_read_cost: every boundary is cos
   const first2 = Date.now() - t;
   await fine(page, 8, 'io_block_read_cost', 'row_evaluate_cost');
   console.log(`# measure plan diagram Q8 MySQL 50 x 50 (io x row_evaluate_cost) from an idle worker: first picture ${first2} ms, complete ${Date.now() - t} ms`);
+  // The link carries the diagram: opened in a new page it draws the same picture.
+  const link = page.url();
+  assert.match(link, /[#&]dg=mysql,8,iobrc,rec,open(&|$)/);
+  const again = await open(browser, link);
+  const redrawn = await fine(again.page, 8, 'io_block_read_cost', 'row_evaluate_cost');
+  assert.ok(redrawn.length > 0, 'the diagram from the link has boundaries');
+  assert.equal(await again.page.locator('#diagram-open').isChecked(), true);
+  assert.equal(await again.page.locator('#diagram-query').inputValue(), '8');
+  assert.equal(await again.page.locator('#diagram-y').inputValue(), 'row_evaluate_cost');
+  assert.deepEqual(again.problems, []);
+  await again.page.close();
   await page.waitForTimeout(500);
   t = Date.now();
   await page.selectOption('#diagram-query', 'all');

@@ -426,7 +426,7 @@ pub fn app() -> Html {
                     if dbt3 { <Dbt3View scenario={s.clone()} on_set={
                         let dispatch = dispatch.clone();
                         Callback::from(move |set: Vec<(Knob, f64)>| for (k, v) in set { dispatch.emit(Action::SetKnob(k, v)) })
-                    } /> }
+                    } on_diagram={dispatch.reform(Action::SetDiagram)} /> }
                     { for views.iter().enumerate().map(|(i, v)| match v {
                         Ok(v) => {
                             let id = if v.engine == Engine::Postgres { "pg" } else { "mysql" };

@@ -126,6 +126,8 @@ pub enum Action {
     SetView(View),
     SetFlipKnob(Knob),
     SetLogY(bool),
+    /// The plan diagram panel's settings.
+    SetDiagram(costlab_core::scenario::DiagramSpec),
 }
 
 impl Reducible for State {
@@ -319,6 +321,7 @@ impl Reducible for State {
             }
             Action::SetView(v) => s.view = v,
             Action::SetFlipKnob(k) => s.flip_knob = k,
+            Action::SetDiagram(d) => s.diagram = Some(d),
             Action::SetLogY(b) => s.log_y = b,
         }
         if (State {

@@ -315,6 +315,65 @@ pub struct Scenario {
     pub flip_knob: Knob,
     /// Log scale for the cost and time axes.
     pub log_y: bool,
+    /// The plan diagram panel under the DBT3 and user-workload tables; None until the user
+    /// touches it ([`Scenario::diagram`] gives the default for the engines on show).
+    pub diagram: Option<DiagramSpec>,
+}
+
+/// What the plan diagram panel draws: one query over one or two knobs, or every query
+/// over one knob (the flip map), of one engine.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DiagramSpec {
+    /// Drawn only when asked for: a diagram keeps the worker busy for a while.
+    pub open: bool,
+    pub engine: Engine,
+    /// None: the flip map of every query.
+    pub query: Option<u8>,
+    pub x: Knob,
+    /// The second axis (with a query only).
+    pub y: Option<Knob>,
+    /// Cells shaded by the time their plan loses instead of by plan.
+    pub regret: bool,
+}
+
+impl DiagramSpec {
+    /// Closed, the flip map of the first engine on show over its headline constant.
+    pub fn default_for(engines: Engines) -> DiagramSpec {
+        DiagramSpec {
+            open: false,
+            engine: engines.list()[0],
+            query: None,
+            x: Scenario::default_flip_knob(engines),
+            y: None,
+            regret: false,
+        }
+    }
+
+    /// Knobs a diagram can run over: every knob of the engine but switches.
+    pub fn axis_knobs(engine: Engine) -> impl Iterator<Item = Knob> {
+        Knob::for_engine(engine).filter(|k| k.def().scale != crate::knobs::Scale::Switch)
+    }
+
+    /// Why the spec cannot be drawn as it stands, if it cannot: an axis of another engine
+    /// or a switch, the same knob twice, a second axis without a query.
+    pub fn check(&self) -> std::result::Result<(), String> {
+        for k in std::iter::once(self.x).chain(self.y) {
+            if !DiagramSpec::axis_knobs(self.engine).any(|a| a == k) {
+                return Err(format!(
+                    "{} is not a {} knob a diagram can run over",
+                    k.def().name,
+                    self.engine.name()
+                ));
+            }
+        }
+        if self.y == Some(self.x) {
+            return Err(format!("{} is on both axes", self.x.def().name));
+        }
+        if self.y.is_some() && self.query.is_none() {
+            return Err("the flip map has one axis".into());
+        }
+        Ok(())
+    }
 }
 
 impl Default for Scenario {
@@ -334,6 +393,7 @@ impl Default for Scenario {
             view: View::Cost,
             flip_knob: Knob::MemoryBlockReadCost,
             log_y: false,
+            diagram: None,
         }
     }
 }
@@ -354,6 +414,22 @@ impl Scenario {
         if !self.engines.list().contains(&self.flip_knob.def().engine) {
             self.flip_knob = Scenario::default_flip_knob(self.engines);
         }
+        // The diagram too: its engine must be on show (it stays open if it was).
+        if let Some(d) = self
+            .diagram
+            .filter(|d| !self.engines.list().contains(&d.engine))
+        {
+            self.diagram = d.open.then(|| DiagramSpec {
+                open: true,
+                ..DiagramSpec::default_for(self.engines)
+            });
+        }
+    }
+
+    /// The plan diagram's settings: the user's, or the default for the engines on show.
+    pub fn diagram(&self) -> DiagramSpec {
+        self.diagram
+            .unwrap_or_else(|| DiagramSpec::default_for(self.engines))
     }
 
     /// The engine release whose defaults a knob is reset to.

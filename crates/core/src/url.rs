@@ -14,8 +14,8 @@
 
 use crate::knobs::{Engine, EngineVersion, Knob, KNOBS};
 use crate::scenario::{
-    CacheState, Engines, InnodbCacheReport, Scenario, ServerSettings, UserTables, UserWorkload,
-    View, Workload, CUSTOM_MACHINE,
+    CacheState, DiagramSpec, Engines, InnodbCacheReport, Scenario, ServerSettings, UserTables,
+    UserWorkload, View, Workload, CUSTOM_MACHINE,
 };
 use crate::sim::profile::{Confidence, MachineProfile, QdPoint};
 use serde::{Deserialize, Serialize};
@@ -64,6 +64,96 @@ pub struct Decoded {
     pub scenario: Scenario,
     pub embed: EmbedOptions,
     pub problems: Vec<LinkProblem>,
+}
+
+/// `dg`: engine, query (or `all`), x knob, y knob (or `-`), then the words `open` and
+/// `regret` when they hold, comma-separated: `pg,12,rpc,ecs,open`.
+fn diagram_value(d: &DiagramSpec) -> String {
+    let mut parts = vec![
+        engines_key(Engines::One(d.engine)).to_string(),
+        d.query.map_or("all".into(), |q| q.to_string()),
+        d.x.def().url_key.to_string(),
+        d.y.map_or("-", |k| k.def().url_key).to_string(),
+    ];
+    if d.open {
+        parts.push("open".into());
+    }
+    if d.regret {
+        parts.push("regret".into());
+    }
+    parts.join(",")
+}
+
+/// Reads `dg` (see [`diagram_value`]) for the engines on show.
+fn parse_diagram(v: &str, engines: Engines) -> std::result::Result<DiagramSpec, String> {
+    let parts: Vec<&str> = v.split(',').collect();
+    let [engine, query, x, y, flags @ ..] = parts.as_slice() else {
+        return Err("is not a diagram (engine,query,x,y[,open][,regret])".into());
+    };
+    let engine = match *engine {
+        "mysql" => Engine::Mysql,
+        "pg" => Engine::Postgres,
+        _ => {
+            return Err(format!(
+                "names no engine (mysql, pg) but `{}`",
+                truncate(engine)
+            ))
+        }
+    };
+    if !engines.list().contains(&engine) {
+        return Err(format!(
+            "is a {} diagram, but {} is not shown",
+            engine.name(),
+            engine.name()
+        ));
+    }
+    let query = match *query {
+        "all" => None,
+        q => match q.parse::<u8>() {
+            Ok(n) if n >= 1 => Some(n),
+            _ => {
+                return Err(format!(
+                    "names no query (all or a number) but `{}`",
+                    truncate(q)
+                ))
+            }
+        },
+    };
+    let knob = |key: &str| {
+        KNOBS
+            .iter()
+            .find(|d| d.url_key == key)
+            .map(|d| d.knob)
+            .ok_or_else(|| format!("names no knob `{}`", truncate(key)))
+    };
+    let x = knob(x)?;
+    let y = match *y {
+        "-" => None,
+        k => Some(knob(k)?),
+    };
+    let (mut open, mut regret) = (false, false);
+    for f in flags {
+        match *f {
+            "open" => open = true,
+            "regret" => regret = true,
+            other => {
+                return Err(format!(
+                    "has `{}`, neither open nor regret",
+                    truncate(other)
+                ))
+            }
+        }
+    }
+    let d = DiagramSpec {
+        open,
+        engine,
+        query,
+        x,
+        y,
+        regret,
+    };
+    d.check()?;
+    Ok(d)
 }
 
 fn engines_key(e: Engines) -> &'static str {
@@ -183,6 +273,9 @@ pub fn encode(s: &Scenario, embed: &EmbedOptions) -> String {
     }
     if s.log_y {
         pairs.push(("log".into(), "1".into()));
+    }
+    if let Some(d) = &s.diagram {
+        pairs.push(("dg".into(), diagram_value(d)));
     }
     if embed.embed {
         pairs.push(("embed".into(), "1".into()));
@@ -402,9 +495,12 @@ fn decode_v1(
     let mut user_queries_left_out = false;
     // Server settings apply over the machine's preset, once the machine is known.
     let (mut icr, mut bka) = (None, None);
+    // The diagram is read after the loop: it must be of an engine on show.
+    let mut diagram = None;
     for (k, v) in pairs {
         match k.as_str() {
             "v" | "pg" | "my" => {}
+            "dg" => diagram = Some(v),
             "e" => match v.as_str() {
                 "mysql" => s.engines = Engines::One(Engine::Mysql),
                 "pg" => s.engines = Engines::One(Engine::Postgres),
@@ -650,6 +746,14 @@ fn decode_v1(
             }
         }
     }
+    s.diagram = match diagram.map(|v| (v, parse_diagram(v, s.engines))) {
+        None => None,
+        Some((_, Ok(d))) => Some(d),
+        Some((v, Err(why))) => {
+            bad("dg", v, format!("{why}; drawing the default diagram"));
+            None
+        }
+    };
     if s.machine == CUSTOM_MACHINE {
         match profile_from_pairs(pairs) {
             Ok(p) => s.custom_machine = Some(p),
@@ -1179,6 +1283,67 @@ mod tests {
         };
         assert_eq!(encode(&pg, &EmbedOptions::default()), "v=1&e=pg&w=dbt3");
         assert_eq!(decode("v=1&e=pg&w=dbt3").scenario, pg);
+    }
+
+    #[test]
+    fn the_plan_diagram_travels_in_the_link_and_bad_ones_are_named() {
+        let s = Scenario {
+            engines: Engines::Both,
+            workload: Workload::dbt3_default(Engines::Both),
+            diagram: Some(DiagramSpec {
+                open: true,
+                engine: Engine::Postgres,
+                query: Some(12),
+                x: Knob::RandomPageCost,
+                y: Some(Knob::EffectiveCacheSize),
+                regret: false,
+            }),
+            ..Scenario::default()
+        };
+        let link = encode(&s, &EmbedOptions::default());
+        assert!(link.ends_with("&dg=pg,12,rpc,ecs,open"), "{link}");
+        let d = decode(&link);
+        assert_eq!(d.problems, vec![]);
+        assert_eq!(d.scenario, s);
+        // The flip map with the regret layer, closed.
+        let d = decode("v=1&w=dbt3&dg=mysql,all,mbrc,-,regret");
+        assert_eq!(d.problems, vec![]);
+        let g = d.scenario.diagram.expect("a diagram");
+        assert_eq!(
+            (g.open, g.query, g.x, g.y, g.regret),
+            (false, None, Knob::MemoryBlockReadCost, None, true)
+        );
+        // Each broken value is named, and the default diagram is drawn.
+        for (dg, why) in [
+            (
+                "pg,12,rpc,ecs",
+                "is a PostgreSQL diagram, but PostgreSQL is not shown",
+            ),
+            ("mysql,x,mbrc,-", "names no query (all or a number) but `x`"),
+            ("mysql,0,mbrc,-", "names no query"),
+            ("mysql,8,zz,-", "names no knob `zz`"),
+            (
+                "mysql,8,rpc,-",
+                "random_page_cost is not a MySQL knob a diagram can run over",
+            ),
+            (
+                "mysql,8,mbrc,mbrc",
+                "memory_block_read_cost is on both axes",
+            ),
+            ("mysql,all,mbrc,iobrc", "the flip map has one axis"),
+            ("mysql,8,mbrc,-,shut", "has `shut`, neither open nor regret"),
+            ("mysql,8", "is not a diagram"),
+        ] {
+            let d = decode(&format!("v=1&w=dbt3&dg={dg}"));
+            assert_eq!(d.scenario.diagram, None, "{dg}");
+            assert_eq!(d.problems.len(), 1, "{dg}: {:?}", d.problems);
+            assert_eq!(d.problems[0].key, "dg");
+            assert!(
+                d.problems[0].message.contains(why),
+                "{dg}: {}",
+                d.problems[0].message
+            );
+        }
     }
 
     #[test]
@@ -1788,7 +1953,15 @@ mod tests {
             workload,
             prop::sample::select(View::ALL.to_vec()),
             prop::sample::select(Knob::all().collect::<Vec<_>>()),
-            any::<bool>(),
+            (
+                any::<bool>(),
+                (
+                    any::<(bool, bool, bool)>(),
+                    prop::option::of(1u8..=40),
+                    any::<(prop::sample::Index, prop::sample::Index)>(),
+                    prop::option::of(any::<prop::sample::Index>()),
+                ),
+            ),
             (
                 prop::sample::select(crate::scenario::InnodbCacheReport::ALL.to_vec()),
                 any::<bool>(),
@@ -1806,7 +1979,7 @@ mod tests {
                     workload,
                     view,
                     flip,
-                    log_y,
+                    (log_y, ((touched, open, regret), query, (ie, ix), iy)),
                     (icr, bka),
                 )| {
                     if let Some(baseline) = workload.baseline() {
@@ -1835,6 +2008,21 @@ mod tests {
                         view,
                         flip_knob: flip,
                         log_y,
+                        diagram: touched.then(|| {
+                            let engine = *ie.get(&engines.list());
+                            let axes: Vec<Knob> = DiagramSpec::axis_knobs(engine).collect();
+                            let x = *ix.get(&axes);
+                            DiagramSpec {
+                                open,
+                                engine,
+                                query,
+                                x,
+                                y: iy
+                                    .map(|i| *i.get(&axes))
+                                    .filter(|y| *y != x && query.is_some()),
+                                regret,
+                            }
+                        }),
                     };
                     for (k, t) in knobs {
                         let d = k.def();

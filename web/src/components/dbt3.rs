@@ -266,6 +266,9 @@ pub struct Dbt3ViewProps {
     /// embed).
     #[prop_or_default]
     pub on_set: Option<Callback<Vec<(Knob, f64)>>>,
+    /// The diagram panel's settings changed (they live in the scenario, and so in links).
+    #[prop_or_default]
+    pub on_diagram: Callback<costlab_core::scenario::DiagramSpec>,
 }
 
 #[function_component(Dbt3View)]
@@ -400,7 +403,8 @@ pub fn dbt3_view(props: &Dbt3ViewProps) -> Html {
             <DiagramPanel engines={s.engines.list().into_iter().map(|e| s.version_of(e)).collect::<Vec<_>>()}
                 queries={(*queries).clone()} knobs={s.knobs.clone()} reply={shown.diagram.clone()}
                 table={if shown.id == requested { shown.id } else { 0 }}
-                on_request={on_diagram} on_set={on_set.clone()} on_open={on_focus} />
+                on_request={on_diagram} on_set={on_set.clone()} on_open={on_focus}
+                spec={s.diagram} on_spec={props.on_diagram.clone()} />
         },
         _ => html! {},
     };

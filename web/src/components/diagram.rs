@@ -11,6 +11,7 @@ use crate::infra;
 use crate::model::Shared;
 use crate::worker_protocol::{knob_list, AxisRequest, DiagramReply, DiagramRequest, DiagramView};
 use costlab_core::knobs::{Engine, EngineVersion, Knob, KnobValues, Scale};
+use costlab_core::scenario::DiagramSpec;
 use yew::prelude::*;
 
 /// Cells per axis of the fine picture and of the coarse one.
@@ -31,9 +32,7 @@ pub fn default_range(knob: Knob, version: EngineVersion) -> (f64, f64) {
 
 /// Knobs a diagram can run over: every knob of the engine but switches.
 pub fn axis_knobs(engine: Engine) -> Vec<Knob> {
-    Knob::for_engine(engine)
-        .filter(|k| k.def().scale != Scale::Switch)
-        .collect()
+    DiagramSpec::axis_knobs(engine).collect()
 }
 
 #[derive(Properties, PartialEq)]
@@ -55,21 +54,16 @@ pub struct DiagramProps {
     /// A cell of the flip map was clicked: open this query's row in the engine's table.
     #[prop_or_default]
     pub on_open: Callback<(Engine, u8)>,
+    /// The scenario's diagram settings (None: the default for the engines on show).
+    #[prop_or_default]
+    pub spec: Option<DiagramSpec>,
+    /// The controls changed: the new settings.
+    #[prop_or_default]
+    pub on_spec: Callback<DiagramSpec>,
 }
 
-/// What the panel's controls hold.
-#[derive(Clone, Debug, PartialEq)]
-struct Choice {
-    engine: Engine,
-    /// None: the flip map of every query.
-    query: Option<u8>,
-    x: Knob,
-    y: Option<Knob>,
-    regret: bool,
-    /// Drawn only when asked for: a diagram keeps the worker busy for a while, and the
-    /// tables come first.
-    open: bool,
-}
+/// What the panel's controls hold: the scenario's (and so the link's) diagram.
+type Choice = DiagramSpec;
 
 fn first_choice(engines: &[EngineVersion]) -> Choice {
     let engine = engines.first().map_or(Engine::Postgres, |v| v.engine());
@@ -241,17 +235,17 @@ fn checkbox(
     id: &'static str,
     label: &'static str,
     checked: bool,
-    choice: &UseStateHandle<Choice>,
+    choice: &Callback<Choice>,
     c: &Choice,
     set: fn(&mut Choice, bool),
 ) -> Html {
     let onchange = {
-        let (choice, c) = (choice.clone(), c.clone());
+        let (choice, c) = (choice.clone(), *c);
         move |e: Event| {
             let input: web_sys::HtmlInputElement = e.target_unchecked_into();
-            let mut n = c.clone();
+            let mut n = c;
             set(&mut n, input.checked());
-            choice.set(n);
+            choice.emit(n);
         }
     };
     html! {
@@ -264,12 +258,17 @@ fn checkbox(
 
 #[function_component(DiagramPanel)]
 pub fn diagram_panel(props: &DiagramProps) -> Html {
-    let choice = use_state(|| first_choice(&props.engines));
+    // The flip map has one axis: a y left over from a query's diagram is dropped.
+    let choice = props.on_spec.reform(|mut c: Choice| {
+        if c.query.is_none() {
+            c.y = None;
+        }
+        c
+    });
     // The engine left the page: start again on one that is shown.
-    let c = if props.engines.iter().any(|v| v.engine() == choice.engine) {
-        (*choice).clone()
-    } else {
-        first_choice(&props.engines)
+    let c = match props.spec {
+        Some(c) if props.engines.iter().any(|v| v.engine() == c.engine) => c,
+        _ => first_choice(&props.engines),
     };
     let req = (props.table > 0 && c.open)
         .then(|| request(&c, &props.engines, &props.knobs, props.table))
@@ -283,11 +282,11 @@ pub fn diagram_panel(props: &DiagramProps) -> Html {
         });
     }
     let set = |f: fn(&mut Choice, String)| {
-        let (choice, c) = (choice.clone(), c.clone());
+        let (choice, c) = (choice.clone(), c);
         Callback::from(move |v: String| {
-            let mut n = c.clone();
+            let mut n = c;
             f(&mut n, v);
-            choice.set(n);
+            choice.emit(n);
         })
     };
     let engines = props.engines.clone();
@@ -358,7 +357,7 @@ pub fn diagram_panel(props: &DiagramProps) -> Html {
                 query: r.query,
                 x: Knob::lookup(&r.x).unwrap_or(c.x),
                 y: r.y.as_deref().and_then(|y| Knob::lookup(y).ok()),
-                ..c.clone()
+                ..c
             };
             let on_csv = {
                 let (text, name) = (v.csv.clone(), c.x.def().name);
