@@ -22,6 +22,11 @@
 //!   c3f4c40; no planner change between them), callgrind counted 9,378,015 against
 //!   9,383,456 instructions for MySQL's 22 plans (+0.06 %) and 39.99M against 39.94M for
 //!   PostgreSQL's (-0.15 %), with identical plans.
+//!
+//! Planning all 22 at SF 10 (session 15, a 2-core guest, criterion's mean): MySQL 0.56 ms
+//! (1.05 before its tables borrowed their columns and bound key parts once per block),
+//! PostgreSQL 6.3 ms (issue 17 asks for 2.7). Build with `--no-default-features` for the
+//! page's planner, which formats no EXPLAIN text.
 
 use costlab_core::knobs::{EngineVersion, Knob, KnobValues};
 use costlab_core::scenario::ServerSettings;
