@@ -2,6 +2,8 @@
 
 use std::rc::Rc;
 
+use smallvec::SmallVec;
+
 use crate::plan::{Cost, Name, PlanNode, Work};
 
 /// A plan node whose children are shared between the paths that use them: the join
@@ -17,7 +19,7 @@ pub(crate) enum Node {
     /// (NaN: as many times its estimate as its first input's).
     Op {
         plan: PlanNode,
-        kids: Vec<Rc<Node>>,
+        kids: Kids,
         true_rows: TrueRows,
     },
     /// `node`'s subtree with its work repeated `loops` times (the inner of a nested loop,
@@ -27,10 +29,10 @@ pub(crate) enum Node {
 }
 
 impl Node {
-    pub fn op(plan: PlanNode, kids: Vec<Rc<Node>>) -> Rc<Node> {
+    pub fn op(plan: PlanNode, kids: impl IntoIterator<Item = Rc<Node>>) -> Rc<Node> {
         Rc::new(Node::Op {
             plan,
-            kids,
+            kids: kids.into_iter().collect(),
             true_rows: TrueRows::UNKNOWN,
         })
     }
@@ -112,7 +114,7 @@ impl Node {
         width: f64,
         work: Work,
         details: Vec<String>,
-        kids: Vec<Rc<Node>>,
+        kids: impl IntoIterator<Item = Rc<Node>>,
     ) -> Rc<Node> {
         Node::op(
             PlanNode {
@@ -168,7 +170,7 @@ impl Node {
 
     /// A copy of the top node (its work repeated as the tree would show it) and its
     /// children, to change the top node.
-    pub fn root_parts(&self) -> (PlanNode, Vec<Rc<Node>>) {
+    pub fn root_parts(&self) -> (PlanNode, Kids) {
         match self {
             Node::Op { plan, kids, .. } => (plan.clone(), kids.clone()),
             Node::Repeated { node, loops } => {
@@ -421,6 +423,9 @@ fn scale_work(w: &mut Work, f: f64) {
     w.comparisons *= f;
     w.spill_bytes *= f;
 }
+
+/// A node's children: one or two but for the top node's sub-selects, so inline.
+pub(crate) type Kids = SmallVec<[Rc<Node>; 2]>;
 
 /// How a rescan of a path is costed (cost_rescan, §2.1).
 #[derive(Clone, Copy, Debug, PartialEq)]

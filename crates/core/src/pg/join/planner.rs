@@ -4,6 +4,8 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use smallvec::{smallvec, SmallVec};
+
 use crate::block::{ColRef, QueryBlock};
 use crate::error::{Error, Result};
 use crate::knobs::EngineVersion;
@@ -203,7 +205,7 @@ impl<'a> Planner<'a> {
                 .into_iter()
                 .chain(Self::disabled_line(dis))
                 .collect(),
-            vec![p.node.clone()],
+            [p.node.clone()],
         )
     }
 
@@ -658,39 +660,43 @@ impl<'a> Planner<'a> {
             } else {
                 "Index Scan"
             };
-            let mut details = Vec::new();
-            let mut conds: Vec<String> = params
-                .iter()
-                .map(|(k, e)| {
-                    let m = b.ecs[*e].iter().find(|m| outer & bit(m.rel) != 0);
-                    format!(
-                        "({} = {}.{})",
-                        k.col,
-                        m.map_or("?", |m| b.rels[m.rel].alias.as_str()),
-                        m.map(|m| m.col.as_str()).unwrap_or("?")
-                    )
-                })
-                .collect();
-            for q in const_quals.iter() {
-                conds.push(crate::pg::explain_cond(rel, std::slice::from_ref(q)));
-            }
-            if !conds.is_empty() {
-                details.push(format!("Index Cond: {}", and_text(&conds)));
-            }
-            // The restrictions the index does not apply, one Filter line as EXPLAIN
-            // shows the qpquals.
-            let mut filters: Vec<String> = qp
-                .iter()
-                .map(|q| crate::pg::explain_cond(rel, std::slice::from_ref(q)))
-                .collect();
-            for (fi, f) in br.filters.iter().enumerate() {
-                if !ix.implied_filters.contains(&fi) {
-                    filters.push(f.text.clone());
+            let mut details = text(|| {
+                let mut details = Vec::new();
+                let mut conds: Vec<String> = params
+                    .iter()
+                    .map(|(k, e)| {
+                        let m = b.ecs[*e].iter().find(|m| outer & bit(m.rel) != 0);
+                        format!(
+                            "({} = {}.{})",
+                            k.col,
+                            m.map_or("?", |m| b.rels[m.rel].alias.as_str()),
+                            m.map(|m| m.col.as_str()).unwrap_or("?")
+                        )
+                    })
+                    .collect();
+                for q in const_quals.iter() {
+                    conds.push(crate::pg::explain_cond(rel, std::slice::from_ref(q)));
                 }
-            }
-            if !filters.is_empty() {
-                details.push(format!("Filter: {}", and_text(&filters)));
-            }
+                if !conds.is_empty() {
+                    details.push(format!("Index Cond: {}", and_text(&conds)));
+                }
+                // The restrictions the index does not apply, one Filter line as EXPLAIN
+                // shows the qpquals.
+                let mut filters: Vec<String> = qp
+                    .iter()
+                    .map(|q| crate::pg::explain_cond(rel, std::slice::from_ref(q)))
+                    .collect();
+                for (fi, f) in br.filters.iter().enumerate() {
+                    if !ix.implied_filters.contains(&fi) {
+                        filters.push(f.text.clone());
+                    }
+                }
+                if !filters.is_empty() {
+                    details.push(format!("Filter: {}", and_text(&filters)));
+                }
+                details
+            })
+            .unwrap_or_default();
             details.extend(Self::disabled_line(idis));
             let node = Node::op(
                 crate::plan::PlanNode {
@@ -786,7 +792,7 @@ impl<'a> Planner<'a> {
                         },
                         children: Vec::new(),
                     },
-                    vec![Node::with_true_rows(
+                    [Node::with_true_rows(
                         idx_node,
                         TrueRows {
                             rows: truth.rows * lc.tuples_fetched / rows.max(1e-9),
@@ -950,7 +956,7 @@ impl<'a> Planner<'a> {
 
     /// join_is_legal (§6.1) simplified to the DBT3 shapes: returns the (outer, inner,
     /// jointype) combinations to try, or None.
-    fn legal(&self, b: &Block, r1: u64, r2: u64) -> Option<Vec<(u64, u64, PJ)>> {
+    fn legal(&self, b: &Block, r1: u64, r2: u64) -> Option<SmallVec<[(u64, u64, PJ); 4]>> {
         let joined = r1 | r2;
         let mut found: Option<(&Special, bool)> = None;
         for sj in &b.specials {
@@ -992,7 +998,7 @@ impl<'a> Planner<'a> {
             }
         }
         Some(match found {
-            None => vec![(r1, r2, PJ::Inner), (r2, r1, PJ::Inner)],
+            None => smallvec![(r1, r2, PJ::Inner), (r2, r1, PJ::Inner)],
             Some((sj, swapped)) => {
                 let (o, i) = if swapped { (r2, r1) } else { (r1, r2) };
                 // populate_joinrel_with_paths' order: the reversed forms right after the
@@ -1001,17 +1007,17 @@ impl<'a> Planner<'a> {
                 let pg18 = self.version >= EngineVersion::Pg18;
                 match sj.kind {
                     JKind::Semi => {
-                        let mut v = vec![(o, i, PJ::Semi)];
+                        let mut v: SmallVec<_> = smallvec![(o, i, PJ::Semi)];
                         if pg18 {
                             v.push((i, o, PJ::RightSemi));
                         }
                         v.extend([(o, i, PJ::UniqueInner), (i, o, PJ::UniqueOuter)]);
                         v
                     }
-                    JKind::Anti if pg16 => vec![(o, i, PJ::Anti), (i, o, PJ::RightAnti)],
-                    JKind::Anti => vec![(o, i, PJ::Anti)],
-                    JKind::Left => vec![(o, i, PJ::Left), (i, o, PJ::Right)],
-                    JKind::Inner => vec![(o, i, PJ::Inner), (i, o, PJ::Inner)],
+                    JKind::Anti if pg16 => smallvec![(o, i, PJ::Anti), (i, o, PJ::RightAnti)],
+                    JKind::Anti => smallvec![(o, i, PJ::Anti)],
+                    JKind::Left => smallvec![(o, i, PJ::Left), (i, o, PJ::Right)],
+                    JKind::Inner => smallvec![(o, i, PJ::Inner), (i, o, PJ::Inner)],
                 }
             }
         })
@@ -1019,14 +1025,8 @@ impl<'a> Planner<'a> {
 
     /// The equality clauses between two sets: one per class spanning them, preferring a
     /// pair written in the query (generate_join_implied_equalities).
-    fn eq_clauses<'b>(
-        &self,
-        b: &'b Block,
-        s: &Search,
-        outer: u64,
-        inner: u64,
-    ) -> Vec<EqClause<'b>> {
-        let mut out = Vec::new();
+    fn eq_clauses<'b>(&self, b: &'b Block, s: &Search, outer: u64, inner: u64) -> Clauses<'b> {
+        let mut out = SmallVec::new();
         for (e, ec) in b.ecs.iter().enumerate() {
             let er = s.ec_rels[e];
             if er & outer == 0 || er & inner == 0 {
@@ -1059,7 +1059,7 @@ impl<'a> Planner<'a> {
         out
     }
 
-    fn filters_between(&self, b: &Block, outer: u64, inner: u64) -> Vec<usize> {
+    fn filters_between(&self, b: &Block, outer: u64, inner: u64) -> SmallVec<[usize; 4]> {
         let j = outer | inner;
         b.jfilters
             .iter()
@@ -1185,7 +1185,7 @@ impl<'a> Planner<'a> {
                 ))
                 .chain(Self::disabled_line(hash_dis))
                 .collect(),
-                vec![rhs_path.node.clone()],
+                [rhs_path.node.clone()],
             );
             JPath {
                 startup: hs,
@@ -1214,7 +1214,7 @@ impl<'a> Planner<'a> {
                     ..Work::default()
                 },
                 Self::disabled_line(sort_dis).into_iter().collect(),
-                vec![rhs_path.node.clone()],
+                [rhs_path.node.clone()],
             );
             let node = Node::new(
                 "Unique",
@@ -1228,7 +1228,7 @@ impl<'a> Planner<'a> {
                     ..Work::default()
                 },
                 Vec::new(),
-                vec![sort],
+                [sort],
             );
             JPath {
                 startup: ss,
@@ -1261,7 +1261,8 @@ impl<'a> Planner<'a> {
         } else {
             Some(self.param_paths_for(b, s, inner.trailing_zeros() as usize, outer))
         };
-        let scansels: Vec<ScanSel> = eqs.iter().map(|c| self.scansel_of(b, s, c)).collect();
+        let scansels: SmallVec<[ScanSel; 4]> =
+            eqs.iter().map(|c| self.scansel_of(b, s, c)).collect();
         // The join relation's list leaves the map while the candidates, which borrow the
         // input relations' paths, are added to it.
         let mut list = match s.rels.get_mut(&joined) {
@@ -1394,12 +1395,15 @@ impl<'a> Planner<'a> {
             return;
         };
         let label = jt.label();
-        let filter_text = and_text(
-            &fids
-                .iter()
-                .map(|&f| b.jfilters[f].text.clone())
-                .collect::<Vec<_>>(),
-        );
+        let filter_text = text(|| {
+            and_text(
+                &fids
+                    .iter()
+                    .map(|&f| b.jfilters[f].text.clone())
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .unwrap_or_default();
         let filter_text: &str = &filter_text;
         // EXPLAIN's lines of a join node: its own condition line, the join filter, the
         // join type first.
@@ -1433,7 +1437,7 @@ impl<'a> Planner<'a> {
                     ..Work::default()
                 },
                 Vec::new(),
-                vec![ci.node.clone()],
+                [ci.node.clone()],
             );
             let (rs, rt) = costs::material_rescan(jc, ci.rows, ci.width);
             JPath {
@@ -1445,7 +1449,7 @@ impl<'a> Planner<'a> {
                 ..ci.clone()
             }
         });
-        let mut inners: Vec<(&JPath, bool)> = vec![(ci, false)];
+        let mut inners: SmallVec<[(&JPath, bool); 8]> = smallvec![(ci, false)];
         if let Some(m) = &material {
             inners.push((m, false));
         }
@@ -1462,7 +1466,7 @@ impl<'a> Planner<'a> {
         };
         // (inner index, calls, the Memoize path, what its node needs): the node is built
         // only for a kept nested loop.
-        let mut memoized: Vec<(usize, f64, JPath, MemoInfo)> = Vec::new();
+        let mut memoized: SmallVec<[(usize, f64, JPath, MemoInfo); 2]> = SmallVec::new();
         if !jt.is_right() {
             for op in outers {
                 let calls = op.rows.max(1.0);
@@ -1488,9 +1492,9 @@ impl<'a> Planner<'a> {
 
         // The merge joins' trials: (outer path, merge clauses in order).
         // (outer path, merge clauses in order)
-        let mut trials: Vec<(&JPath, Vec<usize>)> = Vec::new();
+        let mut trials: SmallVec<[(&JPath, Keys); 6]> = SmallVec::new();
         for lead in 0..eqs.len() {
-            let mut o: Vec<usize> = vec![lead];
+            let mut o: Keys = smallvec![lead];
             o.extend((0..eqs.len()).filter(|&x| x != lead));
             trials.push((co, o));
         }
@@ -1499,7 +1503,7 @@ impl<'a> Planner<'a> {
                 continue;
             }
             // find_mergeclauses_for_outer_pathkeys: clauses matching the outer's keys.
-            let mut ord = Vec::new();
+            let mut ord = Keys::new();
             for pk in &op.pathkeys {
                 match eqs.iter().position(|c| c.ec == *pk) {
                     Some(x) if !ord.contains(&x) => ord.push(x),
@@ -1534,16 +1538,16 @@ impl<'a> Planner<'a> {
             pending: &s.pending,
             startup: b.consider_startup,
             list,
-            prior: Vec::new(),
+            prior: SmallVec::new(),
         };
         // Per outer path, the precheck bound of the list before this call.
-        let bounds: Vec<(u32, f64)> = if !jt.is_right() {
+        let bounds: SmallVec<[(u32, f64); 8]> = if !jt.is_right() {
             outers
                 .iter()
                 .map(|op| precheck_bound(cand.list, &op.pathkeys))
                 .collect()
         } else {
-            Vec::new()
+            SmallVec::new()
         };
 
         // Nested loops (match_unsorted_outer), not for RIGHT joins; built with
@@ -1608,16 +1612,8 @@ impl<'a> Planner<'a> {
                             move || {
                                 let mut details = Vec::new();
                                 if n_rest > 0 || !fids.is_empty() {
-                                    let parts = || {
-                                        let mut parts: Vec<String> =
-                                            rest_eq().map(|c| eq_text(b, c)).collect();
-                                        if !filter_text.is_empty() {
-                                            parts.push(filter_text.to_string());
-                                        }
-                                        parts
-                                    };
                                     details.extend(text(|| {
-                                        format!("Join Filter: {}", and_text(&parts()))
+                                        clause_line("Join Filter: ", b, rest_eq(), filter_text)
                                     }));
                                 }
                                 if let Some(l) = label {
@@ -1638,7 +1634,7 @@ impl<'a> Planner<'a> {
                                         ..Work::default()
                                     },
                                     details,
-                                    vec![
+                                    [
                                         op.node.clone(),
                                         Node::repeated(
                                             &match (vi, memo_info) {
@@ -1660,8 +1656,8 @@ impl<'a> Planner<'a> {
         // enable_hashjoin off add_paths_to_joinrel builds none (but for FULL joins,
         // which the model has not).
         if !eqs.is_empty() && self.opts.enable_hashjoin {
-            let mut buckets: Vec<costs::BucketInput> = if jt == PJ::UniqueInner {
-                Vec::new()
+            let mut buckets: SmallVec<[costs::BucketInput; 4]> = if jt == PJ::UniqueInner {
+                SmallVec::new()
             } else {
                 eqs.iter().map(|c| bucket_input(b, c.inner)).collect()
             };
@@ -1754,9 +1750,8 @@ impl<'a> Planner<'a> {
                         text(|| format!("Buckets: {}  Batches: {}", c.nbuckets, c.nbatch))
                             .into_iter()
                             .collect(),
-                        vec![ci.node.clone()],
+                        [ci.node.clone()],
                     );
-                    let conds = || eqs.iter().map(|c| eq_text(b, c)).collect::<Vec<_>>();
                     Node::new(
                         "Hash Join",
                         c.startup,
@@ -1771,11 +1766,11 @@ impl<'a> Planner<'a> {
                             ..Work::default()
                         },
                         join_details(
-                            text(|| format!("Hash Cond: {}", and_text(&conds())))
+                            text(|| clause_line("Hash Cond: ", b, eqs.iter(), ""))
                                 .into_iter()
                                 .collect(),
                         ),
-                        vec![co.node.clone(), hash],
+                        [co.node.clone(), hash],
                     )
                 },
             );
@@ -1789,7 +1784,7 @@ impl<'a> Planner<'a> {
         if !eqs.is_empty() && self.opts.enable_mergejoin && jt != PJ::RightSemi {
             for (op, ord) in &trials {
                 let op: &JPath = op;
-                let keys: Vec<usize> = ord.iter().map(|&x| eqs[x].ec).collect();
+                let keys: Keys = ord.iter().map(|&x| eqs[x].ec).collect();
                 let nmcl = ord.len();
                 let mcl = move || ord.iter().map(move |&x| &eqs[x]);
                 // The outer sorted here, unless it is in the order already.
@@ -1810,11 +1805,11 @@ impl<'a> Planner<'a> {
                 // generate_mergejoin_paths looks for presorted inners under an outer
                 // already in order.
                 // try_mergejoin_path sorts no input already in order.
-                let mut inner_choices: Vec<(&JPath, Option<DisabledSort>, bool)> =
+                let mut inner_choices: SmallVec<[(&JPath, Option<DisabledSort>, bool); 2]> =
                     if ci.pathkeys.starts_with(&keys) {
-                        vec![(ci, None, ci.can_mark)]
+                        smallvec![(ci, None, ci.can_mark)]
                     } else {
-                        vec![(ci, Some((ci_sort, ci_sort_dis)), true)]
+                        smallvec![(ci, Some((ci_sort, ci_sort_dis)), true)]
                     };
                 if outer_sort.is_none() {
                     if let Some(sp) = inner_paths
@@ -1914,12 +1909,11 @@ impl<'a> Planner<'a> {
                                         ..Work::default()
                                     },
                                     Vec::new(),
-                                    vec![inode],
+                                    [inode],
                                 )
                             } else {
                                 inode
                             };
-                            let conds = || mcl().map(|c| eq_text(b, c)).collect::<Vec<_>>();
                             Node::new(
                                 "Merge Join",
                                 c.startup,
@@ -1932,11 +1926,11 @@ impl<'a> Planner<'a> {
                                     ..Work::default()
                                 },
                                 join_details(
-                                    text(|| format!("Merge Cond: {}", and_text(&conds())))
+                                    text(|| clause_line("Merge Cond: ", b, mcl(), ""))
                                         .into_iter()
                                         .collect(),
                                 ),
-                                vec![onode, inode],
+                                [onode, inode],
                             )
                         },
                     );
@@ -2098,7 +2092,7 @@ fn memo_node(mp: &JPath, ip: &JPath, m: &MemoInfo) -> Rc<Node> {
         .into_iter()
         .flatten()
         .collect(),
-        vec![Node::repeated(&ip.node, m.misses)],
+        [Node::repeated(&ip.node, m.misses)],
     )
 }
 
@@ -2112,7 +2106,7 @@ struct Candidates<'c, 'l> {
     list: &'l mut Vec<JPath>,
     /// This call's earlier candidates: (disabled nodes, total, pathkeys), for
     /// add_path_precheck.
-    prior: Vec<(u32, f64, &'c [usize])>,
+    prior: SmallVec<[(u32, f64, &'c [usize]); 8]>,
     /// The join relation's true rows.
     true_rows: f64,
 }
@@ -2196,7 +2190,7 @@ fn beyond(disabled: u32, total: f64, (bd, bt): (u32, f64)) -> bool {
 /// the text out and never prints it). Join Type lines are not built here: plan
 /// signatures read them.
 #[inline]
-fn text(f: impl FnOnce() -> String) -> Option<String> {
+pub(super) fn text<T>(f: impl FnOnce() -> T) -> Option<T> {
     #[cfg(feature = "explain-text")]
     {
         Some(f())
@@ -2207,6 +2201,12 @@ fn text(f: impl FnOnce() -> String) -> Option<String> {
         None
     }
 }
+
+/// A relation pair's join clauses.
+type Clauses<'b> = SmallVec<[EqClause<'b>; 4]>;
+
+/// Equivalence classes or clause positions in an order (merge keys): a few each.
+type Keys = SmallVec<[usize; 4]>;
 
 /// costs::sort's (startup, total, comparisons, spill bytes).
 pub(crate) type SortCost = (f64, f64, f64, f64);
@@ -2236,12 +2236,44 @@ fn and_text(parts: &[String]) -> String {
     }
 }
 
-/// `(outer.col = inner.col)` as EXPLAIN prints a join clause.
-fn eq_text(b: &Block, c: &EqClause) -> String {
-    format!(
-        "({}.{} = {}.{})",
-        b.rels[c.outer.rel].alias, c.outer.col, b.rels[c.inner.rel].alias, c.inner.col
-    )
+/// `label` and the join clauses `eqs` then the condition `rest` (empty: none) ANDed as
+/// [`and_text`] prints them, built in one buffer: kept join paths format these lines
+/// by the thousand.
+fn clause_line<'e, 'b: 'e>(
+    label: &str,
+    b: &Block,
+    eqs: impl Iterator<Item = &'e EqClause<'b>> + Clone,
+    rest: &str,
+) -> String {
+    use std::fmt::Write;
+    let n = eqs.clone().count() + usize::from(!rest.is_empty());
+    let mut out = String::with_capacity(label.len() + 40 * n);
+    out.push_str(label);
+    if n > 1 {
+        out.push('(');
+    }
+    let mut first = true;
+    for c in eqs {
+        if !first {
+            out.push_str(" AND ");
+        }
+        first = false;
+        let _ = write!(
+            out,
+            "({}.{} = {}.{})",
+            b.rels[c.outer.rel].alias, c.outer.col, b.rels[c.inner.rel].alias, c.inner.col
+        );
+    }
+    if !rest.is_empty() {
+        if !first {
+            out.push_str(" AND ");
+        }
+        out.push_str(rest);
+    }
+    if n > 1 {
+        out.push(')');
+    }
+    out
 }
 
 /// truncate_useless_pathkeys: a join path keeps the longest prefix of its order that

@@ -11,7 +11,7 @@ use crate::plan::Work;
 use super::costs::{self, AggCosts, AggStrategy, In};
 use super::deparse;
 use super::model::{add_path, cheaper_total, cheapest_total, JPath, Node, Rescan, TrueRows};
-use super::planner::{pk_of, JoinRel, Planner};
+use super::planner::{pk_of, text, JoinRel, Planner};
 use super::setup::{Block, ColKey, RelKind};
 use super::sqlexpr;
 
@@ -244,7 +244,7 @@ fn agg_costs_of(pl: &Planner, block: &QueryBlock, sql: &str) -> (AggCosts, f64, 
 fn sort_path(pl: &Planner, p: &JPath, keys: Vec<usize>, limit: f64, key_text: String) -> JPath {
     let (cost, dis) = pl.sort_cost(p.input(), limit);
     let (s, t) = (cost.0, cost.1);
-    let node = Planner::sort_node(p, cost, dis, Some(format!("Sort Key: {key_text}")));
+    let node = Planner::sort_node(p, cost, dis, text(|| format!("Sort Key: {key_text}")));
     JPath {
         startup: s,
         total: t,
@@ -354,11 +354,17 @@ fn incremental_sort_path(
         + group_input_run * (groups - 1.0)
         + ctup * input_tuples
         + 2.0 * ctup * groups;
-    let presorted_text = key_text
-        .split(", ")
-        .take(presorted)
-        .collect::<Vec<_>>()
-        .join(", ");
+    let details = text(|| {
+        let presorted_text = key_text
+            .split(", ")
+            .take(presorted)
+            .collect::<Vec<_>>()
+            .join(", ");
+        vec![
+            format!("Sort Key: {key_text}"),
+            format!("Presorted Key: {presorted_text}"),
+        ]
+    });
     let node = Node::new(
         "Incremental Sort",
         startup,
@@ -371,11 +377,8 @@ fn incremental_sort_path(
             rows_out: p.rows,
             ..Work::default()
         },
-        vec![
-            format!("Sort Key: {key_text}"),
-            format!("Presorted Key: {presorted_text}"),
-        ],
-        vec![p.node.clone()],
+        details.unwrap_or_default(),
+        [p.node.clone()],
     );
     JPath {
         startup,
@@ -461,24 +464,30 @@ pub(crate) fn finish(
     let gkeys: Vec<usize> = group.iter().map(|g| pk_of(b, g)).collect();
     let okeys: Vec<usize> = b.order.iter().map(|g| pk_of(b, g)).collect();
     let texts = KeyTexts::new(pl, b, block, sql, &full_group);
-    let gtext = group
-        .iter()
-        .map(|g| texts.group_key(g, false))
-        .collect::<Vec<_>>()
-        .join(", ");
-    // The sort under a sorted aggregation follows the ORDER BY's directions.
-    let gsort_text = group
-        .iter()
-        .map(|g| texts.group_key(g, true))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let otext = texts.order_by().unwrap_or_else(|| {
-        b.order
+    // The keys' EXPLAIN texts (empty where the build keeps no text: reading them from
+    // the SQL took a tenth of the page's planning time).
+    let (gtext, gsort_text, otext) = text(|| {
+        let gtext = group
             .iter()
-            .map(|g| texts.column(g))
+            .map(|g| texts.group_key(g, false))
             .collect::<Vec<_>>()
-            .join(", ")
-    });
+            .join(", ");
+        // The sort under a sorted aggregation follows the ORDER BY's directions.
+        let gsort_text = group
+            .iter()
+            .map(|g| texts.group_key(g, true))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let otext = texts.order_by().unwrap_or_else(|| {
+            b.order
+                .iter()
+                .map(|g| texts.column(g))
+                .collect::<Vec<_>>()
+                .join(", ")
+        });
+        (gtext, gsort_text, otext)
+    })
+    .unwrap_or_default();
 
     let in_rows = paths[0].rows;
     let mut finals: Vec<JPath> = Vec::new();
@@ -592,10 +601,10 @@ pub(crate) fn finish(
                 };
                 let mut details = Vec::new();
                 if !group.is_empty() {
-                    details.push(format!("Group Key: {gtext}"));
+                    details.extend(text(|| format!("Group Key: {gtext}")));
                 }
                 if has_having {
-                    details.push(format!("Filter: {}", texts.having()));
+                    details.extend(text(|| format!("Filter: {}", texts.having())));
                 }
                 details.extend(Planner::disabled_line(adis));
                 let node = Node::new(
@@ -617,7 +626,7 @@ pub(crate) fn finish(
                         ..Work::default()
                     },
                     details,
-                    vec![inp.node.clone()],
+                    [inp.node.clone()],
                 );
                 let node = Node::with_true_rows(node, TrueRows::out(level1_truth));
                 add_path(
@@ -696,14 +705,15 @@ pub(crate) fn finish(
                         },
                         // The GroupAggregate's Sort has no node of its own here: only a
                         // HashAggregate shows as disabled.
-                        std::iter::once(format!("Group Key: {}", texts.outer_group_key()))
+                        text(|| format!("Group Key: {}", texts.outer_group_key()))
+                            .into_iter()
                             .chain(Planner::disabled_line(if st == AggStrategy::Hashed {
                                 dis
                             } else {
                                 0
                             }))
                             .collect(),
-                        vec![p.node.clone()],
+                        [p.node.clone()],
                     );
                     let node = Node::with_true_rows(node, TrueRows::out(true_groups));
                     add_path(
@@ -751,8 +761,9 @@ pub(crate) fn finish(
         };
         for p in &paths {
             if p.pathkeys.is_empty() {
-                let text = texts.order_by().unwrap_or_else(|| gsort_text.clone());
-                finals.push(sort_path(pl, p, gkeys.clone(), sort_limit, text));
+                let key_text = text(|| texts.order_by().unwrap_or_else(|| gsort_text.clone()))
+                    .unwrap_or_default();
+                finals.push(sort_path(pl, p, gkeys.clone(), sort_limit, key_text));
             } else {
                 finals.push(p.clone());
             }
@@ -766,7 +777,7 @@ pub(crate) fn finish(
         } else {
             -1.0
         };
-        let text = if otext.is_empty() {
+        let key_text = if otext.is_empty() {
             gsort_text.clone()
         } else {
             otext.clone()
@@ -782,7 +793,7 @@ pub(crate) fn finish(
                 let presorted = presorted_keys(&p.pathkeys, &okeys);
                 if presorted > 0 {
                     finals.push(incremental_sort_path(
-                        pl, b, p, &okeys, presorted, sort_limit, &text,
+                        pl, b, p, &okeys, presorted, sort_limit, &key_text,
                     ));
                 }
             }
@@ -792,7 +803,13 @@ pub(crate) fn finish(
         // one too, even where a full Sort would cost less.
         let cheapest_presorted = presorted_keys(&cheapest.pathkeys, &okeys);
         if needs_expr_sort || pl.version < EngineVersion::Pg17 || cheapest_presorted == 0 {
-            finals.push(sort_path(pl, &cheapest, okeys.clone(), sort_limit, text));
+            finals.push(sort_path(
+                pl,
+                &cheapest,
+                okeys.clone(),
+                sort_limit,
+                key_text,
+            ));
         }
         // add_path into the ordered relation: a path as cheap within the fuzz factor
         // and cheaper to start (an Incremental Sort against a Sort) displaces the other.
@@ -822,7 +839,7 @@ pub(crate) fn finish(
                         ..Work::default()
                     },
                     Vec::new(),
-                    vec![p.node.clone()],
+                    [p.node.clone()],
                 );
                 JPath {
                     startup: p.startup,
