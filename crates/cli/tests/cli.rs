@@ -513,6 +513,21 @@ fn url_decode_and_encode_round_trip_and_report_bad_parts() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(stdout(&o).trim(), "http://x/#v=1&e=pg&rpc=20.4&m=seed-nvme");
 
+    // The plan diagram's settings, by knob names, both ways.
+    let link = "#v=1&e=both&w=dbt3&dg=pg,12,rpc,ecs,open";
+    let o = run(&["url", "decode", link]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let file: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(file["diagram"]["engine"], "pg");
+    assert_eq!(file["diagram"]["query"], 12);
+    assert_eq!(file["diagram"]["x"], "random_page_cost");
+    assert_eq!(file["diagram"]["y"], "effective_cache_size");
+    assert_eq!(file["diagram"]["open"], true);
+    std::fs::write(&path, stdout(&o)).unwrap();
+    let o = run(&["url", "encode", path.to_str().unwrap(), "--base", ""]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o).trim(), link);
+
     // A bad value is reported on stderr and left at its default; the rest is kept.
     let o = run(&["url", "decode", "#v=1&e=pg&rpc=-1&spc=2"]);
     assert!(o.status.success());

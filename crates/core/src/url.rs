@@ -954,6 +954,9 @@ pub struct LinkFile {
     pub flip_knob: Option<String>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub log_y: bool,
+    /// The plan diagram panel's settings, once the user has touched them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diagram: Option<DiagramLink>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub embed: bool,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -962,6 +965,58 @@ pub struct LinkFile {
     pub theme: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub embed_knobs: Vec<String>,
+}
+
+/// The plan diagram in a link document: knobs by their parameter names, the engine as
+/// `engines` names it (`mysql`, `pg`), no query for the flip map of every query.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DiagramLink {
+    pub engine: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query: Option<u8>,
+    pub x: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub y: Option<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub open: bool,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub regret: bool,
+}
+
+impl DiagramLink {
+    fn from_spec(d: &DiagramSpec) -> DiagramLink {
+        DiagramLink {
+            engine: engines_key(Engines::One(d.engine)).into(),
+            query: d.query,
+            x: d.x.def().name.into(),
+            y: d.y.map(|k| k.def().name.into()),
+            open: d.open,
+            regret: d.regret,
+        }
+    }
+
+    /// The `dg` value; knob names are looked up here (an unknown one is an error naming
+    /// it), the rest is checked by the link decoder.
+    fn value(&self) -> crate::Result<String> {
+        let key = |name: &str| Ok::<_, crate::Error>(Knob::lookup(name)?.def().url_key);
+        let mut parts = vec![
+            self.engine.clone(),
+            self.query.map_or("all".into(), |q| q.to_string()),
+            key(&self.x)?.to_string(),
+            match &self.y {
+                Some(y) => key(y)?.to_string(),
+                None => "-".into(),
+            },
+        ];
+        if self.open {
+            parts.push("open".into());
+        }
+        if self.regret {
+            parts.push("regret".into());
+        }
+        Ok(parts.join(","))
+    }
 }
 
 /// DBT3 in a link document: the scale factor and the baseline preset's id.
@@ -1042,6 +1097,7 @@ impl LinkFile {
                 .and_then(|k| Knob::lookup(&k).ok())
                 .map(|k| k.def().name.to_string()),
             log_y: s.log_y,
+            diagram: s.diagram.as_ref().map(DiagramLink::from_spec),
             embed: embed.embed,
             read_only: embed.read_only,
             theme: embed.theme.clone(),
@@ -1108,6 +1164,9 @@ impl LinkFile {
         }
         if let Some(p) = &self.custom_machine {
             pairs.extend(profile_pairs(p));
+        }
+        if let Some(d) = &self.diagram {
+            pairs.push(("dg".into(), d.value()?));
         }
         for (flag, key) in [
             (self.log_y, "log"),
@@ -1344,6 +1403,69 @@ mod tests {
                 d.problems[0].message
             );
         }
+    }
+
+    #[test]
+    fn link_documents_carry_the_diagram_by_knob_names() {
+        let s = Scenario {
+            engines: Engines::Both,
+            workload: Workload::dbt3_default(Engines::Both),
+            diagram: Some(DiagramSpec {
+                open: true,
+                engine: Engine::Mysql,
+                query: Some(8),
+                x: Knob::IoBlockReadCost,
+                y: Some(Knob::MemoryBlockReadCost),
+                regret: true,
+            }),
+            ..Scenario::default()
+        };
+        let file = LinkFile::from_link(&s, &EmbedOptions::default());
+        let json = serde_json::to_string(&file).unwrap();
+        assert!(
+            json.contains(
+                r#""diagram":{"engine":"mysql","query":8,"x":"io_block_read_cost","y":"memory_block_read_cost","open":true,"regret":true}"#
+            ),
+            "{json}"
+        );
+        let back: LinkFile = serde_json::from_str(&json).unwrap();
+        let link = back.to_fragment().unwrap();
+        assert_eq!(link, encode(&s, &EmbedOptions::default()));
+        assert!(
+            link.ends_with("&dg=mysql,8,iobrc,mbrc,open,regret"),
+            "{link}"
+        );
+        // The flip map: no query, one axis.
+        let flip: LinkFile = serde_json::from_str(
+            r#"{"costlab_link":1,"dbt3":{"scale_factor":10,"baseline":"mysql-5.7"},
+                "diagram":{"engine":"mysql","x":"memory_block_read_cost"}}"#,
+        )
+        .unwrap();
+        let g = decode(&flip.to_fragment().unwrap())
+            .scenario
+            .diagram
+            .unwrap();
+        assert_eq!(
+            (g.query, g.x, g.y, g.open),
+            (None, Knob::MemoryBlockReadCost, None, false)
+        );
+        // Unknown knob names and drawings the decoder refuses are errors naming them.
+        let mut bad = back.clone();
+        bad.diagram.as_mut().unwrap().y = Some("no_such_cost".into());
+        let e = bad.to_fragment().unwrap_err().to_string();
+        assert!(e.contains("no_such_cost"), "{e}");
+        let mut bad = back;
+        bad.diagram.as_mut().unwrap().y = Some("random_page_cost".into());
+        let e = bad.to_fragment().unwrap_err().to_string();
+        assert!(
+            e.contains("dg") && e.contains("random_page_cost is not a MySQL knob"),
+            "{e}"
+        );
+        // A field the document does not have is refused.
+        assert!(serde_json::from_str::<LinkFile>(
+            r#"{"costlab_link":1,"diagram":{"engine":"mysql","x":"memory_block_read_cost","z":1}}"#
+        )
+        .is_err());
     }
 
     #[test]
