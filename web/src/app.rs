@@ -131,11 +131,16 @@ pub fn app() -> Html {
         if !matches!(s.workload, Workload::T1Sweep { .. }) {
             return Vec::new();
         }
-        s.engines
+        let views = s
+            .engines
             .list()
             .into_iter()
             .map(|e| model::engine_view(s, e))
-            .collect::<Vec<_>>()
+            .collect::<Vec<_>>();
+        // Between "costlab-input" and "costlab-drawn": the curves are computed, the
+        // charts not yet drawn.
+        infra::mark("costlab-computed");
+        views
     });
 
     let engine_select = {

@@ -224,14 +224,31 @@ fn node(n: &PlanNode) -> Node {
 }
 
 /// The worker's state between messages: the prepared planners of the last DBT3 request.
-#[derive(Default)]
 pub struct Worker {
     engines: Vec<Prepared>,
     /// The id of the last DBT3 request answered: trees are of its plans.
     last_id: u64,
+    /// Milliseconds on some clock (the worker's `performance.now()`), read around each
+    /// engine's planning for [`EngineTable::planning_ms`].
+    clock: Box<dyn Fn() -> f64>,
+}
+
+impl Default for Worker {
+    /// A worker whose clock stands still: replies say 0 ms (tests compare them whole).
+    fn default() -> Self {
+        Worker::with_clock(Box::new(|| 0.0))
+    }
 }
 
 impl Worker {
+    pub fn with_clock(clock: Box<dyn Fn() -> f64>) -> Worker {
+        Worker {
+            engines: Vec::new(),
+            last_id: 0,
+            clock,
+        }
+    }
+
     /// Plans one DBT3 request; planners whose inputs did not change are reused.
     pub fn handle(&mut self, req: &Request) -> Reply {
         self.last_id = req.id;
@@ -249,6 +266,7 @@ impl Worker {
                     server: req.server,
                     baseline: req.baseline.clone(),
                 };
+                let start = (self.clock)();
                 let mut p = match kept.iter().position(|p| p.key == key) {
                     Some(i) => kept.swap_remove(i),
                     None => Prepared::new(key, &baseline),
@@ -260,6 +278,7 @@ impl Worker {
                     engine: version.engine(),
                     rows,
                     refused,
+                    planning_ms: (self.clock)() - start,
                 }
             })
             .collect();

@@ -14,7 +14,11 @@ fn main() {
     // A panic reaches the console here; the page sees the worker's error event.
     console_error_panic_hook::set_once();
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
-    let worker = RefCell::new(Worker::default());
+    // The worker's own clock, so that replies say how long the planning took.
+    let performance = scope.performance();
+    let worker = RefCell::new(Worker::with_clock(Box::new(move || {
+        performance.as_ref().map_or(0.0, |p| p.now())
+    })));
     let reply_to = scope.clone();
     let onmessage = Closure::<dyn Fn(MessageEvent)>::new(move |e: MessageEvent| {
         let request = e.data().as_string().unwrap_or_default();

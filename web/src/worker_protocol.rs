@@ -260,6 +260,10 @@ pub struct EngineTable {
     pub rows: Table,
     /// The user's queries this engine's SQL front end refused (none for DBT3), by number.
     pub refused: Vec<Refused>,
+    /// The worker's milliseconds for this table (preparing the planner when its inputs
+    /// changed, planning and timing every query); 0 from a worker without a clock.
+    #[serde(default)]
+    pub planning_ms: f64,
 }
 
 /// A query the engine cannot plan, and why: `start..end` marks the part of `text` the
@@ -520,6 +524,7 @@ mod read {
                     end: num(v, "end")? as usize,
                 })
             })?,
+            planning_ms: num(v, "planning_ms").unwrap_or(0.0),
         })
     }
 

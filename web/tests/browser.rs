@@ -587,6 +587,7 @@ fn table_props(table: Option<Table>) -> Dbt3Props {
         refused: None,
         prefix: "dbt3".into(),
         focus: None,
+        planning_ms: 0.0,
     }
 }
 
@@ -618,8 +619,18 @@ async fn dbt3_table_opens_the_query_a_flip_map_click_names() {
 #[wasm_bindgen_test]
 async fn dbt3_table_renders_a_reply_and_opens_both_plans() {
     use wasm_bindgen::JsCast;
-    let mut worker = Worker::default();
+    // A clock that moves 2.5 ms at each reading: the worker reads it before and after
+    // each engine's planning.
+    let ticks = Rc::new(std::cell::Cell::new(0.0));
+    let mut worker = Worker::with_clock(Box::new({
+        let ticks = ticks.clone();
+        move || {
+            ticks.set(ticks.get() + 2.5);
+            ticks.get()
+        }
+    }));
     let reply = worker.handle(&dbt3_request(3, "#v=1&w=dbt3&mbrc=0.45"));
+    assert_eq!(reply.tables[0].planning_ms, 2.5);
     let asked = Rc::new(std::cell::Cell::new(None));
     let trees = worker.trees(&TreesRequest {
         engine: Engine::Mysql,
@@ -631,6 +642,7 @@ async fn dbt3_table_renders_a_reply_and_opens_both_plans() {
             let asked = asked.clone();
             yew::Callback::from(move |q| asked.set(Some(q)))
         },
+        planning_ms: reply.tables[0].planning_ms,
         ..table_props(Some(reply.tables[0].rows.clone()))
     });
     yew::scheduler::flush().await;
@@ -647,6 +659,10 @@ async fn dbt3_table_renders_a_reply_and_opens_both_plans() {
     );
     let section = root.query_selector("#dbt3-mysql").unwrap().unwrap();
     assert_eq!(section.get_attribute("data-shown").as_deref(), Some("3"));
+    assert_eq!(
+        section.get_attribute("data-planning-ms").as_deref(),
+        Some("2.50")
+    );
     row.dyn_ref::<web_sys::HtmlElement>().unwrap().click();
     yew::scheduler::flush().await;
     // Opening the row asks for its trees.

@@ -130,6 +130,8 @@ pub struct Shown {
     pub failed: Option<String>,
     /// The last diagram reply for the latest diagram inputs.
     pub diagram: Option<Shared<DiagramReply>>,
+    /// Per engine, the worker's milliseconds for the reply shown.
+    pub planning_ms: Vec<(Engine, f64)>,
 }
 
 pub enum Received {
@@ -146,6 +148,7 @@ impl Reducible for Shown {
         match action {
             Received::Reply(r) => Rc::new(Shown {
                 id: r.id,
+                planning_ms: r.tables.iter().map(|t| (t.engine, t.planning_ms)).collect(),
                 refused: r
                     .tables
                     .iter()
@@ -185,6 +188,7 @@ impl Reducible for Shown {
                 trees: self.trees.clone(),
                 failed: self.failed.clone(),
                 diagram: Some(Shared(Rc::new(*d))),
+                planning_ms: self.planning_ms.clone(),
             }),
             // Trees of plans no longer shown are dropped; the table asks again.
             Received::Trees(t) if t.id != self.id => self,
@@ -203,6 +207,7 @@ impl Reducible for Shown {
                     trees,
                     failed: self.failed.clone(),
                     diagram: self.diagram.clone(),
+                    planning_ms: self.planning_ms.clone(),
                 })
             }
             Received::Failed(m) => Rc::new(Shown {
@@ -212,6 +217,7 @@ impl Reducible for Shown {
                 trees: self.trees.clone(),
                 failed: Some(m),
                 diagram: self.diagram.clone(),
+                planning_ms: self.planning_ms.clone(),
             }),
         }
     }
@@ -310,6 +316,7 @@ pub fn dbt3_view(props: &Dbt3ViewProps) -> Html {
                 if let Some(message) = conversation.borrow_mut().request(r.clone()) {
                     if let Some(l) = &*link.borrow() {
                         l.post(&message);
+                        infra::mark("costlab-posted");
                     }
                 }
             }
@@ -366,8 +373,9 @@ pub fn dbt3_view(props: &Dbt3ViewProps) -> Html {
             Workload::T1Sweep { .. } => String::new(),
         };
         let focus = focus.filter(|f| f.0 == e).map(|(_, n, k)| (n, k));
+        let planning_ms = shown.planning_ms.iter().find(|(pe, _)| *pe == e).map_or(0.0, |p| p.1);
         html! {
-            <Dbt3Table key={e.name()} engine={e} {table} {refused} {trees} on_open={on_open.clone()} {focus} baseline={baseline} {requested} shown={shown.id}
+            <Dbt3Table key={e.name()} engine={e} {table} {refused} {trees} on_open={on_open.clone()} {focus} baseline={baseline} {requested} shown={shown.id} {planning_ms}
                 prefix={prefix}
                 title={format!("{}: {what} on {}", s.version_of(e).label(), analysis::machine_label(s))} />
         }
@@ -426,6 +434,9 @@ fn start_worker(
             shown.clone(),
         );
         Callback::from(move |text: String| {
+            // With "costlab-posted" and "costlab-drawn", splits an input's time into the
+            // page's, the worker's (and the messages'), and the redraw's.
+            infra::mark("costlab-received");
             let next = match worker_protocol::parse(&text) {
                 Ok(FromWorker::Ready) => {
                     let table = conversation.borrow_mut().ready();
@@ -466,6 +477,7 @@ fn start_worker(
             };
             if let (Some(message), Some(l)) = (next, &*link.borrow()) {
                 l.post(&message);
+                infra::mark("costlab-posted");
             }
         })
     };
@@ -499,6 +511,9 @@ pub struct Dbt3Props {
     pub requested: u64,
     #[prop_or_default]
     pub shown: u64,
+    /// The worker's milliseconds for the reply shown (`data-planning-ms`, for measurements).
+    #[prop_or_default]
+    pub planning_ms: f64,
     /// The open row's trees, when the worker sent them (for the reply `shown`).
     #[prop_or_default]
     pub trees: Option<Shared<TreesReply>>,
@@ -701,7 +716,8 @@ pub fn dbt3_table(props: &Dbt3Props) -> Html {
     let section = |body: Html| {
         html! {
             <section class="dbt3" id={format!("{prefix}-{id}")} aria-labelledby={title_id.clone()}
-                data-requested={props.requested.to_string()} data-shown={props.shown.to_string()}>
+                data-requested={props.requested.to_string()} data-shown={props.shown.to_string()}
+                data-planning-ms={format!("{:.2}", props.planning_ms)}>
                 <h2 id={title_id.clone()}>{ props.title.clone() }</h2>
                 { body }
             </section>
