@@ -23,10 +23,14 @@
 //!   9,383,456 instructions for MySQL's 22 plans (+0.06 %) and 39.99M against 39.94M for
 //!   PostgreSQL's (-0.15 %), with identical plans.
 //!
-//! Planning all 22 at SF 10 (session 15, a 2-core guest, criterion's mean): MySQL 0.56 ms
+//! Planning all 22 at SF 10 (session 16, a 2-core guest, criterion's mean): MySQL 0.56 ms
 //! (1.05 before its tables borrowed their columns and bound key parts once per block),
-//! PostgreSQL 6.3 ms (issue 17 asks for 2.7). Build with `--no-default-features` for the
-//! page's planner, which formats no EXPLAIN text.
+//! PostgreSQL 5.7 ms with EXPLAIN text and 4.6 ms without (6.3 in session 15, before the
+//! join search's scratch lists went inline and its condition texts into one buffer;
+//! callgrind: 48.0M -> 41.1M instructions per 22 plans with text, 39.2M -> 32.8M without).
+//! Issue 17 asks for 2.7 ms. Build with `--no-default-features` for the page's planner,
+//! which formats no EXPLAIN text. The page's worker plans the same 22 in about 14 ms (the
+//! e2e "measure" lines' `planning`): wasm at opt-level "z" is about 3x slower than this.
 
 use costlab_core::knobs::{EngineVersion, Knob, KnobValues};
 use costlab_core::scenario::ServerSettings;
