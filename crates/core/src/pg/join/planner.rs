@@ -330,13 +330,13 @@ impl<'a> Planner<'a> {
                 // Ordered index paths for columns whose order is useful.
                 let mut useful: Vec<String> = Vec::new();
                 for m in b.ec_of.keys().filter(|k| k.rel == r) {
-                    if !useful.contains(&m.col) {
-                        useful.push(m.col.clone());
+                    if !useful.iter().any(|u| m.col == *u) {
+                        useful.push(m.col.to_string());
                     }
                 }
                 for k in b.group.iter().chain(b.order.iter()).take(1) {
-                    if k.rel == r && !useful.contains(&k.col) {
-                        useful.push(k.col.clone());
+                    if k.rel == r && !useful.iter().any(|u| k.col == *u) {
+                        useful.push(k.col.to_string());
                     }
                 }
                 useful.sort();
@@ -363,7 +363,7 @@ impl<'a> Planner<'a> {
                         b,
                         &ColKey {
                             rel: r,
-                            col: col.clone(),
+                            col: col.as_str().into(),
                         },
                     )];
                     for i in 0..rel2.indexes.len() {
@@ -451,7 +451,7 @@ impl<'a> Planner<'a> {
                 }
                 let key = ColKey {
                     rel: r,
-                    col: name.to_ascii_lowercase(),
+                    col: name.to_ascii_lowercase().into(),
                 };
                 let member = b.ec_of.get(&key).and_then(|&e| {
                     b.ecs[e]
@@ -483,7 +483,7 @@ impl<'a> Planner<'a> {
             // Unparameterized: quals, a useful order or index-only (build_index_paths).
             let lead_key = ColKey {
                 rel: r,
-                col: rel.cols[ix.keys[0]].name.to_ascii_lowercase(),
+                col: rel.cols[ix.keys[0]].name.to_ascii_lowercase().into(),
             };
             let useful_order =
                 b.ec_of.contains_key(&lead_key) || b.group.first().is_some_and(|g| *g == lead_key);

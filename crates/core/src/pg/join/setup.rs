@@ -21,11 +21,12 @@ use super::model::{JPath, Node, Rescan};
 use super::planner::{BlockOpts, Planner};
 use super::sqlexpr::{self, Expr, Lit, Op, Operand};
 
-/// A column of a relation of the join problem.
+/// A column of a relation of the join problem. The name is shared: keys are cloned into
+/// classes, clauses and sort keys all through the join search.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct ColKey {
     pub rel: usize,
-    pub col: String,
+    pub col: Name,
 }
 
 /// What a relation of the join problem is.
@@ -501,7 +502,10 @@ impl<'a> Block<'a> {
                     _ => false,
                 };
             if has {
-                return Some(ColKey { rel: ri, col });
+                return Some(ColKey {
+                    rel: ri,
+                    col: col.into(),
+                });
             }
         }
         None
@@ -1111,7 +1115,7 @@ pub(crate) fn build<'a>(
         .filter_map(|c| {
             ref_rel[c.table].map(|r| ColKey {
                 rel: r,
-                col: c.column.to_ascii_lowercase(),
+                col: c.column.to_ascii_lowercase().into(),
             })
         })
         .collect();
@@ -1301,10 +1305,13 @@ pub(crate) fn build<'a>(
             if let Some(&t) = ft.tables.first() {
                 if let Some(r) = ref_rel[t] {
                     extra_edges.push((
-                        ColKey { rel: r, col: first },
+                        ColKey {
+                            rel: r,
+                            col: first.into(),
+                        },
                         ColKey {
                             rel: ri,
-                            col: key.to_string(),
+                            col: key.into(),
                         },
                     ));
                 }
@@ -1340,11 +1347,11 @@ pub(crate) fn build<'a>(
             (Some(ra), Some(rb)) => edges.push((
                 ColKey {
                     rel: ra,
-                    col: e.a.column.to_string(),
+                    col: e.a.column.as_str().into(),
                 },
                 ColKey {
                     rel: rb,
-                    col: e.b.column.to_string(),
+                    col: e.b.column.as_str().into(),
                 },
             )),
             (Some(_), None) => notin_edges.push((
@@ -1844,7 +1851,7 @@ pub(crate) fn build<'a>(
     let key = |c: &ColRef| {
         ref_rel[c.table].map(|r| ColKey {
             rel: r,
-            col: c.column.to_string(),
+            col: c.column.as_str().into(),
         })
     };
     b.group = block.group_by.iter().filter_map(key).collect();
@@ -1992,7 +1999,7 @@ fn propagate_constants(
             };
             if let Some(t) = table_of(to.rel) {
                 extra_preds[t].push(Predicate::Cmp {
-                    column: to.col.clone(),
+                    column: to.col.to_string(),
                     op: CmpOp::Eq,
                     value: v,
                 });
@@ -2042,7 +2049,10 @@ fn as_predicate(
         Lit::Num(x) => Value::Num(*x),
         Lit::Text(s) => Value::Text(s.clone()),
     };
-    let colname = |c: &str| b.resolve(c, among, block, ref_rel).map(|k| k.col);
+    let colname = |c: &str| {
+        b.resolve(c, among, block, ref_rel)
+            .map(|k| k.col.to_string())
+    };
     match e {
         Expr::Cmp {
             col,
@@ -2145,7 +2155,7 @@ impl<'a> Block<'a> {
         for u in &br.uses {
             let k = ColKey {
                 rel: r,
-                col: u.to_ascii_lowercase(),
+                col: u.to_ascii_lowercase().into(),
             };
             let by_clause = rel.clauses.iter().enumerate().any(|(i, cl)| {
                 !skip_clauses.contains(&i) && rel.cols[cl.col].name.eq_ignore_ascii_case(u)
@@ -2154,7 +2164,7 @@ impl<'a> Block<'a> {
                 !skip_filters.contains(&i) && f.cols.iter().any(|c| c.eq_ignore_ascii_case(u))
             });
             if self.needed_above(&k, bit(r)) || by_clause || by_filter {
-                out.push(k.col);
+                out.push(k.col.to_string());
             }
         }
         out
@@ -2171,9 +2181,11 @@ impl<'a> Block<'a> {
             match &br.kind {
                 RelKind::Table { rel, .. } => {
                     for u in &br.uses {
+                        // (The name is shared, not copied: this runs for every join
+                        // relation.)
                         let k = ColKey {
                             rel: r,
-                            col: u.to_string(),
+                            col: u.clone(),
                         };
                         if self.needed_above(&k, relids) {
                             if let Some(c) =
@@ -2186,18 +2198,16 @@ impl<'a> Block<'a> {
                 }
                 RelKind::Sub { cols, path, .. } => {
                     // Only the referenced output columns leave a Subquery Scan.
-                    let n = cols
-                        .iter()
-                        .filter(|c| {
-                            self.needed_above(
-                                &ColKey {
-                                    rel: r,
-                                    col: c.to_ascii_lowercase(),
-                                },
-                                relids,
-                            )
-                        })
-                        .count() as f64;
+                    let mut n: f64 = 0.0;
+                    for c in cols {
+                        let k = ColKey {
+                            rel: r,
+                            col: c.to_ascii_lowercase().into(),
+                        };
+                        if self.needed_above(&k, relids) {
+                            n += 1.0;
+                        }
+                    }
                     w += (8.0 * n).min(path.width.max(8.0));
                 }
             }

@@ -54,7 +54,7 @@ pub(crate) fn estimate_num_groups(b: &Block, cols: &[ColKey], input_rows: f64) -
                 .map(|x| x.0.clone())
                 .unwrap_or(ColKey {
                     rel: r,
-                    col: String::new(),
+                    col: crate::plan::Name::from_static(""),
                 }),
         );
         let (tuples, rows) = (v.tuples, v.rows);
@@ -948,7 +948,7 @@ impl<'k, 'a> KeyTexts<'k, 'a> {
         if self.prefix {
             format!("{}.{}", self.b.rels[g.rel].alias, g.col)
         } else {
-            g.col.clone()
+            g.col.to_string()
         }
     }
 
