@@ -397,10 +397,12 @@ impl<'a> Block<'a> {
         let Some((rel, col)) = self.col_info(k) else {
             return 0.005;
         };
-        let text = |v: &Value| match v {
-            Value::Text(s) => s.clone(),
-            Value::Num(x) => x.to_string(),
-        };
+        fn text(v: &Value) -> std::borrow::Cow<'_, str> {
+            match v {
+                Value::Text(s) => std::borrow::Cow::Borrowed(s.as_str()),
+                Value::Num(x) => std::borrow::Cow::Owned(x.to_string()),
+            }
+        }
         let prefix: String = pat.chars().take_while(|c| *c != '%' && *c != '_').collect();
         let rest = &pat[prefix.len()..];
         if !col.has_stats {

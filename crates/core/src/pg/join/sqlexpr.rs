@@ -556,15 +556,25 @@ pub(crate) fn identifiers(text: &str) -> Vec<String> {
 /// LIKE matching (`%` any run, `_` one character), for estimating patterns against
 /// statistics values.
 pub(crate) fn like_match(pat: &str, s: &str) -> bool {
+    // Statistics values and patterns are mostly ASCII, where bytes are characters: no
+    // copies then (every plan matches its LIKE patterns against every MCV and bound).
+    if pat.is_ascii() && s.is_ascii() {
+        return like_match_in(pat.as_bytes(), s.as_bytes(), b'%', b'_');
+    }
     let p: Vec<char> = pat.chars().collect();
     let t: Vec<char> = s.chars().collect();
+    like_match_in(&p, &t, '%', '_')
+}
+
+/// like_match over characters of any kind: `any` matches a run, `one` one character.
+fn like_match_in<C: Copy + PartialEq>(p: &[C], t: &[C], any: C, one: C) -> bool {
     let (mut pi, mut ti) = (0, 0);
     let (mut star, mut mark) = (None, 0);
     while ti < t.len() {
-        if pi < p.len() && (p[pi] == '_' || p[pi] == t[ti]) {
+        if pi < p.len() && (p[pi] == one || p[pi] == t[ti]) {
             pi += 1;
             ti += 1;
-        } else if pi < p.len() && p[pi] == '%' {
+        } else if pi < p.len() && p[pi] == any {
             star = Some(pi);
             mark = ti;
             pi += 1;
@@ -576,7 +586,7 @@ pub(crate) fn like_match(pat: &str, s: &str) -> bool {
             return false;
         }
     }
-    while pi < p.len() && p[pi] == '%' {
+    while pi < p.len() && p[pi] == any {
         pi += 1;
     }
     pi == p.len()
@@ -882,4 +892,42 @@ pub(crate) fn derived_aliases(sql: &str) -> Vec<(String, String)> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::like_match;
+    use proptest::prelude::*;
+
+    #[test]
+    fn like_matches_runs_and_single_characters() {
+        for (pat, s, want) in [
+            ("forest%", "forest green lace", true),
+            ("forest%", "a forest", false),
+            ("%green%", "forest green lace", true),
+            ("%green%", "greed", false),
+            ("_orest%", "forest", true),
+            ("f_rest", "forest", true),
+            ("f_rest", "forrest", false),
+            ("%", "", true),
+            ("_", "", false),
+            ("%BRASS", "LARGE BRUSHED BRASS", true),
+            // Characters beyond ASCII count as one each.
+            ("caf_", "café", true),
+            ("%é%", "crème brûlée", true),
+            ("cr_me%", "crème", true),
+        ] {
+            assert_eq!(like_match(pat, s), want, "{pat} LIKE {s}");
+        }
+    }
+
+    proptest! {
+        /// The byte fast path for ASCII agrees with matching by characters.
+        #[test]
+        fn ascii_and_character_matching_agree(pat in "[ab%_é]{0,6}", s in "[abé]{0,8}") {
+            let p: Vec<char> = pat.chars().collect();
+            let t: Vec<char> = s.chars().collect();
+            prop_assert_eq!(like_match(&pat, &s), super::like_match_in(&p, &t, '%', '_'));
+        }
+    }
 }
