@@ -451,7 +451,7 @@ pub(crate) struct JPath {
     pub node: Rc<Node>,
     /// For a parameterized index path: the equivalence classes whose join clause the
     /// index enforces (has_indexed_join_quals).
-    pub param_ecs: Vec<usize>,
+    pub param_ecs: SmallVec<[usize; 4]>,
     /// The path can restore a mark (plain index scans, Material, Sort) — merge join.
     pub can_mark: bool,
     /// Disabled nodes in the path, its own and its children's (PostgreSQL 18, where

@@ -273,7 +273,7 @@ impl<'a> Planner<'a> {
             can_mark: is_index,
             node: Node::with_true_rows(Node::leaf(node), TrueRows::out(br.true_rows)),
             pathkeys,
-            param_ecs: Vec::new(),
+            param_ecs: SmallVec::new(),
             disabled,
         }
     }
@@ -1196,7 +1196,7 @@ impl<'a> Planner<'a> {
                 param: 0,
                 rescan: Rescan::Same,
                 node,
-                param_ecs: Vec::new(),
+                param_ecs: SmallVec::new(),
                 can_mark: false,
                 disabled: rhs_path.disabled + hash_dis,
             }
@@ -1239,7 +1239,7 @@ impl<'a> Planner<'a> {
                 param: 0,
                 rescan: Rescan::Same,
                 node,
-                param_ecs: Vec::new(),
+                param_ecs: SmallVec::new(),
                 can_mark: false,
                 disabled: rhs_path.disabled + sort_dis,
             }
@@ -2027,7 +2027,7 @@ impl<'a> Planner<'a> {
     /// `calls` outer rows (PG14+, §2.4).
     fn memoize(&self, b: &Block, ip: &JPath, outer: u64, calls: f64) -> (JPath, MemoInfo) {
         let jc = &self.jc;
-        let pcols: Vec<ColKey> = ip
+        let pcols: SmallVec<[ColKey; 2]> = ip
             .param_ecs
             .iter()
             .filter_map(|e| b.ecs[*e].iter().find(|m| outer & bit(m.rel) != 0).cloned())
@@ -2058,7 +2058,7 @@ impl<'a> Planner<'a> {
 
 /// What a Memoize node needs beyond its path: the cache key columns and hit ratio.
 struct MemoInfo {
-    pcols: Vec<ColKey>,
+    pcols: SmallVec<[ColKey; 2]>,
     hit: f64,
     /// Calls the cache misses: the inner runs only for these, however many loops.
     misses: f64,
@@ -2148,7 +2148,7 @@ impl<'c> Candidates<'c, '_> {
                 param: 0,
                 rescan,
                 node: self.pending.clone(),
-                param_ecs: Vec::new(),
+                param_ecs: SmallVec::new(),
                 can_mark: false,
                 disabled,
             },

@@ -2148,17 +2148,20 @@ impl<'a> Block<'a> {
         r: usize,
         skip_filters: &[usize],
         skip_clauses: &[usize],
-    ) -> Vec<String> {
+    ) -> Vec<Name> {
         let br = &self.rels[r];
         let RelKind::Table { rel, .. } = &br.kind else {
             return Vec::new();
         };
-        let mut out: Vec<String> = Vec::new();
+        let mut out: Vec<Name> = Vec::new();
         for u in &br.uses {
-            let k = ColKey {
-                rel: r,
-                col: u.to_ascii_lowercase().into(),
+            // Each index's paths ask again: the name is shared where it is lower case.
+            let col = if u.bytes().any(|c| c.is_ascii_uppercase()) {
+                u.to_ascii_lowercase().into()
+            } else {
+                u.clone()
             };
+            let k = ColKey { rel: r, col };
             let by_clause = rel.clauses.iter().enumerate().any(|(i, cl)| {
                 !skip_clauses.contains(&i) && rel.cols[cl.col].name.eq_ignore_ascii_case(u)
             });
@@ -2166,7 +2169,7 @@ impl<'a> Block<'a> {
                 !skip_filters.contains(&i) && f.cols.iter().any(|c| c.eq_ignore_ascii_case(u))
             });
             if self.needed_above(&k, bit(r)) || by_clause || by_filter {
-                out.push(k.col.to_string());
+                out.push(k.col);
             }
         }
         out
@@ -2275,7 +2278,7 @@ pub(crate) fn subquery_scan(br: &BaseRel, cop: f64, ctup: f64, elide: bool) -> O
         param: 0,
         rescan: Rescan::Same,
         node,
-        param_ecs: Vec::new(),
+        param_ecs: smallvec::SmallVec::new(),
         can_mark: false,
         disabled: path.disabled,
     })

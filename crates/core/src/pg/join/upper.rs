@@ -22,7 +22,9 @@ pub(crate) fn estimate_num_groups(b: &Block, cols: &[ColKey], input_rows: f64) -
         return 1.0;
     }
     // Items deduplicated through equivalence classes (the smaller ndistinct stays).
-    let mut items: Vec<(ColKey, f64, Option<usize>)> = Vec::new();
+    // (Inline: Memoize asks this for every parameterized inner of every outer path.)
+    let mut items: smallvec::SmallVec<[(ColKey, f64, Option<usize>); 4]> =
+        smallvec::SmallVec::new();
     for c in cols {
         let nd = b.stats(c).nd;
         let ec = b.ec_of.get(c).copied();
@@ -37,12 +39,12 @@ pub(crate) fn estimate_num_groups(b: &Block, cols: &[ColKey], input_rows: f64) -
             items.push((c.clone(), nd, ec));
         }
     }
-    let mut rels: Vec<usize> = items.iter().map(|(k, _, _)| k.rel).collect();
+    let mut rels: smallvec::SmallVec<[usize; 4]> = items.iter().map(|(k, _, _)| k.rel).collect();
     rels.sort_unstable();
     rels.dedup();
     let mut numdistinct = 1.0;
     for r in rels {
-        let mine: Vec<f64> = items
+        let mine: smallvec::SmallVec<[f64; 4]> = items
             .iter()
             .filter(|(k, _, _)| k.rel == r)
             .map(|x| x.1)
@@ -254,7 +256,7 @@ fn sort_path(pl: &Planner, p: &JPath, keys: Vec<usize>, limit: f64, key_text: St
         param: 0,
         rescan: Rescan::Fixed(0.0, pl.jc.cop() * p.rows),
         node,
-        param_ecs: Vec::new(),
+        param_ecs: smallvec::SmallVec::new(),
         can_mark: true,
         disabled: p.disabled + dis,
     }
@@ -389,7 +391,7 @@ fn incremental_sort_path(
         param: 0,
         rescan: Rescan::Fixed(0.0, pl.jc.cop() * p.rows),
         node,
-        param_ecs: Vec::new(),
+        param_ecs: smallvec::SmallVec::new(),
         can_mark: true,
         disabled: p.disabled,
     }
@@ -644,7 +646,7 @@ pub(crate) fn finish(
                         param: 0,
                         rescan: Rescan::Same,
                         node,
-                        param_ecs: Vec::new(),
+                        param_ecs: smallvec::SmallVec::new(),
                         can_mark: false,
                         disabled: inp.disabled + adis,
                     },
@@ -727,7 +729,7 @@ pub(crate) fn finish(
                             param: 0,
                             rescan: Rescan::Same,
                             node,
-                            param_ecs: Vec::new(),
+                            param_ecs: smallvec::SmallVec::new(),
                             can_mark: false,
                             disabled: p.disabled + dis,
                         },
