@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { launch, open, SCREENSHOTS, cli, seconds } from './browser.mjs';
-import { frame, requested, replied, amount, assertTableIsTheCores } from './tables.mjs';
+import { frame, requested, replied, amount, assertTableIsTheCores, percentiles, split } from './tables.mjs';
 
 let browser;
 before(async () => {
@@ -251,19 +251,12 @@ async function measure(page, sliderId) {
     });
     samples.push(ms);
   }
-  const stats = (key) => {
-    const sorted = samples.map((s) => s[key]).filter(Number.isFinite).sort((a, b) => a - b);
-    const p = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-    return { n: sorted.length, median: p(0.5), p95: p(0.95) };
-  };
-  const total = stats('total');
+  const total = percentiles(samples, 'total');
   assert.ok(total.n >= 50, `only ${total.n} redraws measured`);
   // Where the time goes: input to request posted (the page), posted to reply received
   // (the worker and the messages; of it, the planning the worker measured), reply to
   // redraw (the page again).
-  const parts = ['page', 'worker', 'planning', 'redraw']
-    .map((k) => { const s = stats(k); return `${k} ${s.median.toFixed(1)}/${s.p95.toFixed(1)}`; })
-    .join(', ');
+  const parts = split(samples, ['page', 'worker', 'planning', 'redraw']);
   return `input to redraw (reply from the worker on screen) median ${total.median.toFixed(1)} ms, p95 ${total.p95.toFixed(1)} ms over ${total.n} inputs (median/p95 ms: ${parts})`;
 }
 

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { launch, open, SCREENSHOTS, cli, readShortNumber } from './browser.mjs';
+import { percentiles, split } from './tables.mjs';
 
 let browser;
 before(async () => {
@@ -150,17 +151,10 @@ test('measure: input-to-redraw time and first render (printed, not asserted)', a
     });
     samples.push(ms);
   }
-  const stats = (key) => {
-    const sorted = samples.map((s) => s[key]).filter(Number.isFinite).sort((a, b) => a - b);
-    const p = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-    return { n: sorted.length, median: p(0.5), p95: p(0.95) };
-  };
-  const total = stats('total');
+  const total = percentiles(samples, 'total');
   assert.ok(total.n >= 50, `only ${total.n} redraws measured`);
   // Where the time goes: input to curves computed, then to both charts drawn.
-  const parts = ['compute', 'draw']
-    .map((k) => { const s = stats(k); return `${k} ${s.median.toFixed(1)}/${s.p95.toFixed(1)}`; })
-    .join(', ');
+  const parts = split(samples, ['compute', 'draw']);
   console.log(`# measure t1 view (MySQL, cost + time charts): first render ${first.toFixed(0)} ms after navigation; input to redraw median ${total.median.toFixed(1)} ms, p95 ${total.p95.toFixed(1)} ms over ${total.n} inputs (median/p95 ms: ${parts})`);
   assert.deepEqual(problems, []);
 });

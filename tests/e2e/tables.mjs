@@ -25,6 +25,18 @@ export const change = (pct) => `${pct < 0 || Object.is(pct, -0) ? '' : '+'}${pct
 /** `amount` of the detail view: costs and rows. */
 export const amount = (x) => (x >= 100 ? x.toFixed(0) : x.toFixed(2));
 
+/** Median and 95th percentile of `key` over measurement samples (finite values only). */
+export function percentiles(samples, key) {
+  const sorted = samples.map((s) => s[key]).filter(Number.isFinite).sort((a, b) => a - b);
+  const p = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+  return { n: sorted.length, median: p(0.5), p95: p(0.95) };
+}
+
+/** `name median/p95` for each of `keys`, comma-separated: where a measurement's time went. */
+export const split = (samples, keys) => keys
+  .map((k) => { const s = percentiles(samples, k); return `${k} ${s.median.toFixed(1)}/${s.p95.toFixed(1)}`; })
+  .join(', ');
+
 /** Every cell's text of one engine's table, with the exact times the row carries. */
 async function cells(page, section) {
   return page.locator(`${section} tbody tr:not(.refused)`).evaluateAll((trs) =>
