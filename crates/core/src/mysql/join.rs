@@ -26,12 +26,14 @@
 //! **Simplifications and unverified choices** (for the next session to check):
 //! * `Item_equal` filtering of a join equality the access does not use: `rec_per_key /
 //!   records` of an index led by the column, else 0.1; LIKE filters 0.1111 (as BETWEEN,
-//!   Item_func_like); comparisons with a subquery as plain comparisons; expressions 1.
+//!   Item_func_like); comparisons with a subquery: see below; expressions 1.
 //! * calculate_condition_filter's floor of 0.05 rows; the range's own columns are left
-//!   out of a range access's filter (its rows already hold them).
-//! * FirstMatch re-costs the inner range with best_access_path (join buffering only for a
-//!   one-table nest) and keeps the outer rows; LooseScan needs a covering index led by the
-//!   IN column of the first inner table; MaterializeScan's outer tables are re-costed by
+//!   out of a range access's filter (its rows already hold them). A comparison with a
+//!   correlated subquery filters nothing (`Item_func::contributes_to_filter`); an
+//!   uncorrelated one counts as a comparison with a constant.
+//! * FirstMatch re-costs the positions of the inner range that used join buffering with
+//!   best_access_path (buffering kept only in a one-table nest) and keeps the outer rows;
+//!   LooseScan needs a covering index led by the IN column of the first inner table; MaterializeScan's outer tables are re-costed by
 //!   the ordinary search after the overwritten position; DuplicateWeedout's range starts
 //!   at the first inner table. `fix_semijoin_strategies` is not repeated.
 //! * `eq_ref_extension_by_limited_search` appends the first eq_ref table in pre-sorted
@@ -494,6 +496,9 @@ struct Planner<'a, 'b> {
     binds: Vec<Vec<Vec<PartBind>>>,
     /// [`Planner::key_dependent`] of each table, worked out with `binds`.
     key_deps: Vec<u64>,
+    /// Per filter of the block: a comparison with a dependent (correlated) subquery,
+    /// which never contributes to condition filtering.
+    dependent_cmp: Vec<bool>,
 }
 
 /// How a key column can be bound, whatever the prefix.
@@ -838,6 +843,7 @@ impl<'a> Ctx<'a> {
             best_read: f64::MAX,
             binds: Vec::new(),
             key_deps: Vec::new(),
+            dependent_cmp: dependent_comparisons(block),
         };
         p.binds = p.part_binds();
         p.key_deps = (0..p.tabs.len()).map(|t| p.key_dependent(t)).collect();
@@ -873,6 +879,25 @@ impl<'a> Ctx<'a> {
         sub.tree.children.extend(extra_nodes);
         Ok(sub)
     }
+}
+
+/// Which filters of `block` compare with a dependent (correlated) subquery. MySQL's
+/// `Item_func::contributes_to_filter` (item_func.cc, 5.7 and 8.0) gives such a comparison
+/// no filtering effect: a subquery operand must be constant (`const_item()` in 5.7,
+/// `const_for_execution()` in 8.0), and a correlated one depends on a table of the outer
+/// query ("too uncertain", WL#7384). An uncorrelated one keeps its operator's default.
+fn dependent_comparisons(block: &QueryBlock) -> Vec<bool> {
+    let mut dependent = vec![false; block.filters.len()];
+    for sq in &block.subqueries {
+        if let (SubqueryKind::Scalar, Some(f)) = (&sq.kind, sq.filter) {
+            if !sq.correlation.is_empty() {
+                if let Some(d) = dependent.get_mut(f) {
+                    *d = true;
+                }
+            }
+        }
+    }
+    dependent
 }
 
 /// `Item_func::get_filtering_effect` defaults of one sargable predicate (no index range).
@@ -1166,7 +1191,10 @@ impl<'a, 'b> Planner<'a, 'b> {
                 f *= cf;
             }
         }
-        for fl in &self.block.filters {
+        for (fi, fl) in self.block.filters.iter().enumerate() {
+            if self.dependent_cmp[fi] {
+                continue;
+            }
             if fl.tables.contains(&t) && fl.tables.iter().all(|x| avail & bit(*x) != 0) {
                 // Counted at the last of its tables to join.
                 let others_before = fl
@@ -1622,14 +1650,15 @@ impl<'a, 'b> Planner<'a, 'b> {
         };
         let sub = self.ctx.plan_block(self.block, &b)?;
         let mat_rows = sub.rows.max(1.0);
-        // distinct_rows = min(mat_rows, quick_condition_rows of the tables in the select
-        // list: the inner side of the IN equalities).
+        // calculate_materialization_costs: distinct_rows = min(mat_rows, the product of
+        // quick_condition_rows (the table's records, or its range estimate; no condition
+        // filtering) over the tables in the select list: the inner side of the IN
+        // equalities).
         let mut sel = 1.0;
         for j in &self.block.joins {
             for (x, y) in [(&j.a, &j.b), (&j.b, &j.a)] {
                 if inner & bit(x.table) != 0 && inner & bit(y.table) == 0 {
-                    let t = &self.tabs[x.table];
-                    sel *= t.found_records() * self.condition_filter(x.table, &[], 0, 1.0);
+                    sel *= self.tabs[x.table].found_records();
                 }
             }
         }
@@ -1708,13 +1737,18 @@ impl<'a, 'b> Planner<'a, 'b> {
                 }
             }
             if completing_inner && contiguous && outer_before && env.firstmatch {
-                // Re-run best_access_path over the inner range; join buffering only for a
-                // single inner table.
+                // semijoin_firstmatch_loosescan_access_paths: a position of the range that
+                // used join buffering is re-costed by best_access_path (buffering allowed
+                // only in a single-table nest); the others keep their access.
                 let single = inner.count_ones() == 1;
                 let mut tmp: Vec<Pos> = self.positions[..first].to_vec();
                 let mut cost = c0;
                 for k in first..=i {
-                    let p = self.best_access_path(self.positions[k].t, &tmp, single);
+                    let p = if self.positions[k].jbuf {
+                        self.best_access_path(self.positions[k].t, &tmp, single)
+                    } else {
+                        self.positions[k].clone()
+                    };
                     cost += p.read_cost + rec * p.rows_before_filter;
                     tmp.push(p);
                 }
