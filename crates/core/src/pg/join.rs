@@ -17,7 +17,8 @@
 //! * `planner`: standard_join_search with join_is_legal for semi/anti/left joins and
 //!   unique-ified semijoin RHS, calc_joinrel_size_estimate with eqjoinsel (MCVs) and
 //!   eqjoinsel_semi, nested loops (plain, Materialize, parameterised index and bitmap
-//!   inners with loop_count, Memoize), hash joins (bucket statistics, batches, the
+//!   inners with loop_count, Memoize; a semi or anti join's two-relation inner side
+//!   parameterized by the outer side, as Q20 at SF 10 runs it), hash joins (bucket statistics, batches, the
 //!   unique-inner quirk of §3.3), merge joins (mergejoinscansel, explicit sorts, presorted
 //!   inputs, materialised inner), add_path with fuzz 1.01 and useful pathkeys.
 //! * `upper`: GroupAggregate / HashAggregate (with spill) / Aggregate with costs read from

@@ -1256,10 +1256,14 @@ impl<'a> Planner<'a> {
         let eqs = self.eq_clauses(b, s, outer, inner);
         // The caches that need `s` mutably, filled before the relations' paths are
         // borrowed: parameterized inner paths and the merge clauses' scan fractions.
-        let param_inner = if jt.is_right() || jt == PJ::UniqueInner || inner.count_ones() != 1 {
+        let param_inner = if jt.is_right() || jt == PJ::UniqueInner {
             None
-        } else {
+        } else if inner.count_ones() == 1 {
             Some(self.param_paths_for(b, s, inner.trailing_zeros() as usize, outer))
+        } else if matches!(jt, PJ::Semi | PJ::Anti) && inner.count_ones() == 2 {
+            Some(self.param_join_paths(b, s, inner, outer))
+        } else {
+            None
         };
         let scansels: SmallVec<[ScanSel; 4]> =
             eqs.iter().map(|c| self.scansel_of(b, s, c)).collect();
@@ -1277,10 +1281,80 @@ impl<'a> Planner<'a> {
             param_inner.as_deref(),
             &scansels,
             &mut list,
+            None,
         );
         if let Some(j) = s.rels.get_mut(&joined) {
             j.paths = list;
         }
+    }
+
+    /// Parameterized paths of the two-relation join `inner` whose parameters come from
+    /// `outer`, for the inner side of a semi or anti join (add_paths_to_joinrel's
+    /// param_source_rels: a join inside a semi or anti join's right-hand side may stay
+    /// parameterized by the rels outside it). As PostgreSQL builds them, each is a join
+    /// whose outer input is a parameterized index path of one of the two relations
+    /// (match_unsorted_outer, hash_inner_and_outer and sort_inner_and_outer over the
+    /// outer rel's parameterized paths) and whose inner is the other relation, not
+    /// parameterized. Rows: get_parameterized_joinrel_size, i.e. the join's rows scaled
+    /// by the share of its outer relation one parameterized scan returns. Their true
+    /// rows per scan are scaled the same way (an assumption of the simulation's work).
+    fn param_join_paths(
+        &self,
+        b: &Block<'a>,
+        s: &mut Search,
+        inner: u64,
+        outer: u64,
+    ) -> Rc<[JPath]> {
+        let mut out = Vec::new();
+        let Some(srel) = s.rels.get(&inner) else {
+            return Rc::from(out);
+        };
+        let (s_rows, s_true) = (srel.rows, srel.true_rows);
+        for r in (0..64).filter(|r| inner & bit(*r) != 0) {
+            let rest = inner & !bit(r);
+            let Some(r_rows) = s.rels.get(&bit(r)).map(|x| x.rows) else {
+                continue;
+            };
+            if !s.rels.contains_key(&rest) {
+                continue;
+            }
+            let Some(jts) = self.legal(b, bit(r), rest) else {
+                continue;
+            };
+            let pps = self.param_paths_for(b, s, r, outer);
+            let eqs = self.eq_clauses(b, s, bit(r), rest);
+            let scansels: SmallVec<[ScanSel; 4]> =
+                eqs.iter().map(|c| self.scansel_of(b, s, c)).collect();
+            for pp in pps
+                .iter()
+                .filter(|p| p.param != 0 && p.param & outer == p.param)
+            {
+                let share = pp.rows / r_rows.max(1.0);
+                let rows = (s_rows * share).max(1.0).round().min(s_rows);
+                let mut list = Vec::new();
+                for &(o, i, jt) in &jts {
+                    if o != bit(r) || i != rest || jt.is_right() || jt == PJ::UniqueOuter {
+                        continue;
+                    }
+                    self.join_paths(
+                        b,
+                        s,
+                        (o, i, jt),
+                        &eqs,
+                        None,
+                        &scansels,
+                        &mut list,
+                        Some((std::slice::from_ref(pp), rows, s_true * share)),
+                    );
+                }
+                for mut p in list {
+                    p.param = pp.param;
+                    p.param_ecs = pp.param_ecs.clone();
+                    out.push(p);
+                }
+            }
+        }
+        Rc::from(out)
     }
 
     /// The hash, merge and nested-loop candidates of add_paths, offered to `list` with
@@ -1297,19 +1371,21 @@ impl<'a> Planner<'a> {
         param_inner: Option<&[JPath]>,
         scansels: &[ScanSel],
         list: &mut Vec<JPath>,
+        param_outer: Option<(&[JPath], f64, f64)>,
     ) {
         let jc = &self.jc;
         let joined = outer | inner;
         let Some(jrel) = s.rels.get(&joined) else {
             return;
         };
-        let (rows, width) = (jrel.rows, jrel.width);
+        // A parameterized join (param_join_paths): its outer paths, rows and true rows.
+        let (rows, width) = (param_outer.map_or(jrel.rows, |p| p.1), jrel.width);
         let fids = self.filters_between(b, outer, inner);
         let fids: &[usize] = &fids;
         let (Some(orel), Some(irel)) = (s.rels.get(&outer), s.rels.get(&inner)) else {
             return;
         };
-        let mut outer_paths: &[JPath] = &orel.paths;
+        let mut outer_paths: &[JPath] = param_outer.map_or(&orel.paths[..], |p| p.0);
         let mut inner_paths: &[JPath] = &irel.paths;
         if outer_paths.is_empty() || inner_paths.is_empty() {
             return;
@@ -1390,8 +1466,12 @@ impl<'a> Planner<'a> {
             startup: 0.0,
             per_tuple: cop * eqs.len() as f64,
         };
-        let (Some(co), Some(ci)) = (cheapest_total(outer_paths), cheapest_total(inner_paths))
-        else {
+        // A parameterized join's outer is its one parameterized path.
+        let co = match param_outer {
+            Some(_) => outer_paths.first(),
+            None => cheapest_total(outer_paths),
+        };
+        let (Some(co), Some(ci)) = (co, cheapest_total(inner_paths)) else {
             return;
         };
         let label = jt.label();
@@ -1531,10 +1611,7 @@ impl<'a> Planner<'a> {
         // built; its node is built only if add_path keeps it. add_path_precheck looks at
         // the list as it was before this call and at this call's earlier candidates.
         let mut cand = Candidates {
-            true_rows: s
-                .rels
-                .get(&(outer | inner))
-                .map_or(f64::NAN, |j| j.true_rows),
+            true_rows: param_outer.map_or(jrel.true_rows, |p| p.2),
             pending: &s.pending,
             startup: b.consider_startup,
             list,
@@ -1571,7 +1648,12 @@ impl<'a> Planner<'a> {
                             per_tuple: fq.per_tuple + cop * n_rest as f64,
                         };
                         // has_indexed_join_quals: the index path itself, not a Memoize over it.
-                        let indexed = is_param && vi == 0 && n_rest == 0 && fids.is_empty();
+                        // A parameterized join is no index path.
+                        let indexed = is_param
+                            && vi == 0
+                            && n_rest == 0
+                            && fids.is_empty()
+                            && inner.count_ones() == 1;
                         let mut c = costs::nestloop(
                             jc,
                             op.input(),
