@@ -1,10 +1,12 @@
 //! `costlab dbt3 --diagram` and `costlab workload --diagram`: plan diagrams over one or two
-//! knobs for one query, and the flip map (every query over one knob). The diagrams come
+//! knobs for one query, and the flip map (every query over one knob); `costlab simulate
+//! --workload t1 --diagram`: t1's over the fraction of rows and knobs. The diagrams come
 //! from `costlab_core::diagram`; this module reads the axes from the command line and
 //! prints a diagram as text, JSON, CSV or SVG.
 
 use crate::dbt3::{planner, Dbt3Setup};
 use crate::simulate::ProfileInfo;
+use costlab_core::analysis::{RangeAxis, FRACTION_AXIS};
 use costlab_core::diagram::{Axis, Boundaries, PlanDiagram};
 use costlab_core::knobs::{round_significant, Engine, Knob};
 use costlab_core::{Error, Result};
@@ -15,6 +17,12 @@ use std::fmt::Write;
 pub const DEFAULT_GRID: usize = 50;
 /// Most cells per axis.
 pub const MAX_GRID: usize = 200;
+
+/// A join planner keeps one plan per point: regret is against the fastest plan chosen
+/// anywhere in the diagram.
+const REGRET_AGAINST_DIAGRAM: &str = "the fastest plan the diagram chose anywhere";
+/// A single-table planner costs every candidate at every point.
+const REGRET_AT_POINT: &str = "the fastest candidate at the same point";
 
 /// One `--diagram NAME=LO:HI`.
 #[derive(Clone, Debug)]
@@ -49,6 +57,52 @@ pub fn parse_axis(text: &str, engine: Engine) -> Result<AxisSpec> {
     let lo = def.parse_value(lo.trim()).map_err(|e| bad(e.to_string()))?;
     let hi = def.parse_value(hi.trim()).map_err(|e| bad(e.to_string()))?;
     Ok(AxisSpec { knob, lo, hi })
+}
+
+/// Reads `NAME=LO:HI` of a single-table diagram: a knob as [`parse_axis`] reads it, or
+/// `fraction=LO:HI` (of the table's rows, 0 to 1).
+pub fn parse_range_axis(text: &str, engine: Engine) -> Result<(RangeAxis, f64, f64)> {
+    let name = text.split_once('=').map_or(text, |(n, _)| n).trim();
+    if !name.eq_ignore_ascii_case(FRACTION_AXIS) {
+        let a = parse_axis(text, engine)?;
+        return Ok((RangeAxis::Knob(a.knob), a.lo, a.hi));
+    }
+    let bad = |msg: String| Error::invalid("--diagram", msg);
+    let range = text.split_once('=').map(|(_, r)| r).unwrap_or_default();
+    let (lo, hi) = range
+        .split_once(':')
+        .ok_or_else(|| bad(format!("{text:?}: the range is LO:HI, e.g. fraction=0:0.2")))?;
+    let num = |t: &str| -> Result<f64> {
+        t.trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite())
+            .ok_or_else(|| bad(format!("{t:?} is not a fraction (0 to 1)")))
+    };
+    Ok((RangeAxis::Fraction, num(lo)?, num(hi)?))
+}
+
+/// The report of t1's diagram (`costlab simulate --workload t1 --diagram`).
+pub fn t1_report(
+    m: &crate::simulate::Machine,
+    sets: &[String],
+    title: String,
+    diagram: PlanDiagram,
+) -> DiagramReport {
+    DiagramReport {
+        engine: m.engine().name(),
+        release: m.version.label(),
+        workload: "t1 (WL#8737)".into(),
+        profile: ProfileInfo::of(&m.profile),
+        warm_cache: m.profile.warm_cache,
+        sets: sets.to_vec(),
+        regret: REGRET_AT_POINT,
+        diagrams: vec![QueryDiagram {
+            query: 0,
+            title,
+            diagram,
+        }],
+    }
 }
 
 /// Reads `--grid N` or `--grid NxM` (columns x rows).
@@ -93,6 +147,8 @@ pub struct DiagramReport {
     pub warm_cache: bool,
     /// The `--set` assignments the other knobs take.
     pub sets: Vec<String>,
+    /// What a cell's regret is measured against.
+    pub regret: &'static str,
     /// One diagram (with --query), or one per query over one knob (the flip map).
     pub diagrams: Vec<QueryDiagram>,
 }
@@ -152,6 +208,7 @@ pub fn run(s: &Dbt3Setup, axes: &[AxisSpec], grid: (usize, usize)) -> Result<Dia
         profile: ProfileInfo::of(&s.profile),
         warm_cache: s.profile.warm_cache,
         sets: s.sets.clone(),
+        regret: REGRET_AGAINST_DIAGRAM,
         diagrams: diagrams
             .into_iter()
             .map(|(query, diagram)| QueryDiagram {
@@ -214,9 +271,11 @@ impl DiagramReport {
             }
             many => out.push_str(&flip_map_text(many)),
         }
-        out.push_str(
+        let _ = writeln!(
+            out,
             "(boundaries located by bisection on the model to 1e-6 of the axis; regret: \
-             simulated time lost against the fastest plan the diagram chose anywhere)\n",
+             simulated time lost against {})",
+            self.regret
         );
         out
     }
@@ -273,7 +332,11 @@ fn legend(d: &PlanDiagram, out: &mut String) {
             "  {}  {:>5} cells  {:>9}  {}{}",
             letter(id),
             p.cells,
-            seconds(p.time_s),
+            if p.time_s.is_finite() {
+                seconds(p.time_s)
+            } else {
+                "(varies)".into()
+            },
             p.summary,
             if p.cells == 0 {
                 "  (only between cells)"
@@ -289,7 +352,11 @@ fn legend(d: &PlanDiagram, out: &mut String) {
 fn one_text(q: &QueryDiagram) -> String {
     let d = &q.diagram;
     let mut out = String::new();
-    let _ = writeln!(out, "\nQ{}: {}", q.query, q.title);
+    if q.query == 0 {
+        let _ = writeln!(out, "\n{}", q.title);
+    } else {
+        let _ = writeln!(out, "\nQ{}: {}", q.query, q.title);
+    }
     let _ = writeln!(out, "x: {}", axis_line(&d.x));
     if let Some(y) = &d.y {
         let _ = writeln!(out, "y: {}", axis_line(y));

@@ -255,6 +255,17 @@ struct SimulateArgs {
     /// Print the report as JSON.
     #[arg(long)]
     json: bool,
+    /// With --workload t1, a plan diagram instead of one point: NAME=LO:HI, NAME a knob
+    /// (values as --set reads them) or `fraction` (of t1's rows, 0 to 1). Once: a strip
+    /// over that axis; twice: x, then y. Off a fraction axis the range holds --fraction.
+    #[arg(long = "diagram", value_name = "NAME=LO:HI")]
+    diagrams: Vec<String>,
+    /// Cells per axis of --diagram: N, or NxM (columns x rows); 2 to 200 [default: 50].
+    #[arg(long, value_name = "N|NxM", requires = "diagrams")]
+    grid: Option<String>,
+    /// How --diagram prints: text (letters per plan), json, csv (a line per cell) or svg.
+    #[arg(long, value_parser = ["text", "json", "csv", "svg"], requires = "diagrams")]
+    format: Option<String>,
 }
 
 #[derive(Args)]
@@ -1000,6 +1011,9 @@ fn simulate_cmd(a: SimulateArgs) -> Result<(), Fail> {
         });
     }
     let (source, machine, knobs) = machine_setup(&a.machine)?;
+    if !a.diagrams.is_empty() {
+        return t1_diagram_cmd(&a, &source, &machine, &knobs);
+    }
     let (table, query, sql) = match &source {
         Source::T1 => {
             if a.query.is_some() {
@@ -1037,6 +1051,97 @@ fn simulate_cmd(a: SimulateArgs) -> Result<(), Fail> {
         to_json(&report)?
     } else {
         report.text()
+    })
+}
+
+/// `simulate --workload t1 --diagram ...`: t1's plan diagram over a knob or the fraction
+/// of rows (`costlab_core::analysis::range_diagram`), printed as `dbt3 --diagram` prints.
+fn t1_diagram_cmd(
+    a: &SimulateArgs,
+    source: &Source,
+    machine: &Machine,
+    knobs: &KnobValues,
+) -> Result<(), Fail> {
+    use costlab::diagram;
+    use costlab_core::analysis::{range_diagram, RangeAxis};
+    use costlab_core::diagram::Boundaries;
+    if !matches!(source, Source::T1) {
+        return Err(usage(
+            "--diagram with simulate draws t1 (--workload t1); for a scenario's query use costlab workload --diagram",
+        ));
+    }
+    if a.query.is_some() {
+        return Err(usage(
+            "--query goes with --scenario; --workload t1 takes --fraction",
+        ));
+    }
+    let engine = machine.engine();
+    let axes = a
+        .diagrams
+        .iter()
+        .map(|t| diagram::parse_range_axis(t, engine))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(usage)?;
+    if axes.len() > 2 {
+        return Err(usage("--diagram: at most two axes (x and y)"));
+    }
+    let has_fraction = axes.iter().any(|x| x.0 == RangeAxis::Fraction);
+    let fraction = match (a.fraction, has_fraction) {
+        (Some(f), false) => f,
+        (None, true) => 0.0,
+        (Some(_), true) => {
+            return Err(usage(
+                "--fraction fixes what a fraction axis varies: give one or the other",
+            ))
+        }
+        (None, false) => {
+            return Err(usage(
+                "a diagram over knobs holds the range fixed: add --fraction F (0 to 1), or make one axis fraction=LO:HI",
+            ))
+        }
+    };
+    t1::t1_bounds(fraction).map_err(usage)?;
+    let (nx, ny) = match &a.grid {
+        Some(g) => diagram::parse_grid(g).map_err(usage)?,
+        None => (diagram::DEFAULT_GRID, diagram::DEFAULT_GRID),
+    };
+    let built = axes
+        .iter()
+        .zip([nx, ny])
+        .map(|((what, lo, hi), n)| what.axis(*lo, *hi, n))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(usage)?;
+    let planner = Planner::new(machine, &t1::t1_table(), Detail::Omit)?;
+    let sim = machine.simulator()?;
+    let query = std::cell::RefCell::new(t1::T1Query::default());
+    let d = range_diagram(
+        |f, k| {
+            let mut q = query.borrow_mut();
+            planner.plan(q.at(f)?, k)
+        },
+        &sim,
+        engine,
+        knobs,
+        fraction,
+        (axes[0].0, &built[0]),
+        axes.get(1).map(|y| (y.0, &built[1])),
+        Boundaries::Locate,
+    )?;
+    let title = if has_fraction {
+        "t1 (WL#8737): SELECT ... WHERE k7 in a range".to_string()
+    } else {
+        format!("t1 (WL#8737): the range holds {fraction} of the rows")
+    };
+    let report = diagram::t1_report(machine, &a.machine.sets, title, d);
+    let format = a
+        .format
+        .as_deref()
+        .unwrap_or(if a.json { "json" } else { "text" });
+    print(&match format {
+        "json" => to_json(&report)?,
+        "csv" => report.csv(),
+        "svg" => report.svg(),
+        _ => report.text(),
     })
 }
 

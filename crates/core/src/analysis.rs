@@ -364,6 +364,148 @@ pub fn flip_map(scenario: &Scenario, engine: Engine, nx: usize, ny: usize) -> Re
     })
 }
 
+/// What one axis of a single-table query's plan diagram varies.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RangeAxis {
+    /// The fraction of the table's rows the query's range holds (t1's sweep, 0 to 1).
+    Fraction,
+    Knob(Knob),
+}
+
+/// The name the fraction axis goes by (`--diagram fraction=0:0.2`).
+pub const FRACTION_AXIS: &str = "fraction";
+
+impl RangeAxis {
+    /// `fraction` or a knob's name.
+    pub fn lookup(name: &str) -> Result<RangeAxis> {
+        if name.eq_ignore_ascii_case(FRACTION_AXIS) {
+            Ok(RangeAxis::Fraction)
+        } else {
+            Ok(RangeAxis::Knob(Knob::lookup(name)?))
+        }
+    }
+
+    /// The axis of `n` samples from `lo` to `hi`. A cost is not affine in the fraction
+    /// (index costs interpolate by its square, pages fetched bend with it).
+    pub fn axis(self, lo: f64, hi: f64, n: usize) -> Result<crate::diagram::Axis> {
+        match self {
+            RangeAxis::Knob(k) => crate::diagram::Axis::of_knob(k, lo, hi, n),
+            RangeAxis::Fraction => {
+                if !(0.0..=1.0).contains(&lo) || !(0.0..=1.0).contains(&hi) || lo >= hi {
+                    return Err(crate::Error::invalid(
+                        FRACTION_AXIS,
+                        format!("the fraction of rows runs from 0 to 1, lower bound first ({lo} to {hi})"),
+                    ));
+                }
+                Ok(
+                    crate::diagram::Axis::new(FRACTION_AXIS, lo, hi, n, Spacing::Linear, false)?
+                        .not_affine(),
+                )
+            }
+        }
+    }
+}
+
+/// The plan diagram of a single-table range query: the plan chosen at every cell over `x`
+/// (and `y`), each a fraction of rows or a knob (`plan(fraction, knobs)` plans the query
+/// with its range holding that fraction), switches located by bisection. Off a fraction
+/// axis the range holds `fraction`. A cell's regret is the simulated time its plan loses
+/// against the fastest candidate at that very point: the single-table planners cost every
+/// candidate everywhere, and a plan's time changes along the fraction.
+#[allow(clippy::too_many_arguments)]
+pub fn range_diagram(
+    plan: impl Fn(f64, &KnobValues) -> Result<Planned>,
+    sim: &Simulator,
+    engine: Engine,
+    knobs: &KnobValues,
+    fraction: f64,
+    x: (RangeAxis, &crate::diagram::Axis),
+    y: Option<(RangeAxis, &crate::diagram::Axis)>,
+    boundaries: crate::diagram::Boundaries,
+) -> Result<crate::diagram::PlanDiagram> {
+    use crate::diagram::{Choice, Description};
+    for a in std::iter::once(x.0).chain(y.map(|y| y.0)) {
+        if let RangeAxis::Knob(k) = a {
+            if k.def().engine != engine {
+                return Err(crate::Error::invalid(
+                    "plan diagram",
+                    format!("{} is not a {} knob", k.def().name, engine.name()),
+                ));
+            }
+        }
+    }
+    if y.is_some_and(|y| y.0 == x.0) {
+        return Err(crate::Error::invalid(
+            "plan diagram",
+            "a diagram needs two different axes",
+        ));
+    }
+    let mut k = knobs.clone();
+    crate::diagram::build(
+        x.1,
+        y.map(|y| y.1),
+        boundaries,
+        |xv, yv| {
+            let mut f = fraction;
+            for (a, v) in [(Some(x.0), Some(xv)), (y.map(|y| y.0), yv)] {
+                match (a, v) {
+                    (Some(RangeAxis::Fraction), Some(v)) => f = v,
+                    (Some(RangeAxis::Knob(knob)), Some(v)) => k.set(knob, v)?,
+                    _ => {}
+                }
+            }
+            let planned = plan(f, &k)?;
+            let chosen = planned.chosen();
+            let mut chosen_s = f64::NAN;
+            let mut fastest = f64::INFINITY;
+            for (i, c) in planned.candidates.iter().enumerate() {
+                let t = sim.time_plan(&c.plan)?.total_s;
+                fastest = fastest.min(t);
+                if i == planned.chosen {
+                    chosen_s = t;
+                }
+            }
+            Ok(Choice {
+                signature: chosen.key.to_string(),
+                cost: chosen.plan.cost.total,
+                plan: chosen.key.clone(),
+                regret_s: Some((chosen_s - fastest).max(0.0)),
+            })
+        },
+        // A plan's time changes from cell to cell here: no one time stands for it.
+        |key| {
+            Ok(Description {
+                summary: path_label(key),
+                time_s: f64::NAN,
+            })
+        },
+    )
+}
+
+/// [`range_diagram`] of the scenario's t1 query for one engine, with its knobs, machine
+/// and cache state.
+pub fn t1_diagram(
+    scenario: &Scenario,
+    engine: Engine,
+    fraction: f64,
+    x: (RangeAxis, &crate::diagram::Axis),
+    y: Option<(RangeAxis, &crate::diagram::Axis)>,
+    boundaries: crate::diagram::Boundaries,
+) -> Result<crate::diagram::PlanDiagram> {
+    let planner = Planner::new(scenario, engine)?;
+    let sim = Simulator::for_release(&machine(scenario)?, scenario.version_of(engine))?;
+    range_diagram(
+        |f, k| planner.plan(f, k),
+        &sim,
+        engine,
+        &scenario.knobs,
+        fraction,
+        x,
+        y,
+        boundaries,
+    )
+}
+
 /// The value of the flip knob that minimises total regret over the scenario's sweep on its
 /// machine (sim::regret::fit_one), with the regret curve.
 pub fn fit_flip_knob(
@@ -565,6 +707,116 @@ mod tests {
             ..s
         };
         assert!(flip_map(&wrong_engine, Engine::Mysql, 4, 4).is_err());
+    }
+
+    /// t1's plan diagram agrees with the sweep: along the fraction, at the sweep's own
+    /// sample points, every cell's plan is the sweep's choice and its regret the sweep's;
+    /// every boundary is a sweep crossover between the same plans (both bisect on the
+    /// model to 1e-6 of the range). Over fraction x random_page_cost, each row's boundaries
+    /// are the crossovers of a sweep run with that random_page_cost.
+    #[test]
+    fn t1_diagram_matches_the_sweep_along_the_fraction_and_across_a_knob() {
+        use crate::diagram::Boundaries;
+        let s = Scenario::default();
+        let (from, to) = t1_range(&s).unwrap();
+        for engine in [Engine::Mysql, Engine::Postgres] {
+            let curves = engine_curves(&s, engine).unwrap();
+            let ax = RangeAxis::Fraction.axis(from, to, SWEEP_POINTS).unwrap();
+            let d = t1_diagram(
+                &s,
+                engine,
+                0.0,
+                (RangeAxis::Fraction, &ax),
+                None,
+                Boundaries::Locate,
+            )
+            .unwrap();
+            assert_eq!(d.cells.len(), curves.xs.len());
+            for (i, cell) in d.cells.iter().enumerate() {
+                assert_eq!(
+                    d.plans[cell.plan].signature,
+                    curves.paths[curves.chosen[i]].key
+                );
+                assert_eq!(
+                    cell.regret_s, curves.times.regret_s[i],
+                    "{engine:?} at {}",
+                    curves.xs[i]
+                );
+            }
+            assert_eq!(d.boundaries.len(), curves.crossovers.len(), "{engine:?}");
+            for (b, c) in d.boundaries.iter().zip(&curves.crossovers) {
+                assert!(
+                    (b.at - c.x).abs() <= 2e-6 * (to - from),
+                    "{engine:?}: {} vs {}",
+                    b.at,
+                    c.x
+                );
+                assert_eq!(d.plans[b.from].signature, c.from);
+                assert_eq!(d.plans[b.to].signature, c.to);
+            }
+        }
+        // Fraction x random_page_cost for PostgreSQL: rows against sweeps at their value.
+        let ax = RangeAxis::Fraction.axis(from, to, 41).unwrap();
+        let ay = RangeAxis::Knob(Knob::RandomPageCost)
+            .axis(1.0, 8.0, 5)
+            .unwrap();
+        let d = t1_diagram(
+            &s,
+            Engine::Postgres,
+            0.0,
+            (RangeAxis::Fraction, &ax),
+            Some((RangeAxis::Knob(Knob::RandomPageCost), &ay)),
+            Boundaries::Locate,
+        )
+        .unwrap();
+        assert!(d.plans.len() >= 2, "{:?}", d.plans);
+        for (r, &rpc) in ay.values.iter().enumerate() {
+            let mut at = s.clone();
+            at.knobs.set(Knob::RandomPageCost, rpc).unwrap();
+            let curves = engine_curves(&at, Engine::Postgres).unwrap();
+            let row: Vec<_> = d
+                .boundaries
+                .iter()
+                .filter(|b| b.axis == 0 && b.row == r)
+                .collect();
+            assert_eq!(row.len(), curves.crossovers.len(), "random_page_cost {rpc}");
+            // PostgreSQL's choice between an index scan and a parallel bitmap scan
+            // flickers over a few ten-thousandths of the fraction (row estimates are
+            // rounded), so two grids can bisect to different flickers of one switch.
+            for (b, c) in row.iter().zip(&curves.crossovers) {
+                assert!(
+                    (b.at - c.x).abs() <= 2e-3 * (to - from),
+                    "rpc {rpc}: {} vs {}",
+                    b.at,
+                    c.x
+                );
+                assert_eq!(d.plans[b.from].signature, c.from);
+                assert_eq!(d.plans[b.to].signature, c.to);
+            }
+        }
+        // Bad axes are errors, not panics.
+        assert!(RangeAxis::Fraction.axis(0.3, 0.1, 5).is_err());
+        assert!(RangeAxis::Fraction.axis(0.0, 1.5, 5).is_err());
+        let mysql_knob = RangeAxis::Knob(Knob::IoBlockReadCost);
+        let am = mysql_knob.axis(1.0, 4.0, 5).unwrap();
+        assert!(t1_diagram(
+            &s,
+            Engine::Postgres,
+            0.1,
+            (mysql_knob, &am),
+            None,
+            Boundaries::Skip
+        )
+        .is_err());
+        assert!(t1_diagram(
+            &s,
+            Engine::Postgres,
+            0.1,
+            (RangeAxis::Fraction, &ax),
+            Some((RangeAxis::Fraction, &ax)),
+            Boundaries::Skip
+        )
+        .is_err());
     }
 
     #[test]

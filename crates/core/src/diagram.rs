@@ -177,6 +177,10 @@ pub struct Choice<T> {
     pub signature: String,
     pub cost: f64,
     pub plan: T,
+    /// The time this choice loses at this point, where the caller knows it (a planner that
+    /// costs every candidate at every point, as t1's does: a plan's time then changes
+    /// along a selectivity axis). None: measured against the fastest plan of the diagram.
+    pub regret_s: Option<f64>,
 }
 
 /// What `describe` says of a plan, once per distinct plan.
@@ -304,7 +308,12 @@ impl PlanDiagram {
                     cell.plan,
                     csv_field(&p.summary),
                     cell.cost,
-                    p.time_s,
+                    // No one time where it varies from cell to cell (a fraction axis).
+                    if p.time_s.is_finite() {
+                        p.time_s.to_string()
+                    } else {
+                        String::new()
+                    },
                     cell.regret_s
                 ));
             }
@@ -345,7 +354,7 @@ where
     D: FnMut(&T) -> Result<Description>,
 {
     /// Plans at (x, y) and returns the plan's id, adding a plan not seen before.
-    fn probe(&mut self, x: f64, y: f64) -> Result<(usize, f64)> {
+    fn probe(&mut self, x: f64, y: f64) -> Result<(usize, f64, Option<f64>)> {
         let c = (self.plan)(x, self.y.map(|_| y))?;
         self.evaluations += 1;
         if !c.cost.is_finite() {
@@ -370,7 +379,7 @@ where
             }
         };
         self.samples[id].push((x, y, c.cost));
-        Ok((id, c.cost))
+        Ok((id, c.cost, c.regret_s))
     }
 
     /// Every change along one edge between `a` (plan `pa`) and `b` (plan `pb`) on `axis`,
@@ -402,7 +411,7 @@ where
             });
             return Ok(());
         };
-        let (pm, _) = if axis == 0 {
+        let (pm, _, _) = if axis == 0 {
             self.probe(m, fixed)?
         } else {
             self.probe(fixed, m)?
@@ -448,14 +457,16 @@ where
     };
     let yv = |r: usize| y.map_or(0.0, |y| y.values[r]);
     let mut cells = Vec::with_capacity(cols * rows);
+    let mut own_regret = Vec::with_capacity(cols * rows);
     for r in 0..rows {
         for &xv in &x.values {
-            let (plan, cost) = b.probe(xv, yv(r))?;
+            let (plan, cost, regret) = b.probe(xv, yv(r))?;
             cells.push(Cell {
                 plan,
                 cost,
                 regret_s: 0.0,
             });
+            own_regret.push(regret);
         }
     }
     let mut found = Vec::new();
@@ -501,8 +512,8 @@ where
         plans[cell.plan].cells += 1;
     }
     let fastest = plans.iter().map(|p| p.time_s).fold(f64::INFINITY, f64::min);
-    for cell in &mut cells {
-        cell.regret_s = (plans[cell.plan].time_s - fastest).max(0.0);
+    for (cell, own) in cells.iter_mut().zip(&own_regret) {
+        cell.regret_s = own.unwrap_or((plans[cell.plan].time_s - fastest).max(0.0));
     }
     // Samples on a cross (a plan met in one cell and along its boundaries) fit a plane
     // even where the cost is not affine, so a plane is fitted only where it must be one.
@@ -685,6 +696,7 @@ mod tests {
                 signature: k.to_string(),
                 cost,
                 plan: k,
+                regret_s: None,
             })
         }
     }
@@ -776,6 +788,7 @@ mod tests {
                 signature: k.to_string(),
                 cost: 1.0 + xv,
                 plan: k,
+                regret_s: None,
             })
         };
         let d = build(&x, None, Boundaries::Locate, f, describe).unwrap();
@@ -812,6 +825,7 @@ mod tests {
                     signature: k.into(),
                     cost: 1.0,
                     plan: k,
+                    regret_s: None,
                 })
             },
             |k: &&str| {
@@ -841,6 +855,7 @@ mod tests {
                 signature: k.to_string(),
                 cost: c,
                 plan: k,
+                regret_s: None,
             })
         };
         let d = build(&x, None, Boundaries::Locate, f, |k: &&str| {
@@ -902,6 +917,7 @@ mod tests {
                 signature: "a".to_string(),
                 cost: f64::NAN,
                 plan: "a",
+                regret_s: None,
             })
         };
         assert!(build(&x, None, Boundaries::Skip, nan, describe).is_err());

@@ -267,6 +267,7 @@ impl WorkloadPlanner {
                     signature,
                     cost,
                     plan: tree,
+                    regret_s: None,
                 })
             },
             |tree| {
