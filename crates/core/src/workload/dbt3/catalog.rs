@@ -911,6 +911,14 @@ fn mysql_table(t: &Logical) -> Table {
     let clustered_leaf = (t.rows / rows_per_page).ceil().max(1.0);
     let pk_bytes = key_bytes_of(t, t.primary);
     let clustered_pages = innodb_total_pages(clustered_leaf, pk_bytes + INNODB_PTR_OVERHEAD);
+    // records_per_key as rows / distinct prefixes. InnoDB's persistent statistics sample
+    // 20 leaf pages (dict0stats.cc: dict_stats_analyze_index, REF01 in
+    // dict_stats_index_set_n_diff) and count only the key changes inside each page, so
+    // n_diff comes out about V·(1 - 1/R) for R records per leaf page, and the row count
+    // (the clustered index's last prefix) about N·(1 - 1/R_clustered): their ratio is
+    // within 1 % of rows / distinct for every DBT3 key. The estimate is random from one
+    // ANALYZE to the next (about ±8 % at 600 rows per value, i_l_suppkey at SF 10); its
+    // expectation is what is modelled.
     let rpk = |cols: &[&str]| -> Vec<f64> {
         (1..=cols.len())
             .map(|k| t.rows / prefix_distinct(t, &cols[..k]))
