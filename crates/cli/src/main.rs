@@ -260,12 +260,8 @@ struct SimulateArgs {
     /// over that axis; twice: x, then y. Off a fraction axis the range holds --fraction.
     #[arg(long = "diagram", value_name = "NAME=LO:HI")]
     diagrams: Vec<String>,
-    /// Cells per axis of --diagram: N, or NxM (columns x rows); 2 to 200 [default: 50].
-    #[arg(long, value_name = "N|NxM", requires = "diagrams")]
-    grid: Option<String>,
-    /// How --diagram prints: text (letters per plan), json, csv (a line per cell) or svg.
-    #[arg(long, value_parser = ["text", "json", "csv", "svg"], requires = "diagrams")]
-    format: Option<String>,
+    #[command(flatten)]
+    drawing: DiagramDrawing,
 }
 
 #[derive(Args)]
@@ -377,12 +373,46 @@ struct Dbt3Args {
     /// query's diagram (--query N). The other knobs as --set leaves them.
     #[arg(long = "diagram", value_name = "NAME=LO:HI")]
     diagrams: Vec<String>,
+    #[command(flatten)]
+    drawing: DiagramDrawing,
+}
+
+/// How a `--diagram` is drawn: its grid and output format.
+#[derive(Args)]
+struct DiagramDrawing {
     /// Cells per axis of --diagram: N, or NxM (columns x rows); 2 to 200 [default: 50].
     #[arg(long, value_name = "N|NxM", requires = "diagrams")]
     grid: Option<String>,
     /// How --diagram prints: text (letters per plan), json, csv (a line per cell) or svg.
     #[arg(long, value_parser = ["text", "json", "csv", "svg"], requires = "diagrams")]
     format: Option<String>,
+}
+
+impl DiagramDrawing {
+    /// Columns and rows (`--grid`, default 50 x 50).
+    fn grid(&self) -> Result<(usize, usize), Fail> {
+        match &self.grid {
+            Some(g) => costlab::diagram::parse_grid(g).map_err(usage),
+            None => Ok((
+                costlab::diagram::DEFAULT_GRID,
+                costlab::diagram::DEFAULT_GRID,
+            )),
+        }
+    }
+
+    /// The report in `--format` (JSON by default with --json, else text).
+    fn print(&self, report: &costlab::diagram::DiagramReport, json: bool) -> Result<(), Fail> {
+        let format = self
+            .format
+            .as_deref()
+            .unwrap_or(if json { "json" } else { "text" });
+        print(&match format {
+            "json" => to_json(report)?,
+            "csv" => report.csv(),
+            "svg" => report.svg(),
+            _ => report.text(),
+        })
+    }
 }
 
 /// A failure and its exit code.
@@ -1101,10 +1131,7 @@ fn t1_diagram_cmd(
         }
     };
     t1::t1_bounds(fraction).map_err(usage)?;
-    let (nx, ny) = match &a.grid {
-        Some(g) => diagram::parse_grid(g).map_err(usage)?,
-        None => (diagram::DEFAULT_GRID, diagram::DEFAULT_GRID),
-    };
+    let (nx, ny) = a.drawing.grid()?;
     let built = axes
         .iter()
         .zip([nx, ny])
@@ -1133,16 +1160,7 @@ fn t1_diagram_cmd(
         format!("t1 (WL#8737): the range holds {fraction} of the rows")
     };
     let report = diagram::t1_report(machine, &a.machine.sets, title, d);
-    let format = a
-        .format
-        .as_deref()
-        .unwrap_or(if a.json { "json" } else { "text" });
-    print(&match format {
-        "json" => to_json(&report)?,
-        "csv" => report.csv(),
-        "svg" => report.svg(),
-        _ => report.text(),
-    })
+    a.drawing.print(&report, a.json)
 }
 
 /// `simulate` on a query the single-table models do not take: the join planner keeps one
@@ -1565,11 +1583,7 @@ fn dbt3_cmd(a: Dbt3Args, user: bool) -> Result<(), Fail> {
         for ax in &axes {
             costlab_core::diagram::Axis::of_knob(ax.knob, ax.lo, ax.hi, 2).map_err(usage)?;
         }
-        let grid = match &a.grid {
-            Some(g) => diagram::parse_grid(g).map_err(usage)?,
-            None => (diagram::DEFAULT_GRID, diagram::DEFAULT_GRID),
-        };
-        Some((axes, grid))
+        Some((axes, a.drawing.grid()?))
     };
     if let Some(n) = a.timings {
         if !(1..=dbt3::MAX_REPEAT).contains(&n) {
@@ -1641,16 +1655,7 @@ fn dbt3_cmd(a: Dbt3Args, user: bool) -> Result<(), Fail> {
     };
     if let Some((axes, grid)) = &diagram_axes {
         let report = costlab::diagram::run(&setup, axes, *grid)?;
-        let format = a
-            .format
-            .as_deref()
-            .unwrap_or(if a.json { "json" } else { "text" });
-        return print(&match format {
-            "json" => to_json(&report)?,
-            "csv" => report.csv(),
-            "svg" => report.svg(),
-            _ => report.text(),
-        });
+        return a.drawing.print(&report, a.json);
     }
     let report = dbt3::run(&setup)?;
     print(&if a.json {

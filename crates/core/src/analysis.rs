@@ -709,6 +709,27 @@ mod tests {
         assert!(flip_map(&wrong_engine, Engine::Mysql, 4, 4).is_err());
     }
 
+    /// The diagram's `boundaries` are the sweep's `crossovers`, in order: the same plans on
+    /// either side, each within `tol` of the sweep's value.
+    #[track_caller]
+    fn same_switches(
+        d: &crate::diagram::PlanDiagram,
+        boundaries: &[&crate::diagram::Boundary],
+        crossovers: &[Crossover],
+        tol: f64,
+    ) {
+        assert_eq!(
+            boundaries.len(),
+            crossovers.len(),
+            "{boundaries:?} vs {crossovers:?}"
+        );
+        for (b, c) in boundaries.iter().zip(crossovers) {
+            assert!((b.at - c.x).abs() <= tol, "{} vs {}", b.at, c.x);
+            assert_eq!(d.plans[b.from].signature, c.from);
+            assert_eq!(d.plans[b.to].signature, c.to);
+        }
+    }
+
     /// t1's plan diagram agrees with the sweep: along the fraction, at the sweep's own
     /// sample points, every cell's plan is the sweep's choice and its regret the sweep's;
     /// every boundary is a sweep crossover between the same plans (both bisect on the
@@ -743,17 +764,8 @@ mod tests {
                     curves.xs[i]
                 );
             }
-            assert_eq!(d.boundaries.len(), curves.crossovers.len(), "{engine:?}");
-            for (b, c) in d.boundaries.iter().zip(&curves.crossovers) {
-                assert!(
-                    (b.at - c.x).abs() <= 2e-6 * (to - from),
-                    "{engine:?}: {} vs {}",
-                    b.at,
-                    c.x
-                );
-                assert_eq!(d.plans[b.from].signature, c.from);
-                assert_eq!(d.plans[b.to].signature, c.to);
-            }
+            let all: Vec<_> = d.boundaries.iter().collect();
+            same_switches(&d, &all, &curves.crossovers, 2e-6 * (to - from));
         }
         // Fraction x random_page_cost for PostgreSQL: rows against sweeps at their value.
         let ax = RangeAxis::Fraction.axis(from, to, 41).unwrap();
@@ -779,20 +791,10 @@ mod tests {
                 .iter()
                 .filter(|b| b.axis == 0 && b.row == r)
                 .collect();
-            assert_eq!(row.len(), curves.crossovers.len(), "random_page_cost {rpc}");
             // PostgreSQL's choice between an index scan and a parallel bitmap scan
             // flickers over a few ten-thousandths of the fraction (row estimates are
             // rounded), so two grids can bisect to different flickers of one switch.
-            for (b, c) in row.iter().zip(&curves.crossovers) {
-                assert!(
-                    (b.at - c.x).abs() <= 2e-3 * (to - from),
-                    "rpc {rpc}: {} vs {}",
-                    b.at,
-                    c.x
-                );
-                assert_eq!(d.plans[b.from].signature, c.from);
-                assert_eq!(d.plans[b.to].signature, c.to);
-            }
+            same_switches(&d, &row, &curves.crossovers, 2e-3 * (to - from));
         }
         // Bad axes are errors, not panics.
         assert!(RangeAxis::Fraction.axis(0.3, 0.1, 5).is_err());
