@@ -24,6 +24,7 @@
 //!   [`regret::fit_two`] (a pair of constants on a refined log grid).
 
 pub mod builtin;
+pub mod mix;
 pub mod profile;
 pub mod regret;
 pub mod time;
