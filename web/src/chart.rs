@@ -76,6 +76,10 @@ pub struct HeatMap {
     pub log_y: bool,
     /// Horizontal lines: the current constant, the fitted one.
     pub lines: Vec<(f64, String)>,
+    /// Located plan switches, drawn on the edge between two cells: (axis, row, column,
+    /// value): along x (axis 0) at x = value between columns `column` and `column + 1` of
+    /// row `row`; along y (axis 1) at y = value between rows `row` and `row + 1`.
+    pub switches: Vec<(u8, usize, usize, f64)>,
 }
 
 /// Marks on log-log axes: the validation report's simulated against real times.
@@ -750,6 +754,23 @@ fn draw_heat<DB: DrawingBackend>(
         }
     }
     chart.draw_series(rects).map_err(err)?;
+    // Each switch as a stroke across its cell edge: together they trace the boundaries
+    // at their bisected values, finer than the cells.
+    let edge = theme.foreground.stroke_width(px(1.5));
+    let segments = data.switches.iter().filter_map(|&(axis, r, c, at)| {
+        let seg = if axis == 0 {
+            let (ya, yb) = half(&ys, r.min(ys.len().checked_sub(1)?));
+            vec![(at, ya), (at, yb)]
+        } else {
+            let (xa, xb) = half(&data.xs, c.min(data.xs.len().checked_sub(1)?));
+            let y = to_y(at, log);
+            vec![(xa, y), (xb, y)]
+        };
+        seg.iter()
+            .all(|(x, y)| x.is_finite() && y.is_finite())
+            .then(|| PathElement::new(seg, edge))
+    });
+    chart.draw_series(segments).map_err(err)?;
     for (plan, color) in &data.plans {
         let c = PALETTE[color % PALETTE.len()];
         add_key(&mut keys, plan, move |(x, y)| {

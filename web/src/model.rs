@@ -159,6 +159,14 @@ fn flip_chart(scenario: &Scenario, engine: Engine) -> Result<(ChartData, Fit1)> 
             .map(|k| (path_label(k), color_of(k)))
             .collect(),
         log_y: def.scale == costlab_core::knobs::Scale::Log,
+        switches: map
+            .switches
+            .iter()
+            .map(|b| {
+                let at = if b.axis == 0 { pct(b.at) } else { b.at };
+                (b.axis, b.row, b.col, at)
+            })
+            .collect(),
         lines: vec![
             (
                 current,

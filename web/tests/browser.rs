@@ -163,6 +163,41 @@ fn switching_engines_keeps_the_flip_map_on_a_shown_engine() {
     assert_eq!(mysql.scenario.flip_knob, Knob::MemoryBlockReadCost);
 }
 
+/// The flip map draws each located switch as a stroke on its cell edge: the chart's SVG
+/// holds one more line per switch than the same chart without them, and each switch along
+/// the fraction lies between the two cells it separates.
+#[wasm_bindgen_test]
+fn the_flip_map_draws_its_located_switches() {
+    use costlab_web::chart::{to_svg, ChartData, Theme};
+    let s = costlab_core::scenario::Scenario {
+        view: costlab_core::scenario::View::FlipMap,
+        ..costlab_core::scenario::Scenario::default()
+    };
+    let view = costlab_web::model::engine_view(&s, Engine::Mysql).unwrap();
+    let (chart, _) = view.flip.expect("the flip view plans the map").unwrap();
+    let ChartData::Heat(heat) = chart else {
+        panic!("the flip map is a heat map");
+    };
+    assert!(heat.switches.len() >= 10, "{:?}", heat.switches);
+    for &(axis, _, col, at) in &heat.switches {
+        if axis == 0 {
+            assert!(
+                heat.xs[col] < at && at < heat.xs[col + 1],
+                "{at} not in column {col}"
+            );
+        }
+    }
+    let lines = |h: &costlab_web::chart::HeatMap| {
+        let svg = to_svg(&ChartData::Heat(h.clone()), Theme::new(false), (900, 506)).unwrap();
+        svg.matches("<polyline").count()
+    };
+    let without = costlab_web::chart::HeatMap {
+        switches: Vec::new(),
+        ..heat.clone()
+    };
+    assert_eq!(lines(&heat), lines(&without) + heat.switches.len());
+}
+
 #[wasm_bindgen_test]
 fn a_link_opens_its_scenario_and_reports_bad_parts() {
     let s = State::from_link("#v=1&e=pg&rpc=20.4&mbrc=abc");

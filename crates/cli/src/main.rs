@@ -1146,7 +1146,7 @@ fn t1_diagram_cmd(
             let mut q = query.borrow_mut();
             planner.plan(q.at(f)?, k)
         },
-        &sim,
+        Some(&sim),
         engine,
         knobs,
         fraction,

@@ -302,8 +302,12 @@ pub struct FlipMap {
     pub values: Vec<f64>,
     /// `cells[j][i]`: index into `plans` chosen at (xs[i], values[j]).
     pub cells: Vec<Vec<Option<usize>>>,
-    /// Candidate keys that win somewhere on the grid.
+    /// Candidate keys that win somewhere on the grid (or only between its points).
     pub plans: Vec<String>,
+    /// Every plan change between neighbouring cells, located by bisection: along the
+    /// fraction (axis 0, between columns `col` and `col + 1` of row `row`) or along the
+    /// knob (axis 1, between rows `row` and `row + 1` of column `col`).
+    pub switches: Vec<crate::diagram::Boundary>,
 }
 
 /// The knob range a flip map spans: a decade and a half either side of the current value
@@ -316,6 +320,12 @@ pub fn flip_range(knob: Knob, current: f64) -> (f64, f64) {
     }
 }
 
+/// The share of an axis the flip map locates its switches to: under a pixel of the page's
+/// chart, at a sixth of the bisection work of [`crate::diagram::BOUNDARY_REL_TOL`].
+pub const FLIP_SWITCH_TOL: f64 = 1e-3;
+
+/// The flip map: t1's plan diagram over the fraction of rows and the flip knob
+/// ([`range_diagram`] without timing), its switches located to [`FLIP_SWITCH_TOL`].
 pub fn flip_map(scenario: &Scenario, engine: Engine, nx: usize, ny: usize) -> Result<FlipMap> {
     let knob = scenario.flip_knob;
     if knob.def().engine != engine {
@@ -326,41 +336,33 @@ pub fn flip_map(scenario: &Scenario, engine: Engine, nx: usize, ny: usize) -> Re
     }
     let planner = Planner::new(scenario, engine)?;
     let (from, to) = t1_range(scenario)?;
-    let xs = crate::sweep::sample_points(from, to, nx.max(2), Spacing::Linear)?;
     let (lo, hi) = flip_range(knob, scenario.knobs.get(knob));
-    let spacing = if knob.def().scale == crate::knobs::Scale::Log {
-        Spacing::Log
-    } else {
-        Spacing::Linear
-    };
-    let values = crate::sweep::sample_points(lo, hi.max(lo * 1.0001), ny.max(2), spacing)?;
-    let mut plans: Vec<String> = Vec::new();
-    let mut cells = Vec::with_capacity(values.len());
-    let mut knobs = scenario.knobs.clone();
-    for &v in &values {
-        knobs.set(knob, v)?;
-        let mut row = Vec::with_capacity(xs.len());
-        for &x in &xs {
-            let cell = planner.plan(x, &knobs).ok().map(|p| {
-                let key: &str = &p.chosen().key;
-                match plans.iter().position(|k| k == key) {
-                    Some(i) => i,
-                    None => {
-                        plans.push(key.to_string());
-                        plans.len() - 1
-                    }
-                }
-            });
-            row.push(cell);
-        }
-        cells.push(row);
-    }
+    let ax = RangeAxis::Fraction.axis(from, to, nx.max(2))?;
+    let ay = RangeAxis::Knob(knob).axis(lo, hi.max(lo * 1.0001), ny.max(2))?;
+    let d = range_diagram(
+        |f, k| planner.plan(f, k),
+        None,
+        engine,
+        &scenario.knobs,
+        0.0,
+        (RangeAxis::Fraction, &ax),
+        Some((RangeAxis::Knob(knob), &ay)),
+        crate::diagram::Boundaries::LocateTo(FLIP_SWITCH_TOL),
+    )?;
+    let cells = (0..ay.values.len())
+        .map(|r| {
+            (0..ax.values.len())
+                .map(|c| Some(d.cell(r, c).plan))
+                .collect()
+        })
+        .collect();
     Ok(FlipMap {
         knob,
-        xs,
-        values,
+        xs: ax.values.clone(),
+        values: ay.values.clone(),
         cells,
-        plans,
+        plans: d.plans.iter().map(|p| p.signature.clone()).collect(),
+        switches: d.boundaries.clone(),
     })
 }
 
@@ -411,11 +413,12 @@ impl RangeAxis {
 /// with its range holding that fraction), switches located by bisection. Off a fraction
 /// axis the range holds `fraction`. A cell's regret is the simulated time its plan loses
 /// against the fastest candidate at that very point: the single-table planners cost every
-/// candidate everywhere, and a plan's time changes along the fraction.
+/// candidate everywhere, and a plan's time changes along the fraction. Without `sim` no
+/// plan is timed and regret is NaN (a picture of plans only).
 #[allow(clippy::too_many_arguments)]
 pub fn range_diagram(
     plan: impl Fn(f64, &KnobValues) -> Result<Planned>,
-    sim: &Simulator,
+    sim: Option<&Simulator>,
     engine: Engine,
     knobs: &KnobValues,
     fraction: f64,
@@ -456,20 +459,26 @@ pub fn range_diagram(
             }
             let planned = plan(f, &k)?;
             let chosen = planned.chosen();
-            let mut chosen_s = f64::NAN;
-            let mut fastest = f64::INFINITY;
-            for (i, c) in planned.candidates.iter().enumerate() {
-                let t = sim.time_plan(&c.plan)?.total_s;
-                fastest = fastest.min(t);
-                if i == planned.chosen {
-                    chosen_s = t;
+            let regret_s = match sim {
+                Some(sim) => {
+                    let mut chosen_s = f64::NAN;
+                    let mut fastest = f64::INFINITY;
+                    for (i, c) in planned.candidates.iter().enumerate() {
+                        let t = sim.time_plan(&c.plan)?.total_s;
+                        fastest = fastest.min(t);
+                        if i == planned.chosen {
+                            chosen_s = t;
+                        }
+                    }
+                    (chosen_s - fastest).max(0.0)
                 }
-            }
+                None => f64::NAN,
+            };
             Ok(Choice {
                 signature: chosen.key.to_string(),
                 cost: chosen.plan.cost.total,
                 plan: chosen.key.clone(),
-                regret_s: Some((chosen_s - fastest).max(0.0)),
+                regret_s: Some(regret_s),
             })
         },
         // A plan's time changes from cell to cell here: no one time stands for it.
@@ -496,7 +505,7 @@ pub fn t1_diagram(
     let sim = Simulator::for_release(&machine(scenario)?, scenario.version_of(engine))?;
     range_diagram(
         |f, k| planner.plan(f, k),
-        &sim,
+        Some(&sim),
         engine,
         &scenario.knobs,
         fraction,
@@ -694,6 +703,40 @@ mod tests {
         assert!(map.plans.iter().any(|p| p == "range:k7"), "{:?}", map.plans);
         assert_eq!(map.cells.len(), 24);
         assert!(map.values.windows(2).all(|w| w[0] < w[1]));
+        // Every change between neighbouring cells has its switches on that edge, from the
+        // one cell's plan to the other's, inside the edge.
+        let mut edges = 0;
+        for (j, row) in map.cells.iter().enumerate() {
+            for i in 0..row.len() {
+                let here = row[i].unwrap();
+                let mut check = |axis: u8, next: usize, (a, b): (f64, f64)| {
+                    let on: Vec<_> = map
+                        .switches
+                        .iter()
+                        .filter(|s| s.axis == axis && s.row == j && s.col == i)
+                        .collect();
+                    if here == next {
+                        return;
+                    }
+                    edges += 1;
+                    assert!(!on.is_empty(), "no switch between cells at {i}, {j}");
+                    assert_eq!(on[0].from, here);
+                    assert_eq!(on[on.len() - 1].to, next);
+                    assert!(on.iter().all(|s| s.at > a && s.at < b), "{on:?}");
+                };
+                if i + 1 < row.len() {
+                    check(0, row[i + 1].unwrap(), (map.xs[i], map.xs[i + 1]));
+                }
+                if j + 1 < map.cells.len() {
+                    check(
+                        1,
+                        map.cells[j + 1][i].unwrap(),
+                        (map.values[j], map.values[j + 1]),
+                    );
+                }
+            }
+        }
+        assert!(edges >= 24, "{edges} edges with a change");
         // The seed chose 0.2 over 0.5 for this workload; the fit must agree on the side.
         let fit = fit_flip_knob(&s, Engine::Mysql, 101).unwrap();
         assert!(fit.best < 0.5, "fitted {}", fit.best);

@@ -133,7 +133,7 @@ impl Axis {
     }
 
     /// The middle of `[a, b]` in the axis' measure, or None once the bracket is narrow.
-    fn split(&self, a: f64, b: f64) -> Option<f64> {
+    fn split(&self, a: f64, b: f64, tol: f64) -> Option<f64> {
         if self.integer {
             let m = ((a + b) / 2.0).floor();
             return (b - a > 1.0 && m > a && m < b).then_some(m);
@@ -142,7 +142,7 @@ impl Axis {
             Spacing::Log => (a.ln(), b.ln(), self.hi.ln() - self.lo.ln()),
             Spacing::Linear => (a, b, self.hi - self.lo),
         };
-        if fb - fa <= BOUNDARY_REL_TOL * span {
+        if fb - fa <= tol * span {
             return None;
         }
         let m = match self.spacing {
@@ -331,10 +331,26 @@ fn csv_field(s: &str) -> String {
 }
 
 /// Whether to locate boundaries (a coarse first picture skips them).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Boundaries {
+    /// To [`BOUNDARY_REL_TOL`] of the axis.
     Locate,
+    /// To this share of the axis: a picture needs them no finer than its pixels.
+    LocateTo(f64),
     Skip,
+}
+
+impl Boundaries {
+    /// The bracket width, as a share of the axis, a boundary is narrowed to; None: not
+    /// located.
+    fn tolerance(self) -> Option<f64> {
+        match self {
+            Boundaries::Locate => Some(BOUNDARY_REL_TOL),
+            Boundaries::LocateTo(t) if t.is_finite() && t > 0.0 => Some(t.max(BOUNDARY_REL_TOL)),
+            Boundaries::LocateTo(_) => Some(BOUNDARY_REL_TOL),
+            Boundaries::Skip => None,
+        }
+    }
 }
 
 struct Builder<'a, P, D> {
@@ -346,6 +362,8 @@ struct Builder<'a, P, D> {
     /// Per plan: (x, y, cost) of every point it was chosen at.
     samples: Vec<Vec<(f64, f64, f64)>>,
     evaluations: usize,
+    /// Boundary brackets end at this share of the axis.
+    tol: f64,
 }
 
 impl<P, D, T> Builder<'_, P, D>
@@ -400,7 +418,7 @@ where
         } else {
             self.y.expect("a y boundary has a y axis")
         };
-        let Some(m) = ax.split(a, b).filter(|_| depth < MAX_DEPTH) else {
+        let Some(m) = ax.split(a, b, self.tol).filter(|_| depth < MAX_DEPTH) else {
             out.push(Boundary {
                 axis,
                 row,
@@ -454,6 +472,7 @@ where
         plans: Vec::new(),
         samples: Vec::new(),
         evaluations: 0,
+        tol: boundaries.tolerance().unwrap_or(BOUNDARY_REL_TOL),
     };
     let yv = |r: usize| y.map_or(0.0, |y| y.values[r]);
     let mut cells = Vec::with_capacity(cols * rows);
@@ -470,7 +489,7 @@ where
         }
     }
     let mut found = Vec::new();
-    if boundaries == Boundaries::Locate {
+    if boundaries.tolerance().is_some() {
         for r in 0..rows {
             for c in 0..cols {
                 let here = cells[r * cols + c].plan;
