@@ -67,7 +67,8 @@
 //!
 //! `dbt3_builtin_catalog_matches_real_postgres_at_sf_1` (ignored by `cargo test`; `cargo
 //! xtask test` runs it on PostgreSQL 15 and 18) asserts that comparison at SF 1: every
-//! total within 10 % and at least [`BUILTIN_MIN_SHAPES_SF1`] shapes; then the built-in
+//! total within 10 % and at least [`BUILTIN_MIN_SHAPES_SF1`] shapes, and over the same
+//! load's statistics imported every total within [`IMPORTED_TOLERANCE_SF1`]; then the built-in
 //! statistics against the server's ANALYZE of the same load (`sf1/statistics.txt`):
 //! reltuples, relpages, index pages, null fractions and distinct counts within 5 % (but
 //! the three distinct counts `n_distinct_not_predicted` names), and each most common value
@@ -730,9 +731,14 @@ fn dbt3_plans_match_real_postgres() {
 /// keys and consider_startup under a LIMIT (Q2).
 const BUILTIN_MIN_SHAPES_SF1: usize = 21;
 
+/// At SF 1 with the server's statistics imported, every total within 2 % (issue 15; 0.2 %
+/// was the largest miss on PostgreSQL 15 and 18).
+const IMPORTED_TOLERANCE_SF1: f64 = 0.02;
+
 /// The built-in catalog (no import) at SF 1 against a real server: every query's total
 /// cost within [`BUILTIN_TOLERANCE`] (but [`sampled_bucket_total`]'s) and at least
-/// [`BUILTIN_MIN_SHAPES_SF1`] shapes. The
+/// [`BUILTIN_MIN_SHAPES_SF1`] shapes; with the server's statistics imported, every total
+/// within [`IMPORTED_TOLERANCE_SF1`]. The
 /// load takes about a minute on two cores, so `cargo test` leaves it out (`#[ignore]`);
 /// `cargo xtask test` runs it (`-- --ignored builtin`). `COSTLAB_DBT3_PG_BIN` and
 /// `COSTLAB_DBT3_PG_KEEP` as above (a keep directory of its own: the SF differs).
@@ -758,7 +764,16 @@ fn dbt3_builtin_catalog_matches_real_postgres_at_sf_1() {
         version,
         ..PgJoinEnv::default()
     };
-    let builtin = PgJoinPlanner::new(&cat.pg, env).expect("PgJoinPlanner::new (built-in)");
+    let builtin = PgJoinPlanner::new(&cat.pg, env.clone()).expect("PgJoinPlanner::new (built-in)");
+    // The same load's statistics imported, completed as `dbt3_plans` does.
+    let names: Vec<String> = cat.pg.iter().map(|t| t.name.clone()).collect();
+    let imported = import_postgres(&server.dsn(), &names, &ImportOptions::default())
+        .unwrap_or_else(|e| panic!("import: {e}"));
+    let mut notes = Vec::new();
+    let imported_tables = complete_import(&mut client, &cat, &imported.scenario.tables, &mut notes)
+        .unwrap_or_else(|e| panic!("complete the import: {e}"));
+    let from_import =
+        PgJoinPlanner::new(&imported_tables, env).expect("PgJoinPlanner::new (imported)");
     let dir = out_dir().join("sf1");
     std::fs::create_dir_all(&dir).expect("create target/dbt3-pg/sf1");
     let mut rows = Vec::new();
@@ -769,13 +784,11 @@ fn dbt3_builtin_catalog_matches_real_postgres_at_sf_1() {
             let node = from_explain(&json[0]["Plan"]);
             (shape(&node), order_string(&node), node.total)
         });
-        let plan = || builtin.plan(&q, &knobs).map(|p| compared(&p));
-        // No import here: both model columns are the built-in catalog's plan.
         rows.push(Row {
             n,
             server: server_side,
-            model: plan(),
-            builtin: plan(),
+            model: from_import.plan(&q, &knobs).map(|p| compared(&p)),
+            builtin: builtin.plan(&q, &knobs).map(|p| compared(&p)),
         });
     }
     let mut failures = Vec::new();
@@ -811,26 +824,46 @@ fn dbt3_builtin_catalog_matches_real_postgres_at_sf_1() {
             )),
         }
     }
+    // With the server's own statistics imported: every total within IMPORTED_TOLERANCE_SF1.
+    let mut imported_within = 0;
+    for r in &rows {
+        match (&r.server, &r.model) {
+            (Ok(server), Ok(model)) => {
+                let ratio = model.2 / server.2;
+                if (ratio - 1.0).abs() <= IMPORTED_TOLERANCE_SF1 {
+                    imported_within += 1;
+                } else {
+                    failures.push(format!(
+                        "Q{} over imported statistics: total {:.2}, server {:.2} ({ratio:.4})",
+                        r.n, model.2, server.2
+                    ));
+                }
+            }
+            (_, Err(e)) => failures.push(format!("Q{} over imported statistics: {e}", r.n)),
+            _ => {}
+        }
+    }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     println!(
-        "{totals} of 22 totals within {:.0} %",
-        BUILTIN_TOLERANCE * 100.0
+        "{totals} of 22 totals within {:.0} % (built-in); {imported_within} of 22 within {:.0} % (imported)",
+        BUILTIN_TOLERANCE * 100.0,
+        IMPORTED_TOLERANCE_SF1 * 100.0
     );
 
-    // The built-in statistics themselves against the server's ANALYZE of the same data.
+    // The built-in statistics themselves against the server's ANALYZE of the same data
+    // (the first sample is the import above).
     // ANALYZE draws a new random sample each time, so a distinct count it estimates from
     // 30,000 rows moves between runs by a few per cent (lineitem.l_orderkey: 360,453 in
     // one CI run against 379,120 built-in). When a statistic is off, the tables it belongs
     // to are analysed twice more and the built-in value is held against the median of
     // the three samples: the tolerance stays, the server's noise shrinks.
-    let names: Vec<String> = cat.pg.iter().map(|t| t.name.clone()).collect();
     let import = || {
         import_postgres(&server.dsn(), &names, &ImportOptions::default())
             .unwrap_or_else(|e| panic!("import: {e}"))
             .scenario
             .tables
     };
-    let mut samples = vec![import()];
+    let mut samples = vec![imported.scenario.tables.clone()];
     let (mut stats_report, mut stats_failures) = statistics_comparison(&cat.pg, &samples);
     if !stats_failures.is_empty() {
         let mut tables: Vec<&str> = stats_failures
