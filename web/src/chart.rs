@@ -76,9 +76,9 @@ pub struct HeatMap {
     pub log_y: bool,
     /// Horizontal lines: the current constant, the fitted one.
     pub lines: Vec<(f64, String)>,
-    /// Located plan switches, drawn on the edge between two cells: (axis, row, column,
-    /// value): along x (axis 0) at x = value between columns `column` and `column + 1` of
-    /// row `row`; along y (axis 1) at y = value between rows `row` and `row + 1`.
+    /// Located plan switches, drawn as dots: (axis, row, column, value): along x (axis 0)
+    /// at (value, row's y) between columns `column` and `column + 1`; along y (axis 1) at
+    /// (column's x, value) between rows `row` and `row + 1`.
     pub switches: Vec<(u8, usize, usize, f64)>,
 }
 
@@ -754,23 +754,19 @@ fn draw_heat<DB: DrawingBackend>(
         }
     }
     chart.draw_series(rects).map_err(err)?;
-    // Each switch as a stroke across its cell edge: together they trace the boundaries
-    // at their bisected values, finer than the cells.
-    let edge = theme.foreground.stroke_width(px(1.5));
-    let segments = data.switches.iter().filter_map(|&(axis, r, c, at)| {
-        let seg = if axis == 0 {
-            let (ya, yb) = half(&ys, r.min(ys.len().checked_sub(1)?));
-            vec![(at, ya), (at, yb)]
+    // Each switch as a dot where it lies on its cell edge: together they trace the
+    // boundaries at their bisected values, finer than the cells.
+    let dot = theme.foreground.filled();
+    let radius = px(1.5);
+    let dots = data.switches.iter().filter_map(|&(axis, r, c, at)| {
+        let (x, y) = if axis == 0 {
+            (at, *ys.get(r)?)
         } else {
-            let (xa, xb) = half(&data.xs, c.min(data.xs.len().checked_sub(1)?));
-            let y = to_y(at, log);
-            vec![(xa, y), (xb, y)]
+            (*data.xs.get(c)?, to_y(at, log))
         };
-        seg.iter()
-            .all(|(x, y)| x.is_finite() && y.is_finite())
-            .then(|| PathElement::new(seg, edge))
+        (x.is_finite() && y.is_finite()).then(|| Circle::new((x, y), radius, dot))
     });
-    chart.draw_series(segments).map_err(err)?;
+    chart.draw_series(dots).map_err(err)?;
     for (plan, color) in &data.plans {
         let c = PALETTE[color % PALETTE.len()];
         add_key(&mut keys, plan, move |(x, y)| {

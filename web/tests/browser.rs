@@ -163,9 +163,9 @@ fn switching_engines_keeps_the_flip_map_on_a_shown_engine() {
     assert_eq!(mysql.scenario.flip_knob, Knob::MemoryBlockReadCost);
 }
 
-/// The flip map draws each located switch as a stroke on its cell edge: the chart's SVG
-/// holds one more line per switch than the same chart without them, and each switch along
-/// the fraction lies between the two cells it separates.
+/// The flip map draws each located switch as a dot on the boundary: the chart's SVG holds
+/// one more circle per switch than the same chart without them, and each switch along the
+/// fraction lies between the two cells it separates.
 #[wasm_bindgen_test]
 fn the_flip_map_draws_its_located_switches() {
     use costlab_web::chart::{to_svg, ChartData, Theme};
@@ -189,7 +189,7 @@ fn the_flip_map_draws_its_located_switches() {
     }
     let lines = |h: &costlab_web::chart::HeatMap| {
         let svg = to_svg(&ChartData::Heat(h.clone()), Theme::new(false), (900, 506)).unwrap();
-        svg.matches("<polyline").count()
+        svg.matches("<circle").count()
     };
     let without = costlab_web::chart::HeatMap {
         switches: Vec::new(),
