@@ -101,8 +101,15 @@ fn user_planner(
             end: r.end,
         })
         .collect();
-    let planner = WorkloadPlanner::new(key.version, &tables, queries, &key.machine, &key.server)
-        .map_err(|e| e.to_string())?;
+    let planner = WorkloadPlanner::new(
+        key.version,
+        &tables,
+        &[],
+        queries,
+        &key.machine,
+        &key.server,
+    )
+    .map_err(|e| e.to_string())?;
     Ok((planner, refused))
 }
 

@@ -342,6 +342,12 @@ fn test() -> Result<(), String> {
             .args(["test", "-p", "costlab", "--test", "real_postgres_joins"])
             .env("COSTLAB_JOINS_PG_BIN", &pg18),
     )?;
+    t.run(
+        "functions with a cost on PostgreSQL 18",
+        cargo()
+            .args(["test", "-p", "costlab", "--test", "real_postgres_functions"])
+            .env("COSTLAB_FUNCTIONS_PG_BIN", &pg18),
+    )?;
     // The built-in DBT3 statistics at SF 1 against both servers' EXPLAINs (loads 6M rows:
     // about half a minute each, so `cargo test` leaves it out).
     let builtin_sf1 = || {

@@ -321,7 +321,7 @@ pub fn planner(s: &Dbt3Setup) -> Result<(WorkloadPlanner, String, Vec<RefusedRep
                 .map(|n| costlab_core::workload::dbt3::queries::read(n, s.sf, tables))
                 .collect::<Result<Vec<_>>>()?;
             (
-                WorkloadPlanner::new(s.version, tables, queries, &s.profile, &s.server)?,
+                WorkloadPlanner::new(s.version, tables, &[], queries, &s.profile, &s.server)?,
                 format!("DBT3 at SF {} on imported tables", s.sf),
             )
         }
@@ -349,7 +349,7 @@ pub fn planner(s: &Dbt3Setup) -> Result<(WorkloadPlanner, String, Vec<RefusedRep
                 })
                 .collect();
             (
-                WorkloadPlanner::new(s.version, tables, queries, &s.profile, &s.server)?,
+                WorkloadPlanner::new(s.version, tables, &[], queries, &s.profile, &s.server)?,
                 format!("your queries on {file}"),
             )
         }

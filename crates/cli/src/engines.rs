@@ -22,6 +22,8 @@ pub enum Setup {
     Postgres {
         version: EngineVersion,
         options: pg::PgOptions,
+        /// The scenario's functions with their planner cost.
+        functions: Vec<costlab_core::catalog::Function>,
     },
     Mysql {
         env: mysql::MysqlEnv,
@@ -128,7 +130,9 @@ pub fn knobs_for(scenario: &ScenarioFile, version: EngineVersion) -> Result<Knob
 
 pub fn plan(setup: &Setup, table: &Table, query: &Query, knobs: &KnobValues) -> Result<Planned> {
     match setup {
-        Setup::Postgres { version, options } => pg::plan(table, query, knobs, *version, options),
+        Setup::Postgres {
+            version, options, ..
+        } => pg::plan(table, query, knobs, *version, options),
         Setup::Mysql { env } => mysql::plan(table, query, knobs, env),
     }
 }
@@ -169,16 +173,19 @@ impl JoinSetup {
             block,
         };
         let planner = match setup {
-            Setup::Postgres { version, options } => {
-                JoinPlanner::Postgres(pg::join::PgJoinPlanner::new(
-                    tables,
-                    pg::join::PgJoinEnv {
-                        version: *version,
-                        opts: options.clone(),
-                        ..pg::join::PgJoinEnv::default()
-                    },
-                )?)
-            }
+            Setup::Postgres {
+                version,
+                options,
+                functions,
+            } => JoinPlanner::Postgres(pg::join::PgJoinPlanner::new(
+                tables,
+                pg::join::PgJoinEnv {
+                    version: *version,
+                    opts: options.clone(),
+                    functions: functions.clone(),
+                    ..pg::join::PgJoinEnv::default()
+                },
+            )?),
             Setup::Mysql { env } => JoinPlanner::Mysql(mysql::join::MysqlJoinPlanner::new(
                 tables,
                 mysql::join::JoinEnv {

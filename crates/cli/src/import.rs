@@ -142,6 +142,7 @@ pub fn import_with_client(
     }
     let mut file = ScenarioFile::new(version, out);
     file.settings = settings(client)?;
+    file.functions = functions(client, &mut warnings)?;
     let when: String = client
         .query_one("SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') || ' UTC', current_database()::text", &[])
         .and_then(|r| Ok(format!("database {} at {}", r.try_get::<_, String>(1)?, r.try_get::<_, String>(0)?)))
@@ -163,6 +164,43 @@ pub fn import_with_client(
         scenario: file,
         warnings,
     })
+}
+
+/// The functions of the database's own schemas with their planner cost (pg_proc.procost),
+/// one per name: the model finds a call by its name. Overloads of one name with different
+/// costs are kept at the highest, with a warning.
+fn functions(
+    client: &mut Client,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<costlab_core::catalog::Function>, ImportError> {
+    let rows = client
+        .query(
+            "SELECT p.proname::text, p.procost::float8 FROM pg_proc p \
+             JOIN pg_namespace n ON n.oid = p.pronamespace \
+             WHERE n.nspname NOT IN ('pg_catalog', 'information_schema') \
+             AND n.nspname NOT LIKE 'pg\\_%' AND p.prokind = 'f' ORDER BY 1, 2",
+            &[],
+        )
+        .map_err(|e| db_err("cannot list the schema's functions", e))?;
+    let mut out: Vec<costlab_core::catalog::Function> = Vec::new();
+    for r in rows {
+        let name: String = r.get(0);
+        let procost: f64 = r.get(1);
+        match out.last_mut() {
+            Some(f) if f.name == name => {
+                if f.procost != procost {
+                    warnings.push(format!(
+                        "function {name} has overloads of cost {} and {procost}: the model \
+                         prices every call of it at {procost}",
+                        f.procost
+                    ));
+                    f.procost = procost;
+                }
+            }
+            _ => out.push(costlab_core::catalog::Function { name, procost }),
+        }
+    }
+    Ok(out)
 }
 
 fn server_version(

@@ -671,6 +671,7 @@ fn prepare(c: &Common) -> Result<(ScenarioFile, KnobValues, Setup), Fail> {
             Setup::Postgres {
                 version,
                 options: engines::pg_options(&c.disable).map_err(usage)?,
+                functions: scenario.functions.clone(),
             }
         }
         Engine::Mysql => {
@@ -1434,6 +1435,7 @@ fn fit_join(
     let planner = costlab_core::workload::compare::WorkloadPlanner::new(
         machine.version,
         &file.tables,
+        &file.functions,
         queries,
         &machine.profile,
         &machine.server,

@@ -176,8 +176,10 @@ pub struct QueryBlock {
     pub nests: Vec<Nest>,
     pub subqueries: Vec<Subquery>,
     pub group_by: Vec<ColRef>,
-    /// GROUP BY or ORDER BY on an expression or aggregate (a sort after grouping).
+    /// ORDER BY on an expression or aggregate (a sort after grouping, or of the rows).
     pub order_by_expression: bool,
+    /// GROUP BY on an expression (`group_by` holds the columns it reads).
+    pub group_by_expression: bool,
     pub order_by: Vec<ColRef>,
     /// The columns of the block's tables its result reads: the select list (every column
     /// for `*`), GROUP BY, ORDER BY and HAVING; what a plan must carry to its top.
@@ -218,7 +220,10 @@ impl QueryBlock {
 
     /// Whether the block needs a sort or temporary table (GROUP BY or ORDER BY).
     pub fn needs_sort(&self) -> bool {
-        !self.group_by.is_empty() || !self.order_by.is_empty() || self.order_by_expression
+        !self.group_by.is_empty()
+            || !self.order_by.is_empty()
+            || self.order_by_expression
+            || self.group_by_expression
     }
 }
 

@@ -274,3 +274,33 @@ impl Table {
         Ok(())
     }
 }
+
+/// A function of the user's schema as PostgreSQL's planner prices it (pg_proc.procost): a
+/// call costs `procost` times cpu_operator_cost (cost_qual_eval_walker's FuncExpr and
+/// OpExpr cases). Built-in functions and operators cost 1; a plpgsql function declared
+/// without COST costs 100; the third seed's fnorm() and fgeo() are declared COST 5000.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Function {
+    /// The name as the queries call it (unqualified, lower case).
+    pub name: String,
+    pub procost: f64,
+}
+
+impl Function {
+    pub fn validate(&self) -> Result<()> {
+        if self.name.trim().is_empty() {
+            return Err(Error::invalid("function", "a function needs a name"));
+        }
+        if !(self.procost.is_finite() && self.procost >= 0.0 && self.procost <= 1e9) {
+            return Err(Error::invalid(
+                format!("function {} procost", self.name),
+                format!(
+                    "{} is not a cost (0 to 1e9 units of cpu_operator_cost)",
+                    self.procost
+                ),
+            ));
+        }
+        Ok(())
+    }
+}

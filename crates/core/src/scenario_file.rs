@@ -5,7 +5,7 @@
 //! but a file written by any released version must keep loading. Bump `VERSION` and add a
 //! migration when the format changes.
 
-use crate::catalog::Table;
+use crate::catalog::{Function, Table};
 use crate::error::{Error, Result};
 use crate::knobs::{EngineVersion, Knob, KnobValues};
 use serde::{Deserialize, Serialize};
@@ -27,6 +27,10 @@ pub struct ScenarioFile {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub settings: BTreeMap<String, f64>,
     pub tables: Vec<Table>,
+    /// The schema's own functions with their planner cost (PostgreSQL's pg_proc.procost),
+    /// for queries that call them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub functions: Vec<Function>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub query: Option<String>,
     /// A workload's queries as one text: a SQL file (`;` between statements) or one query
@@ -46,6 +50,7 @@ impl ScenarioFile {
             engine: Some(engine),
             settings: BTreeMap::new(),
             tables,
+            functions: Vec::new(),
             query: None,
             queries: String::new(),
             source: String::new(),
@@ -98,6 +103,9 @@ impl ScenarioFile {
         }
         for t in &self.tables {
             t.validate()?;
+        }
+        for f in &self.functions {
+            f.validate()?;
         }
         self.knobs()?;
         crate::workload::user::split_queries(&self.queries)?;

@@ -774,11 +774,10 @@ impl<'a> Reader<'a> {
         if grouped && !order.is_empty() && !order_expr && !b.group_by.starts_with(&order) {
             order_expr = true;
         }
-        if order_expr || group_expr {
-            b.order_by_expression = order_expr || group_expr;
-            if order_expr {
-                order.clear();
-            }
+        b.group_by_expression = group_expr;
+        if order_expr {
+            b.order_by_expression = true;
+            order.clear();
         }
         if !order_expr {
             b.order_by = order;

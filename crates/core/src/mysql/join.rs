@@ -819,7 +819,11 @@ impl<'a> Ctx<'a> {
             .map(|c| c.table)
             .collect();
         let sort_by_table = match sort_tables.first() {
-            Some(&t) if sort_tables.iter().all(|x| *x == t) && !block.order_by_expression => {
+            Some(&t)
+                if sort_tables.iter().all(|x| *x == t)
+                    && !block.order_by_expression
+                    && !block.group_by_expression =>
+            {
                 Some(t)
             }
             _ => None,

@@ -62,6 +62,8 @@ pub struct PgJoinEnv {
     pub max_parallel_workers_per_gather: usize,
     /// The enable_* switches (validation forces plans with them).
     pub opts: crate::pg::PgOptions,
+    /// The schema's functions with a cost other than a built-in's (scenario file).
+    pub functions: Vec<crate::catalog::Function>,
 }
 
 impl Default for PgJoinEnv {
@@ -72,6 +74,7 @@ impl Default for PgJoinEnv {
             join_collapse_limit: 8,
             max_parallel_workers_per_gather: 0,
             opts: crate::pg::PgOptions::default(),
+            functions: Vec::new(),
         }
     }
 }
@@ -157,6 +160,9 @@ impl PgJoinPlanner {
             kept.push(t);
             partials.push(mine);
         }
+        for f in &env.functions {
+            f.validate()?;
+        }
         let infos = kept
             .iter()
             .map(TableInfo::build)
@@ -168,6 +174,25 @@ impl PgJoinPlanner {
             env,
             memo: Box::default(),
         })
+    }
+
+    /// What cost_qual_eval charges for calls of the schema's own functions beyond the one
+    /// cpu_operator_cost the text's operator count gives every call: (procost - 1) per
+    /// call, summed over the calls `expr` makes (nested calls each). Built-ins add 0.
+    pub(crate) fn extra_call_ops(&self, expr: &str) -> f64 {
+        if self.env.functions.is_empty() {
+            return 0.0;
+        }
+        sqlexpr::called_functions(expr)
+            .iter()
+            .filter_map(|name| {
+                self.env
+                    .functions
+                    .iter()
+                    .find(|f| f.name.eq_ignore_ascii_case(name))
+            })
+            .map(|f| f.procost - 1.0)
+            .sum()
     }
 
     /// Plans one query with the knob values.

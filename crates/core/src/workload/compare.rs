@@ -94,7 +94,7 @@ impl WorkloadPlanner {
             Engine::Mysql => &catalog.mysql,
             Engine::Postgres => &catalog.pg,
         };
-        let mut p = WorkloadPlanner::new(version, tables, queries, machine, server)?;
+        let mut p = WorkloadPlanner::new(version, tables, &[], queries, machine, server)?;
         p.sf = Some(sf);
         Ok(p)
     }
@@ -104,6 +104,7 @@ impl WorkloadPlanner {
     pub fn new(
         version: EngineVersion,
         tables: &[Table],
+        functions: &[crate::catalog::Function],
         queries: Vec<JoinQuery>,
         machine: &MachineProfile,
         server: &ServerSettings,
@@ -117,6 +118,7 @@ impl WorkloadPlanner {
                 tables,
                 PgJoinEnv {
                     version,
+                    functions: functions.to_vec(),
                     ..PgJoinEnv::default()
                 },
             )?),

@@ -382,8 +382,15 @@ mod tests {
                 .collect::<Result<_>>()
                 .unwrap();
             let server = ServerSettings::preset_for_builtin(&machine.id);
-            let p =
-                WorkloadPlanner::new(version, &file.tables, queries, &machine, &server).unwrap();
+            let p = WorkloadPlanner::new(
+                version,
+                &file.tables,
+                &file.functions,
+                queries,
+                &machine,
+                &server,
+            )
+            .unwrap();
             for q in &texts {
                 let o = p.outcome(q.number, &knobs).unwrap();
                 assert!(o.cost > 0.0 && o.time_s > 0.0, "{version:?} Q{}", q.number);

@@ -132,6 +132,29 @@ impl Node {
         )
     }
 
+    /// The node returning its rows through a target list that costs `per_row` more per
+    /// row, `ops_per_row` operator calls (create_projection_path over a path that can
+    /// project: no Result node, the target's cost added to the path's).
+    pub fn projected(n: &Rc<Node>, per_row: f64, ops_per_row: f64) -> Rc<Node> {
+        match &**n {
+            Node::Op {
+                plan,
+                kids,
+                true_rows,
+            } => {
+                let mut plan = plan.clone();
+                plan.cost.total += per_row * plan.rows;
+                plan.work.operator_evals += ops_per_row * plan.work.rows_out.max(0.0);
+                Rc::new(Node::Op {
+                    plan,
+                    kids: kids.clone(),
+                    true_rows: *true_rows,
+                })
+            }
+            Node::Repeated { .. } => n.clone(),
+        }
+    }
+
     /// The node's work repeated `loops` times (nothing to repeat for one loop or less).
     pub fn repeated(n: &Rc<Node>, loops: f64) -> Rc<Node> {
         if loops <= 1.0 {

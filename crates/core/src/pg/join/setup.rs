@@ -1602,6 +1602,18 @@ pub(crate) fn build<'a>(
                         }
                     }
                     let nlit = lits.max(1) as f64;
+                    // An expression compared without statistics (no expression index): the
+                    // selectivity functions' defaults (eqsel through get_variable_numdistinct's
+                    // DEFAULT_NUM_DISTINCT, scalarineqsel's DEFAULT_INEQ_SEL, patternsel's
+                    // DEFAULT_MATCH_SEL) and one operator call; an IN list n/2 calls.
+                    let top = sqlexpr::top_level_op(&f.sql);
+                    let (sel, cmp_ops) = match top.as_deref() {
+                        Some("<" | ">" | "<=" | ">=") => (1.0 / 3.0, 1.0),
+                        Some("<>" | "!=") => (1.0 - 0.005, 1.0),
+                        Some("NOT LIKE" | "NOT ILIKE") => (1.0 - 0.005, 1.0),
+                        Some("=" | "LIKE" | "ILIKE") => (0.005, 1.0),
+                        _ => ((nlit * 0.005).min(1.0), nlit * 0.5),
+                    };
                     // The function, and a bpchar-to-text cast when it reads a CHAR column.
                     let cast = memo.identifiers(&f.sql).iter().any(|id| {
                         f.tables.iter().any(|&t| {
@@ -1614,11 +1626,11 @@ pub(crate) fn build<'a>(
                         })
                     });
                     (
-                        (nlit * 0.005).min(1.0),
-                        (nlit * 0.005).min(1.0),
+                        sel,
+                        sel,
                         QualOps {
                             startup: 0.0,
-                            per_tuple: 1.0 + if cast { 1.0 } else { 0.0 } + nlit * 0.5,
+                            per_tuple: 1.0 + if cast { 1.0 } else { 0.0 } + cmp_ops,
                         },
                     )
                 }
@@ -1637,6 +1649,11 @@ pub(crate) fn build<'a>(
                     let (s, ss) = b.expr_sel(e, fr, block, &ref_rel);
                     (s, ss, expr_ops(e))
                 }
+            };
+            // The schema's own functions cost their procost per call (cost_qual_eval).
+            let ops = QualOps {
+                per_tuple: ops.per_tuple + pl.db.extra_call_ops(&f.sql),
+                ..ops
             };
             let rels_of = if er == 0 || sub.is_some() { fr } else { er };
             let (scan_text, join_text) = if rels_of.count_ones() == 1 {

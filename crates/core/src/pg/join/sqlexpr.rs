@@ -542,6 +542,53 @@ pub(crate) fn count_ops(expr: &str) -> f64 {
     n
 }
 
+/// The operator at the top level of a predicate text (outside every parenthesis), upper
+/// case: `=`, `<`, `LIKE`, `IN`, ... (`NOT` before `LIKE` or `IN` is kept: `NOT LIKE`).
+pub(crate) fn top_level_op(expr: &str) -> Option<String> {
+    let mut depth = 0;
+    let mut not = false;
+    for t in tokenize(expr) {
+        match t {
+            Tok::LParen => depth += 1,
+            Tok::RParen => depth -= 1,
+            Tok::Sym(s) if depth == 0 => return Some(s),
+            Tok::Ident(s) if depth == 0 => {
+                let up = s.to_ascii_uppercase();
+                match up.as_str() {
+                    "NOT" => not = true,
+                    "LIKE" | "ILIKE" | "IN" | "IS" | "BETWEEN" => {
+                        return Some(if not { format!("NOT {up}") } else { up })
+                    }
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The functions a text calls, one entry per call, lower-cased and unqualified (keywords
+/// written like calls, `IN (`, `EXISTS (`, are not calls).
+pub(crate) fn called_functions(expr: &str) -> Vec<String> {
+    let toks = tokenize(expr);
+    toks.windows(2)
+        .filter_map(|t| match (&t[0], &t[1]) {
+            (Tok::Ident(s), Tok::LParen)
+                if ![
+                    "CASE", "WHEN", "THEN", "ELSE", "AND", "OR", "NOT", "IN", "EXISTS", "SELECT",
+                    "ANY", "ALL", "VALUES", "ON", "USING", "AS", "FROM", "WHERE", "LIKE",
+                ]
+                .iter()
+                .any(|k| s.eq_ignore_ascii_case(k)) =>
+            {
+                Some(s.rsplit('.').next().unwrap_or(s).to_ascii_lowercase())
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 /// Identifiers of a text (column names, lower-cased, without qualifier).
 pub(crate) fn identifiers(text: &str) -> Vec<String> {
     tokenize(text)

@@ -243,6 +243,104 @@ fn agg_costs_of(pl: &Planner, block: &QueryBlock, sql: &str) -> (AggCosts, f64, 
     (a, tlist, distinct)
 }
 
+/// What the block's target lists evaluate beyond Vars and aggregates, in operator calls
+/// (the schema's functions at their procost): per row of the scan/join result and per
+/// group of the aggregation. set_pathtarget_cost_width prices each target expression
+/// whole, as cost_qual_eval would. Without grouping the scan/join target is the final one
+/// (apply_scanjoin_target_to_paths): the select list and the ORDER BY expressions not in
+/// it. With grouping, make_group_input_target keeps the GROUP BY expressions whole in the
+/// scan/join target and flattens the rest to Vars and Aggrefs; the aggregation's own
+/// target prices its select items again, whole, though the executor takes a grouped
+/// expression's value from its input (what the third seed's planner change credits).
+/// Aggregate arguments and the arithmetic around aggregates are [`agg_costs`]'. Items that
+/// name a derived table's columns are left to the derived table (its own target list).
+fn target_ops(pl: &Planner, sql: &str, grouped: bool) -> (f64, f64) {
+    if sql.is_empty() {
+        return (0.0, 0.0);
+    }
+    let aliases = sqlexpr::derived_aliases(sql);
+    let items: Vec<String> = sqlexpr::select_items(sql)
+        .into_iter()
+        .map(|i| {
+            let up = i.to_ascii_uppercase();
+            match up.rfind(" AS ") {
+                Some(a) => i[..a].trim().to_string(),
+                None => i.trim().to_string(),
+            }
+        })
+        .collect();
+    let cost = |e: &str| -> f64 {
+        if e.is_empty() || e == "*" || e.ends_with(".*") {
+            return 0.0;
+        }
+        let ids = sqlexpr::identifiers(e);
+        if aliases.iter().any(|(a, _)| ids.iter().any(|i| i == a)) {
+            return 0.0;
+        }
+        sqlexpr::count_ops(e) + pl.db.extra_call_ops(e)
+    };
+    // An ORDER BY or GROUP BY item: an ordinal or an output name of the select list
+    // stands for its item; a derived table's column is the derived table's (nothing here).
+    let resolve = |e: &str| -> String {
+        let e = e.trim();
+        if let Ok(n) = e.parse::<usize>() {
+            if let Some(item) = items.get(n.wrapping_sub(1)) {
+                return item.clone();
+            }
+        }
+        let ids = sqlexpr::identifiers(e);
+        if aliases.iter().any(|(a, _)| ids.iter().any(|i| i == a)) {
+            return String::new();
+        }
+        for item in sqlexpr::select_items(sql) {
+            let up = item.to_ascii_uppercase();
+            if let Some(a) = up.rfind(" AS ") {
+                if item[a + 4..].trim().eq_ignore_ascii_case(e) {
+                    return item[..a].trim().to_string();
+                }
+            }
+        }
+        e.to_string()
+    };
+    let same = |a: &str, b: &str| {
+        let squash = |s: &str| {
+            s.chars()
+                .filter(|c| !c.is_whitespace())
+                .collect::<String>()
+                .to_ascii_lowercase()
+        };
+        squash(a) == squash(b)
+    };
+    if grouped {
+        let group: Vec<String> = sqlexpr::outer_items(sql, "GROUP BY")
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(g, _)| resolve(&g))
+            .collect();
+        let scanjoin: f64 = group.iter().map(|g| cost(g)).sum();
+        let out: f64 = items
+            .iter()
+            .filter(|i| sqlexpr::aggregates(i).is_empty())
+            .map(|i| cost(i))
+            .sum();
+        (scanjoin, out)
+    } else {
+        // An aggregate in the first select list of an ungrouped block's text: the text's
+        // first SELECT is another block's (a view written before the query), not ours.
+        if items.iter().any(|i| !sqlexpr::aggregates(i).is_empty()) {
+            return (0.0, 0.0);
+        }
+        let mut scanjoin: f64 = items.iter().map(|i| cost(i)).sum();
+        for (o, _) in sqlexpr::outer_items(sql, "ORDER BY").unwrap_or_default() {
+            let o = resolve(&o);
+            if !items.iter().any(|i| same(i, &o)) {
+                scanjoin += cost(&o);
+            }
+        }
+        (scanjoin, 0.0)
+    }
+}
+
 fn sort_path(pl: &Planner, p: &JPath, keys: Vec<usize>, limit: f64, key_text: String) -> JPath {
     let (cost, dis) = pl.sort_cost(p.input(), limit);
     let (s, t) = (cost.0, cost.1);
@@ -452,6 +550,16 @@ pub(crate) fn finish(
         return Err(Error::Unsupported("no path for the join".into()));
     }
     let (ac, tlist_ops, distinct) = agg_costs(pl, block, sql);
+    let grouped_block = !group.is_empty() || block.scalar_aggregate;
+    let (scanjoin_ops, agg_out_ops) = target_ops(pl, sql, grouped_block);
+    let tlist_ops = tlist_ops + agg_out_ops;
+    if scanjoin_ops > 0.0 {
+        let per_row = scanjoin_ops * cop;
+        for p in &mut paths {
+            p.total += per_row * p.rows;
+            p.node = Node::projected(&p.node, per_row, scanjoin_ops);
+        }
+    }
     let aggc = AggCosts {
         trans_per_tuple: ac.trans_per_tuple * cop,
         final_per_group: ac.final_per_group * cop,
@@ -741,8 +849,7 @@ pub(crate) fn finish(
         }
     }
     // ORDER BY: presorted paths as they are, the cheapest sorted (§7).
-    let needs_expr_sort = block.order_by_expression
-        && (!block.order_by.is_empty() || grouped || block.limit.is_some());
+    let needs_expr_sort = block.order_by_expression;
     // Grouping keys dropped as functionally dependent no longer sort the output.
     let removed: Vec<&ColKey> = full_group.iter().filter(|g| !group.contains(g)).collect();
     let order_items = pl.db.memo.order_items(sql);

