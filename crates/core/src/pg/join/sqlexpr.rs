@@ -542,8 +542,9 @@ pub(crate) fn count_ops(expr: &str) -> f64 {
     n
 }
 
-/// The operator at the top level of a predicate text (outside every parenthesis), upper
-/// case: `=`, `<`, `LIKE`, `IN`, ... (`NOT` before `LIKE` or `IN` is kept: `NOT LIKE`).
+/// The comparison at the top level of a predicate text (outside every parenthesis; `||`
+/// and arithmetic are operands' business), upper case: `=`, `<`, `LIKE`, `IN`, ... (`NOT`
+/// before `LIKE` or `IN` is kept: `NOT LIKE`).
 pub(crate) fn top_level_op(expr: &str) -> Option<String> {
     let mut depth = 0;
     let mut not = false;
@@ -551,7 +552,11 @@ pub(crate) fn top_level_op(expr: &str) -> Option<String> {
         match t {
             Tok::LParen => depth += 1,
             Tok::RParen => depth -= 1,
-            Tok::Sym(s) if depth == 0 => return Some(s),
+            Tok::Sym(s)
+                if depth == 0 && ["=", "<>", "!=", "<", ">", "<=", ">="].contains(&s.as_str()) =>
+            {
+                return Some(s)
+            }
             Tok::Ident(s) if depth == 0 => {
                 let up = s.to_ascii_uppercase();
                 match up.as_str() {
@@ -945,6 +950,28 @@ pub(crate) fn derived_aliases(sql: &str) -> Vec<(String, String)> {
 mod tests {
     use super::like_match;
     use proptest::prelude::*;
+
+    /// Calls are named once each, nested ones too, keywords written like calls are not;
+    /// the comparison found is the top level's, not one inside a call or an operand.
+    #[test]
+    fn calls_and_the_top_level_comparison() {
+        assert_eq!(
+            super::called_functions("upper(public.fnorm(s_phone)) IN ('1', '2') AND EXISTS (x)"),
+            ["upper", "fnorm"]
+        );
+        for (text, want) in [
+            ("fnorm(s_phone) = '1'", Some("=")),
+            ("fnorm(a) || n_name > '5'", Some(">")),
+            (
+                "substring(c_phone from 1 for 2) in ('13', '31')",
+                Some("IN"),
+            ),
+            ("fnorm(a < b) NOT LIKE '1%'", Some("NOT LIKE")),
+            ("f(x)", None),
+        ] {
+            assert_eq!(super::top_level_op(text).as_deref(), want, "{text}");
+        }
+    }
 
     #[test]
     fn like_matches_runs_and_single_characters() {

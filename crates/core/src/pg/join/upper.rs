@@ -191,7 +191,7 @@ fn agg_costs_of(pl: &Planner, block: &QueryBlock, sql: &str) -> (AggCosts, f64, 
             let ops = if arg2.trim() == "*" {
                 0.0
             } else {
-                sqlexpr::count_ops(&arg2) + alias_ops
+                sqlexpr::count_ops(&arg2) + pl.db.extra_call_ops(&arg2) + alias_ops
             };
             alias_ops = 0.0;
             let numeric = (f == "sum" || f == "avg")
@@ -237,7 +237,8 @@ fn agg_costs_of(pl: &Planner, block: &QueryBlock, sql: &str) -> (AggCosts, f64, 
         if !aggs.is_empty() && item_no < n_select {
             let rest = rest.split(" AS ").next().unwrap_or("").to_string();
             // Each aggregate call left as `f(x)` reads as one function call.
-            tlist += (sqlexpr::count_ops(&rest) - aggs.len() as f64).max(0.0);
+            tlist += (sqlexpr::count_ops(&rest) - aggs.len() as f64).max(0.0)
+                + pl.db.extra_call_ops(&rest);
         }
     }
     (a, tlist, distinct)
