@@ -15,7 +15,7 @@ use crate::worker_protocol::{
     TreesRequest, ValidationReply, ValidationRequest, ValidationShown,
 };
 use costlab_core::calibration::{Calibration, Estimate};
-use costlab_core::catalog::Table as CatalogTable;
+use costlab_core::catalog::{Function, Table as CatalogTable};
 use costlab_core::diagram::{Axis, Boundaries};
 use costlab_core::knobs::Engine;
 use costlab_core::knobs::{EngineVersion, Knob, KnobValues};
@@ -60,19 +60,38 @@ struct Prepared {
     last: Option<(Vec<f64>, Table, Vec<PlanNode>)>,
 }
 
-/// The tables of a user workload: a scenario file's (compact JSON), or the example's.
-fn user_tables(json: Option<&str>) -> Result<Vec<CatalogTable>, String> {
+/// A scenario file's schema as the page keeps it (compact JSON in `tables_json`): its
+/// tables and its functions' planner costs.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Schema {
+    tables: Vec<CatalogTable>,
+    #[serde(default)]
+    functions: Vec<Function>,
+}
+
+/// The schema of a user workload: a scenario file's (compact JSON: the [`Schema`], or the
+/// bare table list pages before functions kept), or the example's.
+fn user_tables(json: Option<&str>) -> Result<(Vec<CatalogTable>, Vec<Function>), String> {
     match json {
         Some(j) => {
-            let tables: Vec<CatalogTable> =
-                serde_json::from_str(j).map_err(|e| format!("the tables cannot be read: {e}"))?;
-            for t in &tables {
+            let schema: Schema = serde_json::from_str::<Schema>(j)
+                .or_else(|_| {
+                    serde_json::from_str::<Vec<CatalogTable>>(j).map(|tables| Schema {
+                        tables,
+                        functions: Vec::new(),
+                    })
+                })
+                .map_err(|e| format!("the tables cannot be read: {e}"))?;
+            for t in &schema.tables {
                 t.validate().map_err(|e| e.to_string())?;
             }
-            Ok(tables)
+            for f in &schema.functions {
+                f.validate().map_err(|e| e.to_string())?;
+            }
+            Ok((schema.tables, schema.functions))
         }
         None => ScenarioFile::from_json(EXAMPLE)
-            .map(|f| f.tables)
+            .map(|f| (f.tables, f.functions))
             .map_err(|e| e.to_string()),
     }
 }
@@ -84,7 +103,7 @@ fn user_planner(
     tables: Option<&str>,
     text: &str,
 ) -> Result<(WorkloadPlanner, Vec<Refused>), String> {
-    let tables = user_tables(tables)?;
+    let (tables, functions) = user_tables(tables)?;
     let texts = split_queries(text).map_err(|e| e.to_string())?;
     let dialect = match key.version.engine() {
         Engine::Postgres => Dialect::Postgres,
@@ -104,7 +123,7 @@ fn user_planner(
     let planner = WorkloadPlanner::new(
         key.version,
         &tables,
-        &[],
+        &functions,
         queries,
         &key.machine,
         &key.server,
@@ -412,7 +431,11 @@ pub fn scenario(req: &ScenarioRequest) -> ScenarioReply {
     let result = ScenarioFile::from_json(&req.text)
         .map(|f| ScenarioLoaded {
             name: req.name.clone(),
-            tables_json: serde_json::to_string(&f.tables).unwrap_or_default(),
+            tables_json: serde_json::to_string(&Schema {
+                tables: f.tables.clone(),
+                functions: f.functions.clone(),
+            })
+            .unwrap_or_default(),
             queries: f.queries.clone(),
             lines: f
                 .tables

@@ -1141,3 +1141,49 @@ fn worker_plans_a_user_workload_and_names_refused_queries() {
         );
     }
 }
+
+/// A scenario file's functions reach the worker's planner: a query calling one declared
+/// COST 5000 costs PostgreSQL (5000 - 1) x cpu_operator_cost more per customer than the
+/// same file without it prices it (a built-in's 1), as `costlab workload` prices it;
+/// MySQL's cost model has no function cost and does not move.
+#[wasm_bindgen_test]
+fn a_scenario_files_function_costs_reach_the_planner() {
+    use costlab_web::worker::scenario;
+    use costlab_web::worker_protocol::ScenarioRequest;
+    let plain = include_str!("../../static/example-shop.json");
+    let mut file: serde_json::Value = serde_json::from_str(plain).unwrap();
+    file["functions"] = serde_json::json!([{"name": "fnorm", "procost": 5000.0}]);
+    let priced = file.to_string();
+    let s = State::from_link("#v=1&e=both&w=user").scenario;
+    let cost = |text: &str| {
+        let loaded = scenario(&ScenarioRequest {
+            id: 1,
+            name: "shop.json".into(),
+            text: text.into(),
+        })
+        .result
+        .unwrap();
+        let queries = Queries::User {
+            tables: Some(loaded.tables_json),
+            text: "SELECT fnorm(c.name) FROM customers c".into(),
+        };
+        let reply = Worker::default().handle(&request(1, queries, &s));
+        reply
+            .tables
+            .iter()
+            .map(|t| (t.engine, t.rows.as_ref().unwrap()[0].current.cost))
+            .collect::<Vec<_>>()
+    };
+    let (before, after) = (cost(plain), cost(&priced));
+    assert_eq!(before.len(), 2);
+    for ((engine, b), (_, a)) in before.iter().zip(&after) {
+        let want = match engine {
+            Engine::Postgres => 50_000.0 * 4999.0 * 0.0025,
+            Engine::Mysql => 0.0,
+        };
+        assert!(
+            (a - b - want).abs() < 1e-6 * a.max(1.0),
+            "{engine:?}: {b} -> {a}"
+        );
+    }
+}
