@@ -266,7 +266,7 @@ fn join_queries_of_our_own_schema_cost_what_the_server_says() {
         )
         .unwrap();
         for (i, sql) in QUERIES.iter().enumerate() {
-            let (ok, detail) =
+            let (ok, detail, _) =
                 common::compare(&mut client, &planner, &scenario, &knobs, i + 1, sql, false);
             rows.push((format!("{label} Q{}", i + 1), ok, detail));
         }

@@ -251,6 +251,14 @@ pub struct Work {
     pub rows_transferred: f64,
     /// Parallel workers sharing the CPU part of this node (0 = serial).
     pub workers: f64,
+    /// Calls of the schema's own functions (PostgreSQL; `catalog::Function`), each as the
+    /// executor makes it: a qual's calls on the rows that reach it, cheaper quals first.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub function_calls: f64,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 /// How much EXPLAIN text an engine writes into plan nodes ([`PlanNode::details`]).

@@ -5,7 +5,7 @@ use costlab::import::{import_postgres, ImportOptions};
 use costlab_core::block::JoinQuery;
 use costlab_core::knobs::KnobValues;
 use costlab_core::pg::join::PgJoinPlanner;
-use costlab_core::plan::Name;
+use costlab_core::plan::{Name, PlanNode};
 use costlab_core::scenario_file::ScenarioFile;
 use costlab_core::sql::{read_query, Dialect};
 use costlab_core::workload::dbt3::shape::{explain_shape, model_shape};
@@ -58,7 +58,7 @@ pub fn import_public(server: &PgServer, tables: &[&str]) -> ScenarioFile {
 /// Query `number` planned by the server (`EXPLAIN (FORMAT JSON)` under the session's
 /// settings) and by the model through the SQL front end: whether the shapes are the same
 /// and the totals within [`COST_TOLERANCE`], and a report of both (with the model's tree
-/// and, if `server_json`, the server's plan).
+/// and, if `server_json`, the server's plan); the model's plan if it made one.
 pub fn compare(
     client: &mut Client,
     planner: &PgJoinPlanner,
@@ -67,7 +67,7 @@ pub fn compare(
     number: usize,
     sql: &str,
     server_json: bool,
-) -> (bool, String) {
+) -> (bool, String, Option<PlanNode>) {
     let row = client
         .query_one(&format!("EXPLAIN (FORMAT JSON) {sql}"), &[])
         .unwrap_or_else(|e| panic!("Q{number}: {e}"));
@@ -77,7 +77,13 @@ pub fn compare(
     let real_shape = explain_shape(plan);
     let mut block = match read_query(sql, Dialect::Postgres, &scenario.tables) {
         Ok(b) => b,
-        Err(e) => return (false, format!("front end: {e}\n    server {real_shape}")),
+        Err(e) => {
+            return (
+                false,
+                format!("front end: {e}\n    server {real_shape}"),
+                None,
+            )
+        }
     };
     block.assume_unknown_truth();
     let q = JoinQuery {
@@ -104,8 +110,12 @@ pub fn compare(
                     detail.push_str(&serde_json::to_string_pretty(plan).unwrap_or_default());
                 }
             }
-            (ok, detail)
+            (ok, detail, Some(p.tree))
         }
-        Err(e) => (false, format!("model error: {e}\n    server {real_shape}")),
+        Err(e) => (
+            false,
+            format!("model error: {e}\n    server {real_shape}"),
+            None,
+        ),
     }
 }

@@ -195,6 +195,22 @@ impl PgJoinPlanner {
             .sum()
     }
 
+    /// Calls of the schema's own functions one evaluation of `expr` makes.
+    pub(crate) fn calls(&self, expr: &str) -> f64 {
+        if self.env.functions.is_empty() {
+            return 0.0;
+        }
+        sqlexpr::called_functions(expr)
+            .iter()
+            .filter(|name| {
+                self.env
+                    .functions
+                    .iter()
+                    .any(|f| f.name.eq_ignore_ascii_case(name))
+            })
+            .count() as f64
+    }
+
     /// Plans one query with the knob values.
     pub fn plan(&self, q: &JoinQuery, knobs: &KnobValues) -> Result<PgJoinPlan> {
         let c = Consts::from_knobs(knobs)?;

@@ -107,6 +107,7 @@ fn q14_unique_inner_hash_join_and_plain_aggregate() {
     // Aggregate: 7 operator calls per row, 2 numeric final functions (§5.1, §9.1).
     let a = AggCosts {
         trans_per_tuple: 7.0 * COP,
+        calls_per_tuple: 0.0,
         final_per_group: 2.0 * COP,
         num_trans: 2.0,
         transition_space: 256.0,
@@ -187,6 +188,7 @@ fn q12_index_scan_sort_merge_join_and_group_aggregate() {
     // Two int sums of CASE expressions: 6 calls per row, no final function, 1 key.
     let a = AggCosts {
         trans_per_tuple: 6.0 * COP,
+        calls_per_tuple: 0.0,
         final_per_group: 0.0,
         num_trans: 2.0,
         transition_space: 0.0,
@@ -296,6 +298,7 @@ fn q3_unique_inner_hash_join_and_spilling_hash_aggregate() {
     // 16 planned partitions, one level deep (§5.2, §9.4).
     let a = AggCosts {
         trans_per_tuple: 3.0 * COP,
+        calls_per_tuple: 0.0,
         final_per_group: COP,
         num_trans: 1.0,
         transition_space: 128.0,
@@ -581,7 +584,14 @@ fn golden_lines() -> Vec<String> {
             let pg = PgJoinPlanner::new(&d.pg, env).unwrap();
             for q in &qs {
                 let p = pg.plan(q, &k).unwrap();
-                let tree = format!("{:#?}", p.tree);
+                // Work fields added since the golden was written are left out while
+                // zero (function_calls: DBT3 calls no function of its own), so the
+                // hashes stay those of the trees they were taken from.
+                let tree = format!("{:#?}", p.tree)
+                    .lines()
+                    .filter(|l| l.trim() != "function_calls: 0.0,")
+                    .collect::<Vec<_>>()
+                    .join("\n");
                 if let Some(dir) = &dump {
                     let f = format!("{dir}/sf{sf}-{label}-q{:02}.txt", q.number);
                     std::fs::write(f, &tree).unwrap();

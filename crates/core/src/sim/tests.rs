@@ -747,6 +747,7 @@ fn arb_work() -> impl Strategy<Value = crate::plan::Work> {
                 spill_bytes: f,
                 rows_transferred: g,
                 workers: w.floor(),
+                function_calls: 0.0,
             },
         )
 }

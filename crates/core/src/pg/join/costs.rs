@@ -484,6 +484,9 @@ pub(crate) enum AggStrategy {
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct AggCosts {
     pub trans_per_tuple: f64,
+    /// Calls of the schema's functions in the aggregates' arguments, per input row (work,
+    /// not cost: their cost is in `trans_per_tuple`).
+    pub calls_per_tuple: f64,
     pub final_per_group: f64,
     pub num_trans: f64,
     pub transition_space: f64,

@@ -135,7 +135,7 @@ impl Node {
     /// The node returning its rows through a target list that costs `per_row` more per
     /// row, `ops_per_row` operator calls (create_projection_path over a path that can
     /// project: no Result node, the target's cost added to the path's).
-    pub fn projected(n: &Rc<Node>, per_row: f64, ops_per_row: f64) -> Rc<Node> {
+    pub fn projected(n: &Rc<Node>, per_row: f64, ops_per_row: f64, calls_per_row: f64) -> Rc<Node> {
         match &**n {
             Node::Op {
                 plan,
@@ -145,6 +145,7 @@ impl Node {
                 let mut plan = plan.clone();
                 plan.cost.total += per_row * plan.rows;
                 plan.work.operator_evals += ops_per_row * plan.work.rows_out.max(0.0);
+                plan.work.function_calls += calls_per_row * plan.work.rows_out.max(0.0);
                 Rc::new(Node::Op {
                     plan,
                     kids: kids.clone(),
@@ -368,6 +369,7 @@ fn true_work(p: &mut PlanNode, in_f: f64, pair_f: f64, out_f: f64, whole: bool, 
     w.rows_examined *= f;
     w.index_entries *= f;
     w.operator_evals *= f;
+    w.function_calls *= f;
     w.spill_bytes *= f;
     if p.op.as_str() == "Sort" && w.comparisons > 0.0 {
         let n = p.rows.max(2.0);
@@ -442,6 +444,7 @@ fn scale_work(w: &mut Work, f: f64) {
     w.rows_examined *= f;
     w.index_entries *= f;
     w.operator_evals *= f;
+    w.function_calls *= f;
     w.rows_out *= f;
     w.comparisons *= f;
     w.spill_bytes *= f;

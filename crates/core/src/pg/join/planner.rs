@@ -260,6 +260,7 @@ impl<'a> Planner<'a> {
         node.rows = br.rows;
         node.width = br.width;
         node.work.rows_out = br.rows;
+        node.work.function_calls += setup::scan_function_calls(&br.filters, br.rows);
         for t in &br.filter_text {
             node.details.push(format!("Filter: {t}"));
         }

@@ -956,6 +956,8 @@ impl PartialIndex {
 /// One single-table filter the single-table model has no clause for.
 #[derive(Clone, Debug)]
 pub(crate) struct SingleFilter {
+    /// Calls of the schema's functions per evaluation.
+    pub calls: f64,
     /// The condition as EXPLAIN prints it at the scan.
     pub text: String,
     pub expr: Expr,
@@ -1685,6 +1687,7 @@ pub(crate) fn build<'a>(
                     }
                 }
                 br.filters.push(SingleFilter {
+                    calls: pl.db.calls(&f.sql),
                     text: scan_text,
                     expr: e.clone(),
                     ops,
@@ -2422,4 +2425,26 @@ impl Block<'_> {
         }
         rows
     }
+}
+
+/// The schema's function calls a scan's filters make, given the rows the scan returns:
+/// the executor evaluates a scan's quals cheapest first (order_qual_clauses sorts them by
+/// cost, stably), each on the rows the ones before it let through, so a filter is reached
+/// by the returned rows over the selectivities of itself and the filters after it. (An
+/// index condition comes first and is cheap; the filters that call the schema's
+/// functions are never index conditions here.)
+pub(crate) fn scan_function_calls(filters: &[SingleFilter], rows_out: f64) -> f64 {
+    if filters.iter().all(|f| f.calls == 0.0) {
+        return 0.0;
+    }
+    let mut order: Vec<&SingleFilter> = filters.iter().collect();
+    order.sort_by(|a, b| a.ops.per_tuple.total_cmp(&b.ops.per_tuple));
+    let mut calls = 0.0;
+    for (k, f) in order.iter().enumerate() {
+        if f.calls > 0.0 {
+            let after: f64 = order[k..].iter().map(|g| g.sel).product();
+            calls += f.calls * rows_out / after.max(1e-12);
+        }
+    }
+    calls
 }

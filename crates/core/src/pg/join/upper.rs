@@ -115,6 +115,7 @@ fn agg_costs_of(pl: &Planner, block: &QueryBlock, sql: &str) -> (AggCosts, f64, 
         return (
             AggCosts {
                 trans_per_tuple: 1.0,
+                calls_per_tuple: 0.0,
                 final_per_group: 1.0,
                 num_trans: 1.0,
                 transition_space: 128.0,
@@ -223,6 +224,7 @@ fn agg_costs_of(pl: &Planner, block: &QueryBlock, sql: &str) -> (AggCosts, f64, 
                 transitions.push(key);
                 a.num_trans += 1.0;
                 a.trans_per_tuple += 1.0 + ops + casts;
+                a.calls_per_tuple += pl.db.calls(&arg2);
             }
             if numeric || f == "avg" {
                 a.final_per_group += 1.0;
@@ -255,9 +257,9 @@ fn agg_costs_of(pl: &Planner, block: &QueryBlock, sql: &str) -> (AggCosts, f64, 
 /// expression's value from its input (what the third seed's planner change credits).
 /// Aggregate arguments and the arithmetic around aggregates are [`agg_costs`]'. Items that
 /// name a derived table's columns are left to the derived table (its own target list).
-fn target_ops(pl: &Planner, sql: &str, grouped: bool) -> (f64, f64) {
+fn target_ops(pl: &Planner, sql: &str, grouped: bool) -> TargetOps {
     if sql.is_empty() {
-        return (0.0, 0.0);
+        return TargetOps::default();
     }
     let aliases = sqlexpr::derived_aliases(sql);
     let items: Vec<String> = sqlexpr::select_items(sql)
@@ -279,6 +281,13 @@ fn target_ops(pl: &Planner, sql: &str, grouped: bool) -> (f64, f64) {
             return 0.0;
         }
         sqlexpr::count_ops(e) + pl.db.extra_call_ops(e)
+    };
+    let calls = |e: &str| -> f64 {
+        if cost(e) == 0.0 {
+            0.0
+        } else {
+            pl.db.calls(e)
+        }
     };
     // An ORDER BY or GROUP BY item: an ordinal or an output name of the select list
     // stands for its item; a derived table's column is the derived table's (nothing here).
@@ -318,28 +327,51 @@ fn target_ops(pl: &Planner, sql: &str, grouped: bool) -> (f64, f64) {
             .into_iter()
             .map(|(g, _)| resolve(&g))
             .collect();
-        let scanjoin: f64 = group.iter().map(|g| cost(g)).sum();
-        let out: f64 = items
+        let out: Vec<&String> = items
             .iter()
             .filter(|i| sqlexpr::aggregates(i).is_empty())
-            .map(|i| cost(i))
-            .sum();
-        (scanjoin, out)
+            .collect();
+        TargetOps {
+            scanjoin_ops: group.iter().map(|g| cost(g)).sum(),
+            scanjoin_calls: group.iter().map(|g| calls(g)).sum(),
+            agg_out_ops: out.iter().map(|i| cost(i)).sum(),
+            // The executor takes a grouped expression's value from its input.
+            agg_out_calls: out
+                .iter()
+                .filter(|i| !group.iter().any(|g| same(g, i)))
+                .map(|i| calls(i))
+                .sum(),
+        }
     } else {
         // An aggregate in the first select list of an ungrouped block's text: the text's
         // first SELECT is another block's (a view written before the query), not ours.
         if items.iter().any(|i| !sqlexpr::aggregates(i).is_empty()) {
-            return (0.0, 0.0);
+            return TargetOps::default();
         }
-        let mut scanjoin: f64 = items.iter().map(|i| cost(i)).sum();
+        let mut t = TargetOps {
+            scanjoin_ops: items.iter().map(|i| cost(i)).sum(),
+            scanjoin_calls: items.iter().map(|i| calls(i)).sum(),
+            ..TargetOps::default()
+        };
         for (o, _) in sqlexpr::outer_items(sql, "ORDER BY").unwrap_or_default() {
             let o = resolve(&o);
             if !items.iter().any(|i| same(i, &o)) {
-                scanjoin += cost(&o);
+                t.scanjoin_ops += cost(&o);
+                t.scanjoin_calls += calls(&o);
             }
         }
-        (scanjoin, 0.0)
+        t
     }
+}
+
+/// [`target_ops`]' figures: operator calls (cost) and calls of the schema's functions
+/// (work) per scan/join row and per group.
+#[derive(Clone, Copy, Debug, Default)]
+struct TargetOps {
+    scanjoin_ops: f64,
+    scanjoin_calls: f64,
+    agg_out_ops: f64,
+    agg_out_calls: f64,
 }
 
 fn sort_path(pl: &Planner, p: &JPath, keys: Vec<usize>, limit: f64, key_text: String) -> JPath {
@@ -552,17 +584,23 @@ pub(crate) fn finish(
     }
     let (ac, tlist_ops, distinct) = agg_costs(pl, block, sql);
     let grouped_block = !group.is_empty() || block.scalar_aggregate;
-    let (scanjoin_ops, agg_out_ops) = target_ops(pl, sql, grouped_block);
-    let tlist_ops = tlist_ops + agg_out_ops;
-    if scanjoin_ops > 0.0 {
-        let per_row = scanjoin_ops * cop;
+    let targets = target_ops(pl, sql, grouped_block);
+    let tlist_ops = tlist_ops + targets.agg_out_ops;
+    if targets.scanjoin_ops > 0.0 {
+        let per_row = targets.scanjoin_ops * cop;
         for p in &mut paths {
             p.total += per_row * p.rows;
-            p.node = Node::projected(&p.node, per_row, scanjoin_ops);
+            p.node = Node::projected(
+                &p.node,
+                per_row,
+                targets.scanjoin_ops,
+                targets.scanjoin_calls,
+            );
         }
     }
     let aggc = AggCosts {
         trans_per_tuple: ac.trans_per_tuple * cop,
+        calls_per_tuple: ac.calls_per_tuple,
         final_per_group: ac.final_per_group * cop,
         num_trans: ac.num_trans,
         transition_space: ac.transition_space,
@@ -734,6 +772,8 @@ pub(crate) fn finish(
                         },
                         spill_bytes: spill * 8192.0,
                         rows_out: out_rows,
+                        function_calls: inp.rows * ac.calls_per_tuple
+                            + out_rows * targets.agg_out_calls,
                         ..Work::default()
                     },
                     details,
@@ -770,6 +810,7 @@ pub(crate) fn finish(
         if derived_grouped {
             let a2 = AggCosts {
                 trans_per_tuple: cop,
+                calls_per_tuple: 0.0,
                 final_per_group: 0.0,
                 num_trans: 1.0,
                 transition_space: 0.0,
