@@ -46,7 +46,7 @@ pub(crate) use costs::*;
 pub(crate) use setup::{eqjoinsel_inner, eqjoinsel_semi, VarStats};
 
 use crate::block::JoinQuery;
-use crate::catalog::Table;
+use crate::catalog::{Function, Table};
 use crate::error::{Error, Result};
 use crate::knobs::{Engine, EngineVersion, KnobValues};
 use crate::pg::inputs::{Consts, TableInfo};
@@ -176,39 +176,31 @@ impl PgJoinPlanner {
         })
     }
 
+    /// The schema's functions `expr` calls, one entry per call (built-ins are not there).
+    fn schema_calls<'f>(&'f self, expr: &str) -> impl Iterator<Item = &'f Function> {
+        let names = if self.env.functions.is_empty() {
+            Vec::new()
+        } else {
+            sqlexpr::called_functions(expr)
+        };
+        names.into_iter().filter_map(|name| {
+            self.env
+                .functions
+                .iter()
+                .find(|f| f.name.eq_ignore_ascii_case(&name))
+        })
+    }
+
     /// What cost_qual_eval charges for calls of the schema's own functions beyond the one
     /// cpu_operator_cost the text's operator count gives every call: (procost - 1) per
     /// call, summed over the calls `expr` makes (nested calls each). Built-ins add 0.
     pub(crate) fn extra_call_ops(&self, expr: &str) -> f64 {
-        if self.env.functions.is_empty() {
-            return 0.0;
-        }
-        sqlexpr::called_functions(expr)
-            .iter()
-            .filter_map(|name| {
-                self.env
-                    .functions
-                    .iter()
-                    .find(|f| f.name.eq_ignore_ascii_case(name))
-            })
-            .map(|f| f.procost - 1.0)
-            .sum()
+        self.schema_calls(expr).map(|f| f.procost - 1.0).sum()
     }
 
     /// Calls of the schema's own functions one evaluation of `expr` makes.
     pub(crate) fn calls(&self, expr: &str) -> f64 {
-        if self.env.functions.is_empty() {
-            return 0.0;
-        }
-        sqlexpr::called_functions(expr)
-            .iter()
-            .filter(|name| {
-                self.env
-                    .functions
-                    .iter()
-                    .any(|f| f.name.eq_ignore_ascii_case(name))
-            })
-            .count() as f64
+        self.schema_calls(expr).count() as f64
     }
 
     /// Plans one query with the knob values.

@@ -70,6 +70,8 @@ pub(crate) struct SqlMemo {
     pub derived_grouped: Cache<bool>,
     /// upper's aggregate costs, keyed by the text and the block's tables.
     pub agg_costs: Cache<(super::costs::AggCosts, f64, bool)>,
+    /// upper's target list figures, keyed by the text and whether the block groups.
+    pub target_ops: Cache<super::upper::TargetOps>,
     pub subselect: Cache<String>,
 }
 

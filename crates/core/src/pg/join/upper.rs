@@ -367,7 +367,7 @@ fn target_ops(pl: &Planner, sql: &str, grouped: bool) -> TargetOps {
 /// [`target_ops`]' figures: operator calls (cost) and calls of the schema's functions
 /// (work) per scan/join row and per group.
 #[derive(Clone, Copy, Debug, Default)]
-struct TargetOps {
+pub(crate) struct TargetOps {
     scanjoin_ops: f64,
     scanjoin_calls: f64,
     agg_out_ops: f64,
@@ -584,7 +584,13 @@ pub(crate) fn finish(
     }
     let (ac, tlist_ops, distinct) = agg_costs(pl, block, sql);
     let grouped_block = !group.is_empty() || block.scalar_aggregate;
-    let targets = target_ops(pl, sql, grouped_block);
+    // A function of the text and whether the block groups: computed once per pair.
+    let key = format!("{}\0{sql}", u8::from(grouped_block));
+    let targets = *pl
+        .db
+        .memo
+        .target_ops
+        .get(&key, |_| target_ops(pl, sql, grouped_block));
     let tlist_ops = tlist_ops + targets.agg_out_ops;
     if targets.scanjoin_ops > 0.0 {
         let per_row = targets.scanjoin_ops * cop;
