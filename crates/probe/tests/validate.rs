@@ -1,7 +1,7 @@
 //! `costlab-probe validate postgres`, short: a private PostgreSQL, a small t1-like table, the
 //! extreme selectivities of each workload, warm and (as root) cold. Real times on a shared
 //! machine are noisy, so the test asserts only rankings of plans whose real times differ
-//! clearly (all pairs over 2x, 90 % of the pairs over 30 %), never a time. The full run is
+//! clearly (all pairs over 2x, all but one in ten of the pairs over 30 %), never a time. The full run is
 //! a command (see docs/validation/).
 
 mod common;
