@@ -349,6 +349,7 @@ pub fn complete_import(
                     tree_height: height,
                 }),
                 mysql: None,
+                expressions: Vec::new(),
             });
         }
         for i in &t.indexes {

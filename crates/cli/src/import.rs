@@ -643,8 +643,6 @@ fn read_indexes(
         let valid: bool = row.try_get(10).map_err(get)?;
         let skip = if am != "btree" {
             Some(format!("a {am} index"))
-        } else if has_exprs {
-            Some("an expression index".to_string())
         } else if partial {
             Some("a partial index".to_string())
         } else if !valid {
@@ -660,7 +658,23 @@ fn read_indexes(
             continue;
         }
         let mut names = Vec::new();
-        for &a in &attnums {
+        let mut expressions = Vec::new();
+        if has_exprs {
+            expressions = index_expressions(client, rel, oid, &name, &attnums, warnings)?;
+        }
+        for (k, &a) in attnums.iter().enumerate() {
+            if a == 0 {
+                match expressions.iter().find(|(pos, _)| *pos == k) {
+                    Some((_, e)) => names.push(e.name.clone()),
+                    None => {
+                        return Err(ImportError(format!(
+                            "index {name}: cannot read its expression number {}",
+                            k + 1
+                        )))
+                    }
+                }
+                continue;
+            }
             match attnum_list.iter().position(|&n| n == a) {
                 Some(i) => names.push(columns[i].name.clone()),
                 None => {
@@ -685,9 +699,64 @@ fn read_indexes(
                 tree_height,
             }),
             mysql: None,
+            expressions: expressions.into_iter().map(|(_, e)| e).collect(),
         });
     }
     Ok(indexes)
+}
+
+/// The expression keys of index `oid` (positions in its key list, 0-based) with the
+/// statistics ANALYZE gathered for them: pg_stats holds them under the index's name, one
+/// row per expression column (named `fnorm`, `lower`, ... by the server). Each is named
+/// by its text as pg_get_indexdef prints it, which the planner matches queries against.
+fn index_expressions(
+    client: &mut Client,
+    rel: &RelInfo,
+    oid: u32,
+    name: &str,
+    attnums: &[i16],
+    warnings: &mut Vec<String>,
+) -> Result<Vec<(usize, Column)>, ImportError> {
+    let index_rel = RelInfo {
+        oid,
+        schema: rel.schema.clone(),
+        name: name.to_string(),
+        kind: "i".into(),
+        heap_bytes: 0,
+        reltuples: 0.0,
+        relpages: 0,
+        relallvisible: 0,
+        spcoptions: None,
+    };
+    let mut own = Vec::new();
+    let (columns, index_attnums) = read_columns(client, &index_rel, &mut own)?;
+    let ctx = format!("cannot read the expressions of index {name}");
+    let mut out = Vec::new();
+    for (k, &a) in attnums.iter().enumerate() {
+        if a != 0 {
+            continue;
+        }
+        let pos = (k + 1) as i32;
+        let text: String = client
+            .query_one("SELECT pg_get_indexdef($1, $2, true)", &[&oid, &pos])
+            .and_then(|r| r.try_get(0))
+            .map_err(|e| db_err(&ctx, e))?;
+        let Some(i) = index_attnums.iter().position(|&n| n as i32 == pos) else {
+            continue;
+        };
+        let mut col = columns[i].clone();
+        if col.stats == ColumnStats::default() {
+            warnings.push(format!(
+                "{}: no statistics for the expression {text} of index {name} (run ANALYZE)",
+                rel.name
+            ));
+        }
+        // An expression is not declared NOT NULL; its null_frac says how often it is.
+        col.not_null = false;
+        col.name = text;
+        out.push((k, col));
+    }
+    Ok(out)
 }
 
 /// For a numeric or date column that leads a btree index, PostgreSQL's

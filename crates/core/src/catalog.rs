@@ -143,6 +143,26 @@ pub struct Index {
     pub pg: Option<PgIndex>,
     #[serde(default)]
     pub mysql: Option<MysqlIndex>,
+    /// The expression keys of an expression index (`CREATE INDEX ON supplier
+    /// (fnorm(s_phone))`), with the statistics ANALYZE gathers for them (pg_stats rows
+    /// under the index's name). A key of `columns` that is not a table column names one
+    /// of these by its text, as pg_get_indexdef prints it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub expressions: Vec<Column>,
+}
+
+impl Index {
+    /// The expression key named `key`, if `key` is one.
+    pub fn expression(&self, key: &str) -> Option<&Column> {
+        self.expressions
+            .iter()
+            .find(|e| e.name.eq_ignore_ascii_case(key))
+    }
+
+    /// Whether some key is an expression rather than a column.
+    pub fn has_expression_keys(&self) -> bool {
+        self.columns.iter().any(|c| self.expression(c).is_some())
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -180,7 +200,8 @@ impl Table {
     pub fn validate(&self) -> Result<()> {
         let t = &self.name;
         check_range(&format!("{t}.rows"), self.rows, 0.0, 1e15)?;
-        for c in &self.columns {
+        let expressions = self.indexes.iter().flat_map(|i| &i.expressions);
+        for c in self.columns.iter().chain(expressions) {
             let f = |x: &str| format!("{t}.{}.{x}", c.name);
             check_range(&f("null_frac"), c.stats.null_frac, 0.0, 1.0)?;
             check_range(&f("correlation"), c.stats.correlation, -1.0, 1.0)?;
@@ -238,7 +259,12 @@ impl Table {
             check_range(&format!("{t}.mysql.ref_length"), m.ref_length, 1.0, 3072.0)?;
         }
         for i in &self.indexes {
-            for c in i.columns.iter().chain(&i.include) {
+            for c in &i.columns {
+                if i.expression(c).is_none() {
+                    self.column(c)?;
+                }
+            }
+            for c in &i.include {
                 self.column(c)?;
             }
             if i.columns.is_empty() {

@@ -962,6 +962,7 @@ fn derived_table(name: &str, columns: &[Name], est_rows: f64, true_rows: f64) ->
                 leaf_pages: (est_rows / 900.0).ceil().max(1.0),
                 rec_per_key: vec![1.0],
             }),
+            expressions: Vec::new(),
         }],
         columns: cols,
         pg: None,

@@ -134,6 +134,32 @@ pub(crate) struct ColInfo {
     pub has_actual_range: bool,
     /// Width used for the target list (avg_width, else the type's typical width).
     pub width: f64,
+    /// An expression index's key rather than a heap column: the planner matches a query's
+    /// expression to it by text (match_index_to_operand) and estimates with its statistics
+    /// (examine_variable finds them on the index), but the heap does not store it.
+    pub expression: Option<IndexExpression>,
+}
+
+impl ColInfo {
+    /// Operator calls to compute the value: none for a heap column.
+    pub fn eval_ops(&self) -> f64 {
+        self.expression.as_ref().map_or(0.0, |e| e.eval_ops)
+    }
+}
+
+/// What evaluating an indexed expression costs and reads.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct IndexExpression {
+    /// cost_qual_eval of the expression alone, in operator calls: one per function call
+    /// and cast, and a schema function's procost (set by the join planner, which knows
+    /// the functions).
+    pub eval_ops: f64,
+    /// Calls of the schema's own functions per evaluation (set by the join planner), for
+    /// the work: what a simulation charges per call.
+    pub calls: f64,
+    /// The heap columns it reads (pull_varattnos): what an index-only scan would have to
+    /// return to compute it, so stock check_index_only refuses the scan without them.
+    pub reads: Vec<usize>,
 }
 
 /// One btree index as the planner sees it (IndexOptInfo, spec 2.2).
@@ -347,10 +373,62 @@ fn is_numeric_type(ty: &ColumnType) -> bool {
     !matches!(ty, ColumnType::Text | ColumnType::Char(_))
 }
 
+impl IndexExpression {
+    /// The heap columns `text` names and its built-in cost: one operator call per
+    /// function call (`name(`) and per cast of a CHAR column to text (bpchar's `text()`
+    /// cast is a function; pg_get_indexdef prints it as `(col)::text`).
+    fn of(text: &str, table: &Table, heap: &ColumnNames) -> IndexExpression {
+        let mut reads = Vec::new();
+        let mut eval_ops = 0.0;
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            let b = bytes[i];
+            if b == b'\'' {
+                // A literal: skip to its closing quote.
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'\'' {
+                    i += 1;
+                }
+                i += 1;
+                continue;
+            }
+            if b.is_ascii_alphabetic() || b == b'_' {
+                let start = i;
+                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                    i += 1;
+                }
+                let word = &text[start..i];
+                let called = text[i..].trim_start().starts_with('(');
+                let after_cast = text[..start].trim_end().ends_with("::");
+                if called {
+                    eval_ops += 1.0;
+                } else if !after_cast {
+                    if let Some(c) = heap.position(word) {
+                        if !reads.contains(&c) {
+                            reads.push(c);
+                        }
+                        if matches!(table.columns[c].ty, ColumnType::Char(_)) {
+                            eval_ops += 1.0;
+                        }
+                    }
+                }
+                continue;
+            }
+            i += 1;
+        }
+        IndexExpression {
+            eval_ops,
+            calls: 0.0,
+            reads,
+        }
+    }
+}
+
 /// Brings a constant to the column's type the way PostgreSQL's parser would accept it:
 /// numbers for numeric columns (a quoted number or date literal is coerced), text for
 /// text columns (a bare number against text is a type error in PostgreSQL).
-fn coerce_value(col: &Column, v: &Value) -> Result<Value> {
+fn coerce_value(col: &ColInfo, v: &Value) -> Result<Value> {
     match (is_numeric_type(&col.ty), v) {
         (true, Value::Num(_)) | (false, Value::Text(_)) => Ok(v.clone()),
         (true, Value::Text(s)) => {
@@ -484,12 +562,36 @@ impl TableInfo {
     /// The query-independent half of spec section 2: stored statistics, heap size and
     /// indexes. A prepared table builds this once; every query then borrows it.
     pub fn build(table: &Table) -> Result<TableInfo> {
-        let names = ColumnNames::new(table.columns.iter().map(|c| c.name.as_str()));
+        // Heap columns first, then each distinct expression key of the expression
+        // indexes (by text), which quals and index keys name like columns.
+        let heap_names = ColumnNames::new(table.columns.iter().map(|c| c.name.as_str()));
+        let mut expressions: Vec<&Column> = Vec::new();
+        for e in table.indexes.iter().flat_map(|i| &i.expressions) {
+            if heap_names.position(&e.name).is_none()
+                && !expressions
+                    .iter()
+                    .any(|x| x.name.eq_ignore_ascii_case(&e.name))
+            {
+                expressions.push(e);
+            }
+        }
+        let names = if expressions.is_empty() {
+            heap_names.clone()
+        } else {
+            let all: Vec<&str> = table
+                .columns
+                .iter()
+                .chain(expressions.iter().copied())
+                .map(|c| c.name.as_str())
+                .collect();
+            ColumnNames::new(all.into_iter())
+        };
         let col_pos = |name: &str| names.resolve(table, name);
 
         let mut cols: Vec<ColInfo> = table
             .columns
             .iter()
+            .chain(expressions.iter().copied())
             .map(|c| {
                 let stats = stats_as_stored(&c.stats);
                 let has = has_stats(&stats);
@@ -506,12 +608,16 @@ impl TableInfo {
                     is_unique: false,
                     has_actual_range: false,
                     width,
+                    expression: None,
                 }
             })
             .collect();
+        for c in cols.iter_mut().skip(table.columns.len()) {
+            c.expression = Some(IndexExpression::of(&c.name, table, &heap_names));
+        }
 
         // Heap size (spec 2.1).
-        let data_width: f64 = cols.iter().map(|c| c.width).sum();
+        let data_width: f64 = cols[..table.columns.len()].iter().map(|c| c.width).sum();
         let pg = table
             .pg
             .clone()
@@ -618,7 +724,7 @@ impl<'a> Rel<'a> {
         clauses.reserve(query.predicates.len() + 1);
         for p in &query.predicates {
             let c = col_pos(p.column())?;
-            let column = &table.columns[c];
+            let column = &self.cols[c];
             match p {
                 Predicate::Cmp { op, value, .. } => {
                     let mut cl = clause(
@@ -633,23 +739,21 @@ impl<'a> Rel<'a> {
                     if column.ty == ColumnType::Bool && *op == CmpOp::Eq {
                         cl.ops = QualOps::default();
                     }
+                    cl.ops.per_tuple += column.eval_ops();
                     clauses.push(cl)
                 }
                 Predicate::Between { lo, hi, .. } => {
-                    clauses.push(clause(
-                        c,
-                        ClauseKind::Op {
-                            op: CmpOp::Ge,
-                            value: coerce_value(column, lo)?,
-                        },
-                    ));
-                    clauses.push(clause(
-                        c,
-                        ClauseKind::Op {
-                            op: CmpOp::Le,
-                            value: coerce_value(column, hi)?,
-                        },
-                    ));
+                    for (op, v) in [(CmpOp::Ge, lo), (CmpOp::Le, hi)] {
+                        let mut cl = clause(
+                            c,
+                            ClauseKind::Op {
+                                op,
+                                value: coerce_value(column, v)?,
+                            },
+                        );
+                        cl.ops.per_tuple += column.eval_ops();
+                        clauses.push(cl);
+                    }
                 }
                 Predicate::In { values, .. } => {
                     if values.is_empty() {
@@ -660,17 +764,20 @@ impl<'a> Rel<'a> {
                         .map(|v| coerce_value(column, v))
                         .collect::<Result<Vec<_>>>()?;
                     // A one-element IN list is parsed as a plain `=`.
-                    if vals.len() == 1 {
-                        clauses.push(clause(
+                    let mut cl = if vals.len() == 1 {
+                        clause(
                             c,
                             ClauseKind::Op {
                                 op: CmpOp::Eq,
                                 value: vals[0].clone(),
                             },
-                        ));
+                        )
                     } else {
-                        clauses.push(clause(c, ClauseKind::AnyEq { values: vals }));
-                    }
+                        clause(c, ClauseKind::AnyEq { values: vals })
+                    };
+                    // The left side is evaluated once per row, whatever the list.
+                    cl.ops.per_tuple += column.eval_ops();
+                    clauses.push(cl);
                 }
             }
         }
@@ -693,8 +800,11 @@ impl<'a> Rel<'a> {
         if query.select.is_empty() {
             // SELECT *: every column, in order, which ORDER BY and the quals only repeat;
             // nothing to sort or deduplicate at every sweep point.
-            rel.width = rel.cols.iter().map(|c| c.width).sum::<f64>();
-            rel.needed = (0..rel.cols.len()).collect();
+            let heap = rel.cols.iter().filter(|c| c.expression.is_none());
+            rel.width = heap.map(|c| c.width).sum::<f64>();
+            rel.needed = (0..rel.cols.len())
+                .filter(|&c| rel.cols[c].expression.is_none())
+                .collect();
         } else {
             // Room for the quals' columns: growing the list would copy it.
             let mut out: Vec<usize> =
@@ -710,6 +820,12 @@ impl<'a> Rel<'a> {
             rel.width = out.iter().map(|&c| rel.cols[c].width).sum::<f64>();
             let mut needed = out;
             needed.extend(rel.clauses.iter().map(|c| c.col));
+            // An expression's value comes from the heap columns it reads.
+            for c in &rel.clauses {
+                if let Some(e) = &rel.cols[c.col].expression {
+                    needed.extend(e.reads.iter().copied());
+                }
+            }
             crate::sort::sort_by(&mut needed, usize::cmp);
             needed.dedup();
             rel.needed = needed;
@@ -765,6 +881,36 @@ impl<'a> Rel<'a> {
     /// need, instead of every call allocating a list.
     pub fn clause_ids(&self) -> std::ops::Range<usize> {
         0..self.clauses.len()
+    }
+
+    /// The schema's function calls the clauses `ids` make on `examined` rows: the
+    /// executor evaluates a scan's quals cheapest first (order_qual_clauses, stable), each
+    /// on the rows the ones before it let through. Only indexed expressions call them
+    /// here; an index condition on one reads the index's stored value instead.
+    pub fn clause_calls(&self, ids: impl Iterator<Item = usize>, examined: f64) -> f64 {
+        let mut order: Vec<usize> = ids.collect();
+        if order
+            .iter()
+            .all(|&i| self.cols[self.clauses[i].col].expression.is_none())
+        {
+            return 0.0;
+        }
+        order.sort_by(|&a, &b| {
+            self.clauses[a]
+                .ops
+                .per_tuple
+                .total_cmp(&self.clauses[b].ops.per_tuple)
+        });
+        let mut reach = examined;
+        let mut calls = 0.0;
+        for i in order {
+            let cl = &self.clauses[i];
+            if let Some(e) = &self.cols[cl.col].expression {
+                calls += e.calls * reach;
+            }
+            reach *= cl.selec;
+        }
+        calls
     }
 
     pub fn qual_ops(&self, ids: &[usize]) -> QualOps {

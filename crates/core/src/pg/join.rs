@@ -167,13 +167,29 @@ impl PgJoinPlanner {
             .iter()
             .map(TableInfo::build)
             .collect::<Result<Vec<_>>>()?;
-        Ok(PgJoinPlanner {
+        let mut planner = PgJoinPlanner {
             tables: kept,
             infos,
             partials,
             env,
             memo: Box::default(),
-        })
+        };
+        // An indexed expression's evaluation costs its schema functions' procost.
+        let mut infos = std::mem::take(&mut planner.infos);
+        for info in &mut infos {
+            for c in &mut info.cols {
+                if c.expression.is_some() {
+                    let extra = planner.extra_call_ops(&c.name);
+                    let calls = planner.calls(&c.name);
+                    if let Some(e) = c.expression.as_mut() {
+                        e.eval_ops += extra;
+                        e.calls = calls;
+                    }
+                }
+            }
+        }
+        planner.infos = infos;
+        Ok(planner)
     }
 
     /// The schema's functions `expr` calls, one entry per call (built-ins are not there).

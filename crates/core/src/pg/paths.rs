@@ -216,6 +216,7 @@ impl Ctx<'_, '_> {
             operator_evals: rel.tuples * rel.restrict_ops.per_tuple + rel.restrict_ops.startup,
             rows_out: rel.rows,
             workers: workers as f64,
+            function_calls: rel.clause_calls(rel.clause_ids(), rel.tuples),
             ..Work::default()
         };
         let op = if workers > 0 {
@@ -493,6 +494,7 @@ impl Ctx<'_, '_> {
             operator_evals: evals + cost.tuples_fetched * qp.per_tuple + qp.startup,
             rows_out: rel.rows,
             workers: cost.workers as f64,
+            function_calls: rel.clause_calls(s.qpquals.iter().copied(), cost.tuples_fetched),
             ..Work::default()
         };
         let op = match (partial, s.indexonly, s.backward) {
@@ -697,6 +699,12 @@ impl Ctx<'_, '_> {
                 + rel.restrict_ops.startup,
             rows_out: rel.rows,
             workers: workers as f64,
+            // The bitmap's own conditions are rechecked only on lossy pages.
+            function_calls: rel.clause_calls(
+                rel.clause_ids()
+                    .filter(|i| !scans.iter().any(|s| s.quals.contains(i))),
+                bp.tuples_fetched,
+            ),
             ..Work::default()
         };
         let op = if partial {
@@ -879,7 +887,7 @@ impl Ctx<'_, '_> {
 /// Scales the work a node does while streaming rows to a Limit. Blocking work stays
 /// whole: a Sort reads all its input, a bitmap is built completely, an index scan
 /// always descends once.
-fn scale_streaming_work(n: &mut PlanNode, f: f64) {
+pub(crate) fn scale_streaming_work(n: &mut PlanNode, f: f64) {
     match n.op.as_str() {
         "Sort" => {
             n.work.rows_out *= f;
@@ -927,6 +935,7 @@ fn scale_work(w: &mut Work, f: f64) {
     w.rows_examined *= f;
     w.index_entries *= f;
     w.operator_evals *= f;
+    w.function_calls *= f;
     w.rows_out *= f;
     w.rows_transferred *= f;
 }

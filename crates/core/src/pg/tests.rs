@@ -88,6 +88,7 @@ fn table(pg: PgTable, a: ColumnStats, i8_stats: ColumnStats, relallvisible: f64)
                 tree_height: 2.0,
             }),
             mysql: None,
+            expressions: Vec::new(),
         }],
         pg: Some(PgTable {
             relallvisible,

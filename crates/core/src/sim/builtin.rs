@@ -187,6 +187,7 @@ pub fn seed_experiment_table(rows: f64, pages: f64) -> Table {
                 tree_height: height,
             }),
             mysql: None,
+            expressions: Vec::new(),
         }],
         pg: Some(PgTable {
             pages,

@@ -251,6 +251,7 @@ pub fn t1_like_table(rows: f64, innodb: &InnodbSizes) -> Table {
             leaf_pages: clustered_leaf,
             rec_per_key: vec![1.0],
         }),
+        expressions: Vec::new(),
     }];
     for i in 1..=7 {
         indexes.push(Index {
@@ -265,6 +266,7 @@ pub fn t1_like_table(rows: f64, innodb: &InnodbSizes) -> Table {
                 leaf_pages: secondary_leaf,
                 rec_per_key: vec![1.0],
             }),
+            expressions: Vec::new(),
         });
     }
     Table {

@@ -167,6 +167,46 @@ impl Node {
         })
     }
 
+    /// The tree's work when a Limit above stops it after a share `f` of its rows: what
+    /// streams does `f` of its work (a scan's pages and rows, but an index scan's
+    /// descent whole; a nested loop's inner loops); what must take all of its input
+    /// first (Sort, Hash, aggregation, Materialize) reads it whole and only returns less.
+    /// Costs and estimated rows stay as EXPLAIN shows them.
+    pub fn limited(n: &Rc<Node>, f: f64) -> Rc<Node> {
+        if f >= 1.0 || f.is_nan() {
+            return n.clone();
+        }
+        match &**n {
+            Node::Repeated { node, loops } => Rc::new(Node::Repeated {
+                node: node.clone(),
+                loops: (loops * f).max(1.0),
+            }),
+            Node::Op {
+                plan,
+                kids,
+                true_rows,
+            } => {
+                let mut plan = plan.clone();
+                let blocking = matches!(
+                    plan.op.as_str(),
+                    "Sort" | "Hash" | "HashAggregate" | "Aggregate" | "Materialize" | "SetOp"
+                );
+                let kids = if blocking {
+                    plan.work.rows_out *= f;
+                    kids.clone()
+                } else {
+                    crate::pg::paths::scale_streaming_work(&mut plan, f);
+                    kids.iter().map(|k| Node::limited(k, f)).collect()
+                };
+                Rc::new(Node::Op {
+                    plan,
+                    kids,
+                    true_rows: *true_rows,
+                })
+            }
+        }
+    }
+
     /// The tree with `f` applied to every detail line: costs, rows and work stay.
     pub fn map_details(n: &Rc<Node>, f: &dyn Fn(&str) -> String) -> Rc<Node> {
         match &**n {

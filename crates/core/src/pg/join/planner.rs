@@ -654,6 +654,7 @@ impl<'a> Planner<'a> {
                     + lc.descent_comparisons
                     + lc.tuples_fetched * qp_ops.per_tuple,
                 rows_out: rows,
+                function_calls: rel.clause_calls(qp.iter().copied(), lc.tuples_fetched),
                 ..Work::default()
             };
             let op = if indexonly {

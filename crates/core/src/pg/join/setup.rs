@@ -142,6 +142,10 @@ pub(crate) struct Block<'a> {
     pub having_text: Option<(String, String)>,
     /// EXPLAIN's name of each of `initplans` ("InitPlan 1 (returns $0)", "SubPlan 1").
     pub initplan_names: Vec<String>,
+    /// ORDER BY one expression that an expression index holds: `order` is that key, and
+    /// an index scan in its order needs no sort (build_index_pathkeys matches the
+    /// expression like a column).
+    pub order_by_index_expression: bool,
     /// The columns the block's result reads ([`QueryBlock::outputs`]).
     pub out_keys: Vec<ColKey>,
     pub group: Vec<ColKey>,
@@ -1337,6 +1341,7 @@ pub(crate) fn build<'a>(
         having_true_sel: opts.having_true_sel,
         having_text: opts.having_text.clone(),
         initplan_names: Vec::new(),
+        order_by_index_expression: false,
         out_keys,
         group: Vec::new(),
         order: Vec::new(),
@@ -1574,6 +1579,19 @@ pub(crate) fn build<'a>(
                     if let Some((ti, _)) = ti {
                         extra_preds[ti].push(p);
                         continue;
+                    }
+                }
+            }
+            // An expression an expression index holds, compared with constants: a
+            // restriction clause on the index's key, estimated from its statistics.
+            if exact && sub.is_none() && fr.count_ones() == 1 {
+                let r = fr.trailing_zeros() as usize;
+                if let RelKind::Table { tidx, .. } = b.rels[r].kind {
+                    if let Some(p) = expression_predicate(pl, tidx, &f.sql) {
+                        if let Some(ti) = (0..block.tables.len()).find(|&t| ref_rel[t] == Some(r)) {
+                            extra_preds[ti].push(p);
+                            continue;
+                        }
                     }
                 }
             }
@@ -1878,6 +1896,10 @@ pub(crate) fn build<'a>(
     };
     b.group = block.group_by.iter().filter_map(key).collect();
     b.order = block.order_by.iter().filter_map(key).collect();
+    if let Some(k) = order_by_index_expression(pl, &b, block, sql) {
+        b.order = vec![k];
+        b.order_by_index_expression = true;
+    }
 
     // SubPlan calls: the rows of its relations joined, before its own condition.
     for k in 0..b.initplans.len() {
@@ -2059,6 +2081,94 @@ fn kind_default(k: &FilterKind) -> f64 {
     }
 }
 
+/// The key of an expression index that a block without grouping is ordered by, when its
+/// ORDER BY is that one expression (spelled out: an ordinal or an alias is not matched).
+fn order_by_index_expression(
+    pl: &Planner,
+    b: &Block,
+    block: &QueryBlock,
+    sql: &str,
+) -> Option<ColKey> {
+    if !block.order_by_expression
+        || !block.group_by.is_empty()
+        || block.group_by_expression
+        || block.scalar_aggregate
+    {
+        return None;
+    }
+    let tables: Vec<(usize, usize)> = b
+        .rels
+        .iter()
+        .enumerate()
+        .filter_map(|(r, br)| match br.kind {
+            RelKind::Table { tidx, .. }
+                if pl.db.infos[tidx]
+                    .cols
+                    .iter()
+                    .any(|c| c.expression.is_some()) =>
+            {
+                Some((r, tidx))
+            }
+            _ => None,
+        })
+        .collect();
+    if tables.is_empty() {
+        return None;
+    }
+    let items = pl.db.memo.order_items(sql);
+    let [item] = items.as_slice() else {
+        return None;
+    };
+    let text = sqlexpr::canonical_expression(item);
+    tables.iter().find_map(|&(r, tidx)| {
+        pl.db.infos[tidx]
+            .cols
+            .iter()
+            .filter(|c| c.expression.is_some())
+            .find(|c| sqlexpr::canonical_expression(&c.name) == text)
+            .map(|c| ColKey {
+                rel: r,
+                col: c.name.to_ascii_lowercase().into(),
+            })
+    })
+}
+
+/// `expr op constant` (or IN, BETWEEN) where `expr` is the key of one of table `tidx`'s
+/// expression indexes: a predicate on that key (match_index_to_operand).
+fn expression_predicate(pl: &Planner, tidx: usize, sql: &str) -> Option<Predicate> {
+    let info = &pl.db.infos[tidx];
+    if info.cols.iter().all(|c| c.expression.is_none()) {
+        return None;
+    }
+    let (text, test) = sqlexpr::expression_comparison(sql)?;
+    let col = info
+        .cols
+        .iter()
+        .filter(|c| c.expression.is_some())
+        .find(|c| sqlexpr::canonical_expression(&c.name) == text)?;
+    let column = col.name.clone();
+    let lit = |l: Lit| match l {
+        Lit::Num(x) => Value::Num(x),
+        Lit::Text(s) => Value::Text(s),
+    };
+    Some(match test {
+        sqlexpr::ExprTest::Cmp(op, l) => Predicate::Cmp {
+            column,
+            op: cmp_op(op)?,
+            value: lit(l),
+        },
+        sqlexpr::ExprTest::In(values) => Predicate::In {
+            column,
+            values: values.into_iter().map(lit).collect(),
+        },
+        sqlexpr::ExprTest::Between(lo, hi) => Predicate::Between {
+            column,
+            lo: lit(lo),
+            hi: lit(hi),
+        },
+    })
+}
+
 /// A one-table condition the single-table model takes as a restriction clause.
 fn as_predicate(
     e: &Expr,
@@ -2183,7 +2293,14 @@ impl<'a> Block<'a> {
             };
             let k = ColKey { rel: r, col };
             let by_clause = rel.clauses.iter().enumerate().any(|(i, cl)| {
-                !skip_clauses.contains(&i) && rel.cols[cl.col].name.eq_ignore_ascii_case(u)
+                let col = &rel.cols[cl.col];
+                // An indexed expression reads its heap columns (stock check_index_only).
+                let reads = col.expression.as_ref().is_some_and(|e| {
+                    e.reads
+                        .iter()
+                        .any(|&c| rel.cols[c].name.eq_ignore_ascii_case(u))
+                });
+                !skip_clauses.contains(&i) && (col.name.eq_ignore_ascii_case(u) || reads)
             });
             let by_filter = br.filters.iter().enumerate().any(|(i, f)| {
                 !skip_filters.contains(&i) && f.cols.iter().any(|c| c.eq_ignore_ascii_case(u))

@@ -573,6 +573,154 @@ pub(crate) fn top_level_op(expr: &str) -> Option<String> {
     None
 }
 
+/// An expression compared with constants, as an expression index can serve it.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum ExprTest {
+    Cmp(Op, Lit),
+    In(Vec<Lit>),
+    Between(Lit, Lit),
+}
+
+/// `expr op constant`, `expr IN (constants)` or `expr BETWEEN c1 AND c2` where `expr` is
+/// not a bare column: the expression in [`canonical_expression`] form and the test.
+pub(crate) fn expression_comparison(text: &str) -> Option<(String, ExprTest)> {
+    let toks = tokenize(text);
+    let mut depth = 0;
+    let mut at = None;
+    for (i, t) in toks.iter().enumerate() {
+        match t {
+            Tok::LParen => depth += 1,
+            Tok::RParen => depth -= 1,
+            Tok::Sym(s)
+                if depth == 0 && ["=", "<>", "!=", "<", ">", "<=", ">="].contains(&s.as_str()) =>
+            {
+                at = Some(i);
+                break;
+            }
+            Tok::Ident(s)
+                if depth == 0
+                    && (s.eq_ignore_ascii_case("IN") || s.eq_ignore_ascii_case("BETWEEN")) =>
+            {
+                at = Some(i);
+                break;
+            }
+            _ => {}
+        }
+    }
+    let at = at?;
+    let lhs = &toks[..at];
+    if lhs.len() < 3 || !lhs.contains(&Tok::LParen) {
+        return None;
+    }
+    // A constant, with a cast the parser folds (`'15'::text`).
+    let lit = |ts: &[Tok]| -> Option<(Lit, usize)> {
+        let l = match ts.first()? {
+            Tok::Str(s) => Lit::Text(s.clone()),
+            Tok::Num(x) => Lit::Num(*x),
+            _ => return None,
+        };
+        let mut n = 1;
+        if ts.get(1) == Some(&Tok::Sym(":".into())) && ts.get(2) == Some(&Tok::Sym(":".into())) {
+            matches!(ts.get(3), Some(Tok::Ident(_))).then_some(())?;
+            n = 4;
+        }
+        Some((l, n))
+    };
+    let rest = &toks[at + 1..];
+    let test = match &toks[at] {
+        Tok::Sym(s) => {
+            let op = match s.as_str() {
+                "=" => Op::Eq,
+                "<>" | "!=" => Op::Ne,
+                "<" => Op::Lt,
+                "<=" => Op::Le,
+                ">" => Op::Gt,
+                _ => Op::Ge,
+            };
+            let (l, n) = lit(rest)?;
+            (n == rest.len()).then_some(ExprTest::Cmp(op, l))?
+        }
+        Tok::Ident(k) if k.eq_ignore_ascii_case("IN") => {
+            if rest.first() != Some(&Tok::LParen) || rest.last() != Some(&Tok::RParen) {
+                return None;
+            }
+            let mut values = Vec::new();
+            let inner = &rest[1..rest.len() - 1];
+            let mut i = 0;
+            while i < inner.len() {
+                let (l, n) = lit(&inner[i..])?;
+                values.push(l);
+                i += n;
+                match inner.get(i) {
+                    None => break,
+                    Some(Tok::Comma) => i += 1,
+                    Some(_) => return None,
+                }
+            }
+            ExprTest::In(values)
+        }
+        _ => {
+            let (lo, n) = lit(rest)?;
+            match rest.get(n) {
+                Some(Tok::Ident(a)) if a.eq_ignore_ascii_case("AND") => {}
+                _ => return None,
+            }
+            let (hi, m) = lit(&rest[n + 1..])?;
+            (n + 1 + m == rest.len()).then_some(ExprTest::Between(lo, hi))?
+        }
+    };
+    Some((canonical_tokens(lhs), test))
+}
+
+/// An expression's text reduced so that the query's spelling and pg_get_indexdef's
+/// match (match_index_to_operand compares the parsed trees): names lower-cased and
+/// unqualified, casts (`::text`, which the parser adds for a CHAR argument) and the
+/// parentheses around a lone operand dropped, tokens separated by one space.
+pub(crate) fn canonical_expression(text: &str) -> String {
+    canonical_tokens(&tokenize(text))
+}
+
+fn canonical_tokens(toks: &[Tok]) -> String {
+    let mut kept: Vec<&Tok> = Vec::with_capacity(toks.len());
+    let mut i = 0;
+    while i < toks.len() {
+        if toks[i] == Tok::Sym(":".into()) && toks.get(i + 1) == Some(&Tok::Sym(":".into())) {
+            i += 2;
+            if matches!(toks.get(i), Some(Tok::Ident(_))) {
+                i += 1;
+            }
+            continue;
+        }
+        kept.push(&toks[i]);
+        i += 1;
+    }
+    // `( x )` not after a function name is a grouping of a lone operand.
+    loop {
+        let at = (0..kept.len().saturating_sub(2)).find(|&k| {
+            *kept[k] == Tok::LParen
+                && !matches!(kept[k + 1], Tok::LParen | Tok::RParen | Tok::Comma)
+                && *kept[k + 2] == Tok::RParen
+                && (k == 0 || !matches!(kept[k - 1], Tok::Ident(_)))
+        });
+        let Some(k) = at else { break };
+        kept.remove(k + 2);
+        kept.remove(k);
+    }
+    let words: Vec<String> = kept
+        .iter()
+        .map(|t| match t {
+            Tok::Ident(s) => s.rsplit('.').next().unwrap_or(s).to_ascii_lowercase(),
+            Tok::Num(x) => format!("{x}"),
+            Tok::Str(s) => format!("'{}'", s.replace('\'', "''")),
+            Tok::Sym(s) => s.clone(),
+            Tok::LParen => "(".into(),
+            Tok::RParen => ")".into(),
+            Tok::Comma => ",".into(),
+        })
+        .collect();
+    words.join(" ")
+}
+
 /// The functions a text calls, one entry per call, lower-cased and unqualified (keywords
 /// written like calls, `IN (`, `EXISTS (`, are not calls).
 pub(crate) fn called_functions(expr: &str) -> Vec<String> {
@@ -953,6 +1101,29 @@ mod tests {
 
     /// Calls are named once each, nested ones too, keywords written like calls are not;
     /// the comparison found is the top level's, not one inside a call or an operand.
+    #[test]
+    fn expressions_compared_with_constants() {
+        use super::{canonical_expression, expression_comparison, ExprTest, Lit, Op};
+        let (e, t) = expression_comparison("public.FNORM(s_phone) < '15'::text").unwrap();
+        assert_eq!(e, canonical_expression("fnorm((s_phone)::text)"));
+        assert_eq!(t, ExprTest::Cmp(Op::Lt, Lit::Text("15".into())));
+        let (e, t) = expression_comparison("lower(s_name) IN ('a', 'b')").unwrap();
+        assert_eq!(e, "lower ( s_name )");
+        assert_eq!(
+            t,
+            ExprTest::In(vec![Lit::Text("a".into()), Lit::Text("b".into())])
+        );
+        let (_, t) = expression_comparison("f(x) BETWEEN 1 AND 2").unwrap();
+        assert_eq!(t, ExprTest::Between(Lit::Num(1.0), Lit::Num(2.0)));
+        // A bare column, a column on the right, or more after the constant: not this.
+        assert_eq!(expression_comparison("s_phone < '15'"), None);
+        assert_eq!(expression_comparison("f(x) < g(y)"), None);
+        assert_eq!(expression_comparison("f(x) < 1 + 2"), None);
+        // A function of one argument keeps its parentheses; a sum does not need them.
+        assert_ne!(canonical_expression("f(x)"), canonical_expression("f x"));
+        assert_eq!(canonical_expression("(a + b)"), "( a + b )");
+    }
+
     #[test]
     fn calls_and_the_top_level_comparison() {
         assert_eq!(

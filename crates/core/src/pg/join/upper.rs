@@ -897,7 +897,7 @@ pub(crate) fn finish(
         }
     }
     // ORDER BY: presorted paths as they are, the cheapest sorted (§7).
-    let needs_expr_sort = block.order_by_expression;
+    let needs_expr_sort = block.order_by_expression && !b.order_by_index_expression;
     // Grouping keys dropped as functionally dependent no longer sort the output.
     let removed: Vec<&ColKey> = full_group.iter().filter(|g| !group.contains(g)).collect();
     let order_items = pl.db.memo.order_items(sql);
@@ -996,7 +996,7 @@ pub(crate) fn finish(
                         ..Work::default()
                     },
                     Vec::new(),
-                    [p.node.clone()],
+                    [Node::limited(&p.node, count / p.rows.max(1.0))],
                 );
                 JPath {
                     startup: p.startup,

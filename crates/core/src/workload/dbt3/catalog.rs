@@ -936,6 +936,7 @@ fn mysql_table(t: &Logical) -> Table {
             leaf_pages: clustered_leaf,
             rec_per_key: rpk(t.primary),
         }),
+        expressions: Vec::new(),
     }];
     let mut secondary_pages = 0.0;
     for (name, cols, key) in mysql_secondary(t.name) {
@@ -954,6 +955,7 @@ fn mysql_table(t: &Logical) -> Table {
                 leaf_pages: leaf,
                 rec_per_key: rpk(cols),
             }),
+            expressions: Vec::new(),
         });
     }
     Table {
@@ -1406,6 +1408,7 @@ fn pg_table(t: &Logical, counts: &[(&str, f64)], notes: &mut Vec<PgIndexNote>) -
                     tree_height: height,
                 }),
                 mysql: None,
+                expressions: Vec::new(),
             }
         };
     let pk_name = format!("pk_{}", t.name);
@@ -1434,6 +1437,7 @@ fn pg_table(t: &Logical, counts: &[(&str, f64)], notes: &mut Vec<PgIndexNote>) -
                     tree_height: 0.0,
                 }),
                 mysql: None,
+                expressions: Vec::new(),
             });
         } else {
             indexes.push(btree(
