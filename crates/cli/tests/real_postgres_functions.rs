@@ -99,7 +99,6 @@ const KNOWN_CALL_MISSES: &[(&str, &str)] = &[
         "the semi join's inner is a parameterized index scan, whose filter calls the model \
          does not count; the executor stops each loop at its first match",
     ),
-    ("Q17", "a join filter's calls are not counted (its cost is)"),
     (
         "Q18",
         "CASE: the executor calls fnorm() only where s_acctbal > 0; the model, like the \

@@ -1463,6 +1463,17 @@ impl<'a> Planner<'a> {
             startup: a.startup + b.jfilters[f].qual.startup,
             per_tuple: a.per_tuple + b.jfilters[f].qual.per_tuple,
         });
+        // The join filters' function calls, made on the rows the join clauses pass
+        // (evaluated cheapest first, the equalities before them): the join's rows before
+        // the filters.
+        let filter_calls = |rows: f64| {
+            let calls: f64 = fids.iter().map(|&f| b.jfilters[f].calls).sum();
+            if calls == 0.0 {
+                return 0.0;
+            }
+            let sel: f64 = fids.iter().map(|&f| b.jfilters[f].sel).product();
+            calls * rows / sel.max(1e-12)
+        };
         let cop = jc.cop();
         let eq_qual = Qual {
             startup: 0.0,
@@ -1715,6 +1726,7 @@ impl<'a> Planner<'a> {
                                         operator_evals: c.inner_tuples
                                             * (q.per_tuple / cop.max(1e-12)),
                                         rows_out: rows,
+                                        function_calls: filter_calls(rows),
                                         ..Work::default()
                                     },
                                     details,
@@ -1847,6 +1859,7 @@ impl<'a> Planner<'a> {
                             rows_examined: co.rows,
                             rows_out: rows,
                             spill_bytes: spill(co.rows, co.width),
+                            function_calls: filter_calls(rows),
                             ..Work::default()
                         },
                         join_details(
@@ -2007,6 +2020,7 @@ impl<'a> Planner<'a> {
                                 Work {
                                     comparisons: oin.rows + c.inner_tuples,
                                     rows_out: rows,
+                                    function_calls: filter_calls(rows),
                                     ..Work::default()
                                 },
                                 join_details(

@@ -99,6 +99,8 @@ pub(crate) struct JFilter {
     /// `col = (correlated sub-select)`: hashable between the column's relation and the
     /// relations the sub-select reads (Q2's `ps_supplycost = (SubPlan)`).
     pub hash_col: Option<ColKey>,
+    /// Calls of the schema's own functions one evaluation makes (for the work).
+    pub calls: f64,
 }
 
 /// Statistics of one column as the join estimators read them. The MCV list and the
@@ -1791,6 +1793,7 @@ pub(crate) fn build<'a>(
                     text: join_text,
                     cols,
                     hash_col,
+                    calls: pl.db.calls(&f.sql),
                 });
             }
         }
