@@ -364,6 +364,91 @@ fn target_ops(pl: &Planner, sql: &str, grouped: bool) -> TargetOps {
     }
 }
 
+/// Calls of the scan/join target list per row that the executor does not make: an
+/// index-only scan on an expression index returns the index's own columns
+/// (use_physical_tlist), the expression's value among them, and set_plan_references
+/// matches a target item equal to that expression to it instead of computing it again.
+/// The planner still charges the item (cost_qual_eval knows nothing of it): the third
+/// seed's regression case is a hash join over such a scan.
+fn index_returned_calls(
+    pl: &Planner,
+    b: &Block,
+    sql: &str,
+    grouped: bool,
+    n: &std::rc::Rc<Node>,
+) -> f64 {
+    let mut keys: Vec<String> = Vec::new();
+    collect_ios_expressions(b, n, &mut keys);
+    if keys.is_empty() {
+        return 0.0;
+    }
+    let strip_alias = |i: &str| -> String {
+        let up = i.to_ascii_uppercase();
+        match up.rfind(" AS ") {
+            Some(a) => i[..a].trim().to_string(),
+            None => i.trim().to_string(),
+        }
+    };
+    let items: Vec<String> = if grouped {
+        sqlexpr::outer_items(sql, "GROUP BY")
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(g, _)| g)
+            .collect()
+    } else {
+        let mut v: Vec<String> = sqlexpr::select_items(sql)
+            .iter()
+            .map(|i| strip_alias(i))
+            .collect();
+        v.extend(
+            sqlexpr::outer_items(sql, "ORDER BY")
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(o, _)| o),
+        );
+        v
+    };
+    let mut seen: Vec<String> = Vec::new();
+    let mut calls = 0.0;
+    for item in items {
+        let canon = sqlexpr::canonical_expression(&item);
+        if keys.contains(&canon) && !seen.contains(&canon) {
+            calls += pl.db.calls(&item);
+            seen.push(canon);
+        }
+    }
+    calls
+}
+
+/// The expression keys (canonical text) of the indexes that index-only scans in `n` read.
+fn collect_ios_expressions(b: &Block, n: &std::rc::Rc<Node>, out: &mut Vec<String>) {
+    match &**n {
+        Node::Repeated { node, .. } => collect_ios_expressions(b, node, out),
+        Node::Op { plan, kids, .. } => {
+            if plan.op.as_str().contains("Index Only Scan") {
+                let rel = b.rels.iter().find_map(|br| match &br.kind {
+                    RelKind::Table { rel, .. } if plan.relation.as_ref() == Some(&br.alias) => {
+                        Some(rel)
+                    }
+                    _ => None,
+                });
+                if let (Some(rel), Some(ix)) = (rel, plan.index.as_ref()) {
+                    if let Some(info) = rel.indexes.iter().find(|i| i.name == *ix) {
+                        for &k in &info.keys {
+                            if rel.cols[k].expression.is_some() {
+                                out.push(sqlexpr::canonical_expression(&rel.cols[k].name));
+                            }
+                        }
+                    }
+                }
+            }
+            for k in kids {
+                collect_ios_expressions(b, k, out);
+            }
+        }
+    }
+}
+
 /// [`target_ops`]' figures: operator calls (cost) and calls of the schema's functions
 /// (work) per scan/join row and per group.
 #[derive(Clone, Copy, Debug, Default)]
@@ -596,11 +681,16 @@ pub(crate) fn finish(
         let per_row = targets.scanjoin_ops * cop;
         for p in &mut paths {
             p.total += per_row * p.rows;
+            let returned = if targets.scanjoin_calls > 0.0 {
+                index_returned_calls(pl, b, sql, grouped_block, &p.node)
+            } else {
+                0.0
+            };
             p.node = Node::projected(
                 &p.node,
                 per_row,
                 targets.scanjoin_ops,
-                targets.scanjoin_calls,
+                (targets.scanjoin_calls - returned).max(0.0),
             );
         }
     }
