@@ -115,7 +115,6 @@ const KNOWN_CALL_MISSES: &[(&str, &str)] = &[
 fn functions_with_a_cost_cost_what_the_server_says() {
     let (server, mut client) = common::loaded_server("COSTLAB_FUNCTIONS_PG_BIN", SCHEMA);
     let scenario = common::import_public(&server, &TABLES);
-    let version = scenario.engine.expect("the import names the release");
     let fnorm = scenario.functions.iter().find(|f| f.name == "fnorm");
     assert_eq!(
         fnorm.map(|f| f.procost),
@@ -123,19 +122,7 @@ fn functions_with_a_cost_cost_what_the_server_says() {
         "{:?}",
         scenario.functions
     );
-    let knobs = scenario.knobs().expect("the imported settings");
-    client
-        .batch_execute("SET max_parallel_workers_per_gather = 0")
-        .unwrap();
-    let planner = PgJoinPlanner::new(
-        &scenario.tables,
-        PgJoinEnv {
-            version,
-            functions: scenario.functions.clone(),
-            ..PgJoinEnv::default()
-        },
-    )
-    .unwrap();
+    let (knobs, planner) = planner_for(&mut client, &scenario);
     check(
         &mut client,
         &planner,
@@ -222,20 +209,7 @@ fn expression_indexes_cost_what_the_server_says() {
         "the expression's statistics: {:?}",
         ix.expressions[0]
     );
-    let version = scenario.engine.expect("the import names the release");
-    let knobs = scenario.knobs().expect("the imported settings");
-    client
-        .batch_execute("SET max_parallel_workers_per_gather = 0")
-        .unwrap();
-    let planner = PgJoinPlanner::new(
-        &scenario.tables,
-        PgJoinEnv {
-            version,
-            functions: scenario.functions.clone(),
-            ..PgJoinEnv::default()
-        },
-    )
-    .unwrap();
+    let (knobs, planner) = planner_for(&mut client, &scenario);
     check(
         &mut client,
         &planner,
@@ -252,6 +226,24 @@ fn covering_expression_indexes_cost_what_the_server_says() {
     let schema = format!("{SCHEMA}{COVERING_INDEX}");
     let (server, mut client) = common::loaded_server("COSTLAB_FUNCTIONS_PG_BIN", &schema);
     let scenario = common::import_public(&server, &TABLES);
+    let (knobs, planner) = planner_for(&mut client, &scenario);
+    check(
+        &mut client,
+        &planner,
+        &scenario,
+        &knobs,
+        ("C", COVERING_QUERIES),
+        &[],
+        &[],
+    );
+}
+
+/// The imported settings and the model's planner with the imported functions, the
+/// server's session made serial as the model plans.
+fn planner_for(
+    client: &mut postgres::Client,
+    scenario: &costlab_core::scenario_file::ScenarioFile,
+) -> (costlab_core::knobs::KnobValues, PgJoinPlanner) {
     let version = scenario.engine.expect("the import names the release");
     let knobs = scenario.knobs().expect("the imported settings");
     client
@@ -266,15 +258,7 @@ fn covering_expression_indexes_cost_what_the_server_says() {
         },
     )
     .unwrap();
-    check(
-        &mut client,
-        &planner,
-        &scenario,
-        &knobs,
-        ("C", COVERING_QUERIES),
-        &[],
-        &[],
-    );
+    (knobs, planner)
 }
 
 /// Plans every query of `queries` (named by the prefix and number) on the model and the

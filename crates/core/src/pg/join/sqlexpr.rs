@@ -335,17 +335,9 @@ impl P {
                 }
             }
             Some(Tok::Sym(s)) => {
-                let op = match s.as_str() {
-                    "=" => Op::Eq,
-                    "<>" | "!=" => Op::Ne,
-                    "<" => Op::Lt,
-                    "<=" => Op::Le,
-                    ">" => Op::Gt,
-                    ">=" => Op::Ge,
-                    _ => {
-                        self.skip_rest();
-                        return Expr::Other;
-                    }
+                let Some(op) = comparison(&s) else {
+                    self.skip_rest();
+                    return Expr::Other;
                 };
                 self.i += 1;
                 let rhs = match self.peek().cloned() {
@@ -573,6 +565,19 @@ pub(crate) fn top_level_op(expr: &str) -> Option<String> {
     None
 }
 
+/// The comparison operator a symbol spells.
+fn comparison(sym: &str) -> Option<Op> {
+    Some(match sym {
+        "=" => Op::Eq,
+        "<>" | "!=" => Op::Ne,
+        "<" => Op::Lt,
+        "<=" => Op::Le,
+        ">" => Op::Gt,
+        ">=" => Op::Ge,
+        _ => return None,
+    })
+}
+
 /// An expression compared with constants, as an expression index can serve it.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum ExprTest {
@@ -629,14 +634,7 @@ pub(crate) fn expression_comparison(text: &str) -> Option<(String, ExprTest)> {
     let rest = &toks[at + 1..];
     let test = match &toks[at] {
         Tok::Sym(s) => {
-            let op = match s.as_str() {
-                "=" => Op::Eq,
-                "<>" | "!=" => Op::Ne,
-                "<" => Op::Lt,
-                "<=" => Op::Le,
-                ">" => Op::Gt,
-                _ => Op::Ge,
-            };
+            let op = comparison(s)?;
             let (l, n) = lit(rest)?;
             (n == rest.len()).then_some(ExprTest::Cmp(op, l))?
         }
