@@ -888,13 +888,12 @@ impl<'a> Rel<'a> {
     /// on the rows the ones before it let through. Only indexed expressions call them
     /// here; an index condition on one reads the index's stored value instead.
     pub fn clause_calls(&self, ids: impl Iterator<Item = usize>, examined: f64) -> f64 {
-        let mut order: Vec<usize> = ids.collect();
-        if order
-            .iter()
-            .all(|&i| self.cols[self.clauses[i].col].expression.is_none())
-        {
+        // Every path of every table asks: no list is made unless the table has an
+        // indexed expression at all.
+        if self.cols.iter().all(|c| c.expression.is_none()) {
             return 0.0;
         }
+        let mut order: Vec<usize> = ids.collect();
         order.sort_by(|&a, &b| {
             self.clauses[a]
                 .ops
