@@ -35,6 +35,7 @@ fn sql_type(c: &costlab_core::catalog::Column) -> String {
         T::Text => "varchar".into(),
         T::Char(n) => format!("char({n})"),
         T::Bool => "boolean".into(),
+        T::Point => "point".into(),
     }
 }
 
@@ -350,6 +351,7 @@ pub fn complete_import(
                 }),
                 mysql: None,
                 expressions: Vec::new(),
+                method: Default::default(),
             });
         }
         for i in &t.indexes {

@@ -13,7 +13,7 @@
 
 use crate::pgarray;
 use costlab_core::catalog::{
-    Column, ColumnStats, ColumnType, Index, PgIndex, PgTable, Table, Value,
+    Column, ColumnStats, ColumnType, Index, IndexMethod, PgIndex, PgTable, Table, Value,
 };
 use costlab_core::knobs::{EngineVersion, Knob};
 use costlab_core::scenario_file::ScenarioFile;
@@ -452,6 +452,9 @@ fn column_type(typname: &str, typmod: i32) -> (ColumnType, Kind) {
             Kind::Text,
         ),
         "bool" => (ColumnType::Bool, Kind::Bool),
+        // ANALYZE keeps no values for a point (no ordering, no equality): null_frac and
+        // avg_width only, which is what the model uses.
+        "point" => (ColumnType::Point, Kind::Opaque),
         _ => (ColumnType::Text, Kind::Opaque),
     }
 }
@@ -541,7 +544,7 @@ fn read_columns(
         let not_null: bool = row.try_get(4).map_err(get)?;
         let has_stats: bool = row.try_get(12).map_err(get)?;
         let (ty, kind) = column_type(&typname, typmod);
-        if kind == Kind::Opaque {
+        if kind == Kind::Opaque && ty != ColumnType::Point {
             warnings.push(format!(
                 "{}.{name}: type {typname} is imported as text without its value statistics",
                 rel.name
@@ -641,7 +644,12 @@ fn read_indexes(
         let am: String = row.try_get(8).map_err(get)?;
         let bytes: i64 = row.try_get(9).map_err(get)?;
         let valid: bool = row.try_get(10).map_err(get)?;
-        let skip = if am != "btree" {
+        let method = match am.as_str() {
+            "btree" => Some(IndexMethod::Btree),
+            "gist" => Some(IndexMethod::Gist),
+            _ => None,
+        };
+        let skip = if method.is_none() {
             Some(format!("a {am} index"))
         } else if partial {
             Some("a partial index".to_string())
@@ -687,7 +695,30 @@ fn read_indexes(
         }
         let nkey = (nkey.max(0) as usize).min(names.len());
         let include = names.split_off(nkey);
-        let tree_height = tree_height(client, oid, &name, &mut pageinspect, warnings);
+        let method = method.unwrap_or_default();
+        if method == IndexMethod::Gist {
+            // The model's GiST is point_ops: keys of any other type are skipped.
+            let key_type = |k: &String| match expressions.iter().find(|(_, e)| e.name == *k) {
+                Some((_, e)) => e.ty.clone(),
+                None => columns
+                    .iter()
+                    .find(|c| c.name == *k)
+                    .map_or(ColumnType::Text, |c| c.ty.clone()),
+            };
+            if let Some(k) = names.iter().find(|k| key_type(k) != ColumnType::Point) {
+                warnings.push(format!(
+                    "{}: index {name} is skipped: a gist index on {k}, which is not a point; \
+                     costlab models GiST over points only",
+                    rel.name
+                ));
+                continue;
+            }
+        }
+        // plancat.c reads a root level from btrees only.
+        let tree_height = match method {
+            IndexMethod::Btree => tree_height(client, oid, &name, &mut pageinspect, warnings),
+            IndexMethod::Gist => -1.0,
+        };
         indexes.push(Index {
             name,
             columns: names,
@@ -700,6 +731,7 @@ fn read_indexes(
             }),
             mysql: None,
             expressions: expressions.into_iter().map(|(_, e)| e).collect(),
+            method,
         });
     }
     Ok(indexes)
@@ -750,6 +782,20 @@ fn index_expressions(
                 "{}: no statistics for the expression {text} of index {name} (run ANALYZE)",
                 rel.name
             ));
+        }
+        // An index column's type is what the index stores (opckeytype: a GiST over points
+        // stores boxes); the expression's own type is the operator class's input type.
+        let input: String = client
+            .query_one(
+                "SELECT t.typname::text FROM pg_index i JOIN pg_opclass o \
+                 ON o.oid = (i.indclass::oid[])[$2] JOIN pg_type t ON t.oid = o.opcintype \
+                 WHERE i.indexrelid = $1",
+                &[&oid, &(k as i32)],
+            )
+            .and_then(|r| r.try_get(0))
+            .map_err(|e| db_err(&ctx, e))?;
+        if input == "point" {
+            col.ty = ColumnType::Point;
         }
         // An expression is not declared NOT NULL; its null_frac says how often it is.
         col.not_null = false;

@@ -238,6 +238,78 @@ fn covering_expression_indexes_cost_what_the_server_says() {
     );
 }
 
+/// Stores with a location (a point) and an address, GiST indexes on the location and on
+/// fgeo(address), the third seed's geocoding function: a plpgsql function declared COST
+/// 5000 that returns a point (here a hash of the text, in the plane 0..1000 x 0..1000).
+const GIST_SCHEMA: &str = "
+CREATE FUNCTION fgeo(a text) RETURNS point LANGUAGE plpgsql IMMUTABLE COST 5000
+  AS $$ BEGIN PERFORM nextval('public.calls');
+  RETURN point((abs(hashtext(a)) % 100000) / 100.0, (abs(hashtext(reverse(a))) % 100000) / 100.0);
+  END $$;
+CREATE TABLE store (st_id int PRIMARY KEY, st_nationkey int NOT NULL, st_address text NOT NULL,
+  st_loc point NOT NULL, st_sales numeric(12,2) NOT NULL);
+INSERT INTO store SELECT g, g % 25, 'street ' || md5(g::text), point(random() * 1000, random() * 1000),
+  round((random() * 10000)::numeric, 2) FROM generate_series(1, 50000) g;
+CREATE INDEX store_nationkey_idx ON store (st_nationkey);
+CREATE INDEX store_loc_idx ON store USING gist (st_loc);
+CREATE INDEX store_fgeo_idx ON store USING gist (fgeo(st_address));
+";
+
+/// Nearest-neighbour queries (`ORDER BY key <-> point`) and their alternatives: a GiST
+/// scan in distance order (gistcostestimate, the ORDER BY operator charged per index
+/// tuple), index-only when the query needs the point alone, under a LIMIT, a filter or a
+/// join; and where the index cannot serve (DESC, no LIMIT with a cheaper sort, count(*)).
+const GIST_QUERIES: &[&str] = &[
+    "SELECT st_id FROM store ORDER BY st_loc <-> point '(500,500)' LIMIT 10",
+    "SELECT st_id, st_loc <-> point '(500,500)' AS d FROM store ORDER BY st_loc <-> point '(500,500)' LIMIT 10",
+    "SELECT st_loc FROM store ORDER BY st_loc <-> point '(1,1)' LIMIT 5",
+    "SELECT st_id FROM store ORDER BY st_loc <-> '(250,750)'::point LIMIT 10",
+    "SELECT st_id FROM store ORDER BY st_loc <-> point '(5,5)' LIMIT 5000",
+    "SELECT st_id FROM store ORDER BY st_loc <-> point '(5,5)'",
+    "SELECT st_id FROM store ORDER BY st_loc <-> point '(5,5)' DESC LIMIT 10",
+    "SELECT st_id FROM store WHERE st_nationkey = 3 ORDER BY st_loc <-> point '(5,5)' LIMIT 10",
+    "SELECT st_id FROM store WHERE st_sales > 9990 ORDER BY st_loc <-> point '(5,5)' LIMIT 10",
+    "SELECT n_name, st_id FROM store JOIN nation ON n_nationkey = st_nationkey
+     ORDER BY st_loc <-> point '(5,5)' LIMIT 10",
+    "SELECT count(*) FROM store",
+    // The seed's kNN on fgeo(): the expression index's order, the distance returned.
+    "SELECT st_id FROM store ORDER BY fgeo(st_address) <-> point '(500,500)' LIMIT 10",
+    "SELECT st_id, fgeo(st_address) <-> point '(500,500)' FROM store
+     ORDER BY fgeo(st_address) <-> point '(500,500)' LIMIT 10",
+    "SELECT s_name, fgeo(st_address) <-> point '(500,500)' FROM store JOIN supplier ON s_suppkey = st_id
+     ORDER BY fgeo(st_address) <-> point '(500,500)' LIMIT 10",
+    "SELECT st_id FROM store WHERE st_nationkey = 7 ORDER BY fgeo(st_address) <-> point '(10,10)' LIMIT 3",
+];
+
+#[test]
+fn gist_nearest_neighbours_cost_what_the_server_says() {
+    let schema = format!("{SCHEMA}{GIST_SCHEMA}");
+    let (server, mut client) = common::loaded_server("COSTLAB_FUNCTIONS_PG_BIN", &schema);
+    let scenario = common::import_public(&server, &["nation", "supplier", "store"]);
+    let store = scenario.tables.iter().find(|t| t.name == "store").unwrap();
+    let gist: Vec<&str> = store
+        .indexes
+        .iter()
+        .filter(|i| i.method == costlab_core::catalog::IndexMethod::Gist)
+        .map(|i| i.name.as_str())
+        .collect();
+    assert_eq!(
+        gist,
+        ["store_fgeo_idx", "store_loc_idx"],
+        "both GiST indexes are imported"
+    );
+    let (knobs, planner) = planner_for(&mut client, &scenario);
+    check(
+        &mut client,
+        &planner,
+        &scenario,
+        &knobs,
+        ("G", GIST_QUERIES),
+        &[],
+        &[],
+    );
+}
+
 /// The imported settings and the model's planner with the imported functions, the
 /// server's session made serial as the model plans.
 fn planner_for(

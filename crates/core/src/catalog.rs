@@ -45,6 +45,9 @@ pub enum ColumnType {
     /// Fixed-width CHAR(n).
     Char(u32),
     Bool,
+    /// PostgreSQL's geometric point (two float8, 16 bytes): it has no ordering, so no
+    /// btree; a GiST index on it serves `ORDER BY p <-> point '(x,y)'` (kNN).
+    Point,
 }
 
 /// Statistics about one column, in PostgreSQL's pg_stats conventions (MySQL uses what it
@@ -112,6 +115,24 @@ fn four() -> f64 {
     4.0
 }
 
+/// The index access method (pg_am.amname). MySQL's model knows btrees only and leaves
+/// the others out.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IndexMethod {
+    #[default]
+    Btree,
+    /// GiST over point keys (point_ops): no range quals in costlab's model, but ordering
+    /// by distance (amcanorderbyop) and index-only scans (point_ops can return the key).
+    Gist,
+}
+
+impl IndexMethod {
+    pub fn is_btree(&self) -> bool {
+        *self == IndexMethod::Btree
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PgIndex {
     pub pages: f64,
@@ -149,6 +170,9 @@ pub struct Index {
     /// of these by its text, as pg_get_indexdef prints it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub expressions: Vec<Column>,
+    /// btree unless said otherwise.
+    #[serde(default, skip_serializing_if = "IndexMethod::is_btree")]
+    pub method: IndexMethod,
 }
 
 impl Index {
@@ -162,6 +186,13 @@ impl Index {
     /// Whether some key is an expression rather than a column.
     pub fn has_expression_keys(&self) -> bool {
         self.columns.iter().any(|c| self.expression(c).is_some())
+    }
+
+    /// Whether MySQL's model has this index: a btree on columns. MySQL 8 builds a
+    /// functional index on hidden generated columns, which the model does not have, and
+    /// a spatial index (its R-tree) is not modelled.
+    pub fn in_mysql_model(&self) -> bool {
+        self.method.is_btree() && !self.has_expression_keys()
     }
 }
 
@@ -260,9 +291,28 @@ impl Table {
         }
         for i in &self.indexes {
             for c in &i.columns {
-                if i.expression(c).is_none() {
-                    self.column(c)?;
+                let ty = match i.expression(c) {
+                    Some(e) => &e.ty,
+                    None => &self.column(c)?.ty,
+                };
+                // A point has no btree operator class; the model's GiST knows points only.
+                if (*ty == ColumnType::Point) != (i.method == IndexMethod::Gist) {
+                    return Err(Error::invalid(
+                        format!("index {}", i.name),
+                        format!(
+                            "a {:?} index on {c} of type {ty:?}: btree keys cannot be points, \
+                             and costlab models GiST over points only",
+                            i.method
+                        )
+                        .to_lowercase(),
+                    ));
                 }
+            }
+            if i.method == IndexMethod::Gist && (i.unique || i.primary) {
+                return Err(Error::invalid(
+                    format!("index {}", i.name),
+                    "GiST cannot be unique",
+                ));
             }
             for c in &i.include {
                 self.column(c)?;

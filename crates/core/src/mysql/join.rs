@@ -963,6 +963,7 @@ fn derived_table(name: &str, columns: &[Name], est_rows: f64, true_rows: f64) ->
                 rec_per_key: vec![1.0],
             }),
             expressions: Vec::new(),
+            method: Default::default(),
         }],
         columns: cols,
         pg: None,

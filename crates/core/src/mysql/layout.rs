@@ -39,6 +39,8 @@ fn stored_bytes(c: &Column) -> f64 {
         ColumnType::Int8 | ColumnType::Float8 => 8.0,
         ColumnType::Date => 3.0,
         ColumnType::Bool => 1.0,
+        // MySQL's POINT is a 25-byte geometry value; the model has no spatial index.
+        ColumnType::Point => 25.0,
         ColumnType::Char(n) => n as f64,
         // DECIMAL packs 9 digits in 4 bytes; PostgreSQL's numeric width is close to it.
         ColumnType::Numeric => c.stats.avg_width.clamp(1.0, 16.0),
@@ -80,13 +82,12 @@ fn rec_per_key(t: &Table, columns: &[String], unique: bool) -> Vec<f64> {
 /// `t` with InnoDB statistics derived from its rows and columns where it has none (a
 /// table imported from PostgreSQL); a table that has them is returned as it is. Without a
 /// primary key InnoDB clusters on a hidden 6-byte row id (GEN_CLUST_INDEX).
-/// Expression indexes are left out: MySQL 8 builds them on hidden generated columns,
-/// which this model does not have.
+/// Indexes the model does not have (expression and GiST indexes) are left out.
 pub fn with_innodb_statistics(t: &Table) -> Table {
     let stripped;
-    let t = if t.indexes.iter().any(Index::has_expression_keys) {
+    let t = if !t.indexes.iter().all(Index::in_mysql_model) {
         let mut s = t.clone();
-        s.indexes.retain(|i| !i.has_expression_keys());
+        s.indexes.retain(Index::in_mysql_model);
         stripped = s;
         &stripped
     } else {

@@ -309,8 +309,8 @@ impl<'t> Prepared<'t> {
         };
         let mut indexes = Vec::with_capacity(table.indexes.len());
         for (at, def) in table.indexes.iter().enumerate() {
-            // No functional indexes in this model (see layout::with_innodb_statistics).
-            if def.has_expression_keys() {
+            // No functional or spatial indexes in this model (Index::in_mysql_model).
+            if !def.in_mysql_model() {
                 continue;
             }
             let istats = def.mysql.clone().ok_or_else(|| {
@@ -1303,6 +1303,7 @@ impl<'a> Ctx<'a> {
                     crate::catalog::ColumnType::Int8 | crate::catalog::ColumnType::Float8 => 8.0,
                     crate::catalog::ColumnType::Date => 3.0,
                     crate::catalog::ColumnType::Bool => 1.0,
+                    crate::catalog::ColumnType::Point => 25.0,
                     crate::catalog::ColumnType::Numeric => 8.0,
                     crate::catalog::ColumnType::Char(n) => n as f64,
                     crate::catalog::ColumnType::Text => 767.0,

@@ -16,6 +16,7 @@ fn type_name(ty: &ColumnType) -> &'static str {
         ColumnType::Text => "text",
         ColumnType::Char(_) => "bpchar",
         ColumnType::Bool => "boolean",
+        ColumnType::Point => "point",
     }
 }
 

@@ -4,7 +4,7 @@
 //! Everything is gathered once per `plan()` call into a [`Rel`], the counterpart of
 //! PostgreSQL's `RelOptInfo` for a single base table.
 
-use crate::catalog::{Column, ColumnStats, ColumnType, Index, Table, Value};
+use crate::catalog::{Column, ColumnStats, ColumnType, Index, IndexMethod, Table, Value};
 use crate::error::{Error, Result};
 use crate::knobs::{Knob, KnobValues};
 use crate::plan::Name;
@@ -162,12 +162,14 @@ pub(crate) struct IndexExpression {
     pub reads: Vec<usize>,
 }
 
-/// One btree index as the planner sees it (IndexOptInfo, spec 2.2).
+/// One index as the planner sees it (IndexOptInfo, spec 2.2).
 #[derive(Clone, Debug)]
 pub(crate) struct IndexInfo {
     pub name: Name,
+    pub method: IndexMethod,
     pub pages: f64,
     pub tuples: f64,
+    /// A btree's root level; for GiST the height gistcostestimate assumes.
     pub tree_height: f64,
     pub unique: bool,
     /// Key columns, positions in `Rel::cols`.
@@ -364,6 +366,7 @@ pub(crate) fn type_width(ty: &ColumnType) -> f64 {
         ColumnType::Int4 | ColumnType::Date => 4.0,
         ColumnType::Int8 | ColumnType::Float8 => 8.0,
         ColumnType::Bool => 1.0,
+        ColumnType::Point => 16.0,
         ColumnType::Numeric | ColumnType::Text => 32.0,
         ColumnType::Char(n) => *n as f64 * 4.0 + 4.0,
     }
@@ -558,6 +561,20 @@ fn synthesize_pg_index(tuples: f64, key_width: f64) -> crate::catalog::PgIndex {
     }
 }
 
+/// A GiST index over points built from a whole table: a leaf entry is an 8-byte index
+/// tuple header, the point's 32-byte bounding box (gist_point_compress) and a 4-byte line
+/// pointer; GiST's splits leave pages about 65 % full (50,000 random points: 414 pages
+/// in PostgreSQL 15 and 18). The internal levels add about 1 %. Measured, not derived: an
+/// imported index has its real size.
+fn synthesize_gist_index(tuples: f64) -> crate::catalog::PgIndex {
+    let per_page = (8168.0 * 0.65 / 44.0_f64).floor();
+    let leaves = (tuples / per_page).ceil().max(1.0);
+    crate::catalog::PgIndex {
+        pages: leaves + (leaves / 100.0).ceil() + 1.0,
+        tree_height: -1.0,
+    }
+}
+
 impl TableInfo {
     /// The query-independent half of spec section 2: stored statistics, heap size and
     /// indexes. A prepared table builds this once; every query then borrows it.
@@ -651,7 +668,7 @@ impl TableInfo {
         for ix in &table.indexes {
             indexes.push(Rel::index_info(ix, tuples, &cols, &col_pos)?);
         }
-        for ix in &indexes {
+        for ix in indexes.iter().filter(|ix| ix.method == IndexMethod::Btree) {
             if let Some(&lead) = ix.keys.first() {
                 cols[lead].has_actual_range = true;
                 if ix.unique && ix.keys.len() == 1 {
@@ -861,15 +878,21 @@ impl<'a> Rel<'a> {
             covers.push(col_pos(c)?);
         }
         let key_width: f64 = keys.iter().map(|&k| cols[k].width).sum();
-        let pg = ix
-            .pg
-            .clone()
-            .unwrap_or_else(|| synthesize_pg_index(heap_tuples, key_width));
+        let pg = ix.pg.clone().unwrap_or_else(|| match ix.method {
+            IndexMethod::Btree => synthesize_pg_index(heap_tuples, key_width),
+            IndexMethod::Gist => synthesize_gist_index(heap_tuples),
+        });
+        let pages = pg.pages.floor();
         Ok(IndexInfo {
             name: Name::new(&ix.name),
-            pages: pg.pages.floor(),
+            method: ix.method,
+            pages,
             tuples: heap_tuples,
-            tree_height: pg.tree_height.floor(),
+            // plancat.c reads the root level of btrees only.
+            tree_height: match ix.method {
+                IndexMethod::Btree => pg.tree_height.floor(),
+                IndexMethod::Gist => super::costsize::assumed_tree_height(pages),
+            },
             unique: ix.unique || ix.primary,
             keys,
             covers,

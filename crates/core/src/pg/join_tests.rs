@@ -1360,6 +1360,7 @@ fn an_expression_index_serves_its_expression() {
                 ..ColumnStats::default()
             },
         }],
+        method: Default::default(),
     });
     let env = PgJoinEnv {
         functions: vec![Function {

@@ -9,6 +9,7 @@ use super::costsize::{
 use super::explain::{cond_text, sort_key_text};
 use super::inputs::{clamp_row_est, ClauseKind, Consts, QualOps, Rel, BLCKSZ};
 use super::PgOptions;
+use crate::catalog::IndexMethod;
 use crate::knobs::EngineVersion;
 use crate::query::CmpOp;
 
@@ -80,6 +81,9 @@ pub(crate) struct IndexScan {
     /// The leading column's correlation itself: how the heap really lies in index order,
     /// for the work (the 0.75 is the cost model's caution, not the table's layout).
     pub heap_correlation: f64,
+    /// ORDER BY operators the index evaluates (a GiST kNN scan: 1, the distance to the
+    /// query's point on each index entry it reads); 0 for a btree.
+    pub order_bys: usize,
 }
 
 /// A node without relation, index, details or children (the builders add them). Written
@@ -262,6 +266,9 @@ impl Ctx<'_, '_> {
         {
             return None;
         }
+        if ix.method == IndexMethod::Gist {
+            return self.gist_scan(idx, indexonly);
+        }
         // match_clauses_to_index: clauses on any key column, grouped by column in key
         // order (a column listed twice gets its clauses at its first place). The boundary
         // quals, `=` columns from the front then the first non-`=` column, are a prefix
@@ -400,6 +407,43 @@ impl Ctx<'_, '_> {
             indexonly,
             correlation,
             heap_correlation,
+            order_bys: 0,
+        })
+    }
+
+    /// build_index_paths for a GiST index over points. No clause of the model is an
+    /// operator of point_ops, so there are no index quals; the scan is useful for an
+    /// ORDER BY `key <-> point` (match_pathkeys_to_index: the query's only ORDER BY item,
+    /// ascending, which the join planner maps to a pathkey on the key) or as an
+    /// index-only scan. gistcostestimate reads the whole index either way; a kNN scan
+    /// under a LIMIT stops early through the Limit's fraction. correlation is 0
+    /// (genericcostestimate sets no correlation).
+    fn gist_scan(&self, idx: usize, indexonly: bool) -> Option<IndexScan> {
+        let rel = self.rel;
+        let ix = &rel.indexes[idx];
+        let sorted = matches!(rel.pathkeys.as_slice(), [(c, false)] if ix.keys.first() == Some(c));
+        if !sorted && !indexonly {
+            return None;
+        }
+        let order_bys = usize::from(sorted);
+        let bt = costsize::gistcostestimate(
+            self.c,
+            ix.pages,
+            ix.tuples,
+            ix.tree_height,
+            order_bys as f64,
+        );
+        Some(IndexScan {
+            idx,
+            quals: Vec::new(),
+            qpquals: rel.clause_ids().collect(),
+            bt,
+            sorted,
+            backward: false,
+            indexonly,
+            correlation: 0.0,
+            heap_correlation: 0.0,
+            order_bys,
         })
     }
 
@@ -410,6 +454,12 @@ impl Ctx<'_, '_> {
     /// Room is left for the two heap reads an index scan adds.
     fn index_reads(&self, s: &IndexScan) -> Vec<PageReads> {
         let ix = &self.rel.indexes[s.idx];
+        // A GiST scan visits pages by a priority queue (by distance for kNN), not in
+        // the order they lie on disk.
+        let walk = match ix.method {
+            IndexMethod::Btree => AccessPattern::Sequential,
+            IndexMethod::Gist => AccessPattern::Random,
+        };
         let levels = (ix.tree_height + 1.0).max(1.0);
         let sa = s.bt.num_sa_scans;
         let mut v = Vec::with_capacity(4);
@@ -424,7 +474,7 @@ impl Ctx<'_, '_> {
             reads(
                 &ix.name,
                 ix.pages,
-                AccessPattern::Sequential,
+                walk,
                 (s.bt.num_index_pages - 1.0).max(0.0) * sa,
                 ((s.bt.num_index_pages - 1.0).max(0.0) * sa).min(ix.pages.max(1.0)),
             ),
@@ -435,7 +485,8 @@ impl Ctx<'_, '_> {
     /// Index entries read and operator calls on them (quals plus descent comparisons).
     fn index_cpu(&self, s: &IndexScan) -> (f64, f64) {
         let entries = s.bt.num_index_tuples * s.bt.num_sa_scans;
-        let evals = entries * s.quals.len() as f64 + s.bt.descent_comparisons * s.bt.num_sa_scans;
+        let evals = entries * (s.quals.len() + s.order_bys) as f64
+            + s.bt.descent_comparisons * s.bt.num_sa_scans;
         (entries, evals)
     }
 
@@ -904,6 +955,9 @@ pub(crate) fn scale_streaming_work(n: &mut PlanNode, f: f64) {
                     .filter(|r| {
                         Some(&r.object) == n.index.as_ref() && r.pattern == AccessPattern::Random
                     })
+                    // The descent comes first; a GiST scan's other random reads are its
+                    // page walk, which stops with the scan.
+                    .take(1)
                     .cloned()
                     .collect()
             } else {

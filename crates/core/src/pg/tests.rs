@@ -89,6 +89,7 @@ fn table(pg: PgTable, a: ColumnStats, i8_stats: ColumnStats, relallvisible: f64)
             }),
             mysql: None,
             expressions: Vec::new(),
+            method: Default::default(),
         }],
         pg: Some(PgTable {
             relallvisible,

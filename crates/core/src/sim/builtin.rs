@@ -188,6 +188,7 @@ pub fn seed_experiment_table(rows: f64, pages: f64) -> Table {
             }),
             mysql: None,
             expressions: Vec::new(),
+            method: Default::default(),
         }],
         pg: Some(PgTable {
             pages,

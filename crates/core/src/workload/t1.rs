@@ -55,6 +55,8 @@ fn pg_attr_layout(ty: &ColumnType, avg_width: f64) -> (f64, f64) {
         ColumnType::Int4 | ColumnType::Date => (4.0, 4.0),
         ColumnType::Int8 | ColumnType::Float8 => (8.0, 8.0),
         ColumnType::Bool => (1.0, 1.0),
+        // Two float8, double-aligned.
+        ColumnType::Point => (16.0, 8.0),
         ColumnType::Char(n) => varlena(*n as f64),
         // pg_stats.avg_width of a varlena is its stored size, header included.
         ColumnType::Numeric | ColumnType::Text => {
@@ -252,6 +254,7 @@ pub fn t1_like_table(rows: f64, innodb: &InnodbSizes) -> Table {
             rec_per_key: vec![1.0],
         }),
         expressions: Vec::new(),
+        method: Default::default(),
     }];
     for i in 1..=7 {
         indexes.push(Index {
@@ -267,6 +270,7 @@ pub fn t1_like_table(rows: f64, innodb: &InnodbSizes) -> Table {
                 rec_per_key: vec![1.0],
             }),
             expressions: Vec::new(),
+            method: Default::default(),
         });
     }
     Table {

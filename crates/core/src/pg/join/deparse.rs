@@ -31,7 +31,7 @@ impl Ty {
             T::Date => Ty::Date,
             T::Text => Ty::Text,
             T::Char(_) => Ty::Bpchar,
-            T::Bool => Ty::Other,
+            T::Bool | T::Point => Ty::Other,
         }
     }
 

@@ -149,7 +149,10 @@ impl Node {
                 Rc::new(Node::Op {
                     plan,
                     kids: kids.clone(),
-                    true_rows: *true_rows,
+                    true_rows: TrueRows {
+                        calls_per_row_out: true_rows.calls_per_row_out + calls_per_row,
+                        ..*true_rows
+                    },
                 })
             }
             Node::Repeated { .. } => n.clone(),
@@ -326,11 +329,10 @@ impl Node {
                 };
                 true_work(
                     &mut p,
-                    in_f,
-                    pair_f,
-                    out_f,
+                    (in_f, pair_f, out_f),
                     true_rows.whole,
                     kids.is_empty(),
+                    true_rows.calls_per_row_out,
                 );
                 for &f in factors.iter().rev() {
                     scale_work(&mut p.work, f);
@@ -358,6 +360,10 @@ pub(crate) struct TrueRows {
     pub order: u64,
     /// A parameterized scan's equivalence classes (bits): the outer values it looks up.
     pub probes: u64,
+    /// Function calls per returned row of a target list the node computes
+    /// ([`Node::projected`]): they follow the rows it really returns, where the rest of
+    /// its calls (a join filter's) follow the rows it reads.
+    pub calls_per_row_out: f64,
 }
 
 impl TrueRows {
@@ -366,6 +372,7 @@ impl TrueRows {
         whole: false,
         order: 0,
         probes: 0,
+        calls_per_row_out: 0.0,
     };
 
     pub fn out(rows: f64) -> TrueRows {
@@ -389,14 +396,23 @@ impl TrueRows {
 /// follows `out_f`; what it reads follows its input's, a nested loop's the pairs it
 /// tries, a sort's comparisons n·log n. Leaves read what the table holds, unless
 /// `whole` (a parameterized scan: its entries and rows per loop; its pages, mostly the
-/// descent, stay as planned).
-fn true_work(p: &mut PlanNode, in_f: f64, pair_f: f64, out_f: f64, whole: bool, leaf: bool) {
+/// descent, stay as planned). A target list's calls (`calls_per_row_out`) follow `out_f`.
+fn true_work(
+    p: &mut PlanNode,
+    (in_f, pair_f, out_f): (f64, f64, f64),
+    whole: bool,
+    leaf: bool,
+    calls_per_row_out: f64,
+) {
     if in_f == 1.0 && out_f == 1.0 && pair_f == 1.0 {
         return;
     }
     let w = &mut p.work;
+    let projected = (calls_per_row_out * w.rows_out).min(w.function_calls);
+    w.function_calls -= projected;
     w.rows_out *= out_f;
     if leaf && !whole {
+        w.function_calls += projected * out_f;
         return;
     }
     let f = if whole {
@@ -409,7 +425,7 @@ fn true_work(p: &mut PlanNode, in_f: f64, pair_f: f64, out_f: f64, whole: bool, 
     w.rows_examined *= f;
     w.index_entries *= f;
     w.operator_evals *= f;
-    w.function_calls *= f;
+    w.function_calls = w.function_calls * f + projected * out_f;
     w.spill_bytes *= f;
     if p.op.as_str() == "Sort" && w.comparisons > 0.0 {
         let n = p.rows.max(2.0);

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use crate::block::{ColRef, FilterKind, NestKind, NestOrigin, QueryBlock, Source, SubqueryKind};
-use crate::catalog::{ColumnType, Value};
+use crate::catalog::{ColumnType, IndexMethod, Value};
 use crate::error::{Error, Result};
 use crate::pg::inputs::{clamp_row_est, Clause, ClauseKind, ColInfo, QualOps, Rel};
 use crate::pg::selfuncs;
@@ -2085,7 +2085,10 @@ fn kind_default(k: &FilterKind) -> f64 {
 }
 
 /// The key of an expression index that a block without grouping is ordered by, when its
-/// ORDER BY is that one expression (spelled out: an ordinal or an alias is not matched).
+/// ORDER BY is that one expression (spelled out: an ordinal or an alias is not matched);
+/// or, for `ORDER BY key <-> point '(x,y)'`, the key of a GiST index on `key` (a column
+/// or an expression), which returns rows by distance. A point has no ordering of its own
+/// (no btree), so a pathkey on it can only mean the distance.
 fn order_by_index_expression(
     pl: &Planner,
     b: &Block,
@@ -2108,7 +2111,11 @@ fn order_by_index_expression(
                 if pl.db.infos[tidx]
                     .cols
                     .iter()
-                    .any(|c| c.expression.is_some()) =>
+                    .any(|c| c.expression.is_some())
+                    || pl.db.infos[tidx]
+                        .indexes
+                        .iter()
+                        .any(|ix| ix.method == IndexMethod::Gist) =>
             {
                 Some((r, tidx))
             }
@@ -2122,17 +2129,38 @@ fn order_by_index_expression(
     let [item] = items.as_slice() else {
         return None;
     };
-    let text = sqlexpr::canonical_expression(item);
+    let knn = sqlexpr::distance_operand(item);
+    // A GiST scan returns the nearest first, never the farthest.
+    if knn.is_some()
+        && sqlexpr::outer_items(sql, "ORDER BY").is_some_and(|v| v.iter().any(|(_, desc)| *desc))
+    {
+        return None;
+    }
+    let text = knn
+        .clone()
+        .unwrap_or_else(|| sqlexpr::canonical_expression(item));
     tables.iter().find_map(|&(r, tidx)| {
-        pl.db.infos[tidx]
-            .cols
-            .iter()
-            .filter(|c| c.expression.is_some())
-            .find(|c| sqlexpr::canonical_expression(&c.name) == text)
-            .map(|c| ColKey {
-                rel: r,
-                col: c.name.to_ascii_lowercase().into(),
-            })
+        let info = &pl.db.infos[tidx];
+        let pos = info.cols.iter().position(|c| {
+            let eligible = if knn.is_some() {
+                c.ty == ColumnType::Point
+            } else {
+                c.expression.is_some()
+            };
+            eligible && sqlexpr::canonical_expression(&c.name) == text
+        })?;
+        if knn.is_some()
+            && !info
+                .indexes
+                .iter()
+                .any(|ix| ix.method == IndexMethod::Gist && ix.keys.first() == Some(&pos))
+        {
+            return None;
+        }
+        Some(ColKey {
+            rel: r,
+            col: info.cols[pos].name.to_ascii_lowercase().into(),
+        })
     })
 }
 

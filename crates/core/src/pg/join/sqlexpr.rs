@@ -126,7 +126,11 @@ fn tokenize(s: &str) -> Vec<Tok> {
             i += 1;
         } else {
             let two: String = b[i..(i + 2).min(b.len())].iter().collect();
-            if ["<>", "<=", ">=", "!="].contains(&two.as_str()) {
+            if b[i..].starts_with(&['<', '-', '>']) {
+                // The distance operator (geometric types, kNN ordering).
+                out.push(Tok::Sym("<->".into()));
+                i += 3;
+            } else if ["<>", "<=", ">=", "!="].contains(&two.as_str()) {
                 out.push(Tok::Sym(two));
                 i += 2;
             } else {
@@ -508,8 +512,10 @@ pub(crate) fn count_ops(expr: &str) -> f64 {
     for t in tokenize(expr).windows(2) {
         match (&t[0], &t[1]) {
             (Tok::Sym(s), _)
-                if ["*", "/", "+", "-", "=", "<>", "<", ">", "<=", ">=", "!="]
-                    .contains(&s.as_str()) =>
+                if [
+                    "*", "/", "+", "-", "=", "<>", "<", ">", "<=", ">=", "!=", "<->",
+                ]
+                .contains(&s.as_str()) =>
             {
                 n += 1.0
             }
@@ -670,6 +676,33 @@ pub(crate) fn expression_comparison(text: &str) -> Option<(String, ExprTest)> {
     Some((canonical_tokens(lhs), test))
 }
 
+/// `key <-> point`, the distance from `key` to a constant point (`point '(x,y)'`,
+/// `'(x,y)'::point` or `point(x, y)` with numbers): `key` in [`canonical_expression`]
+/// form. A GiST index on `key` returns its rows in this order (a kNN scan).
+pub(crate) fn distance_operand(text: &str) -> Option<String> {
+    let toks = tokenize(text);
+    let mut depth = 0;
+    let at = toks.iter().position(|t| {
+        match t {
+            Tok::LParen => depth += 1,
+            Tok::RParen => depth -= 1,
+            _ => {}
+        }
+        depth == 0 && *t == Tok::Sym("<->".into())
+    })?;
+    let (lhs, rhs) = (&toks[..at], &toks[at + 1..]);
+    let point =
+        |t: Option<&Tok>| matches!(t, Some(Tok::Ident(s)) if s.eq_ignore_ascii_case("point"));
+    let colon = Tok::Sym(":".into());
+    let constant = match rhs {
+        [p, Tok::Str(_)] => point(Some(p)),
+        [Tok::Str(_), c1, c2, p] => *c1 == colon && *c2 == colon && point(Some(p)),
+        [p, Tok::LParen, Tok::Num(_), Tok::Comma, Tok::Num(_), Tok::RParen] => point(Some(p)),
+        _ => false,
+    };
+    (constant && !lhs.is_empty()).then(|| canonical_tokens(lhs))
+}
+
 /// An expression's text reduced so that the query's spelling and pg_get_indexdef's
 /// match (match_index_to_operand compares the parsed trees): names lower-cased and
 /// unqualified, casts (`::text`, which the parser adds for a CHAR argument) and the
@@ -809,6 +842,28 @@ pub(crate) fn like_rest_selectivity(rest: &str) -> f64 {
     f64::min(sel, 1.0)
 }
 
+/// A list's items: the text split at commas outside parentheses and quotes
+/// (`point(1, 2)` and `'(1,2)'` stay whole).
+fn top_level_items(list: &str) -> Vec<&str> {
+    let mut items = Vec::new();
+    let (mut depth, mut quoted, mut start) = (0i32, false, 0);
+    for (i, c) in list.char_indices() {
+        match c {
+            '\'' => quoted = !quoted,
+            _ if quoted => {}
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(&list[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(&list[start..]);
+    items
+}
+
 /// The items of the last depth-0 `kw` list ("ORDER BY" / "GROUP BY") of `sql`, without
 /// ASC/DESC, lower-cased.
 pub(crate) fn outer_list(sql: &str, kw: &str) -> Option<Vec<String>> {
@@ -831,9 +886,12 @@ fn outer_clause(sql: &str, kw: &str) -> Option<(usize, usize)> {
     let up = sql.to_ascii_uppercase();
     let b = up.as_bytes();
     let mut depth = 0i32;
+    let mut quoted = false;
     let mut found = None;
     for i in 0..b.len() {
         match b[i] {
+            b'\'' => quoted = !quoted,
+            _ if quoted => {}
             b'(' => depth += 1,
             b')' => depth -= 1,
             _ if depth == 0 && up[i..].starts_with(kw) => found = Some(i + kw.len()),
@@ -855,8 +913,8 @@ fn outer_clause(sql: &str, kw: &str) -> Option<(usize, usize)> {
 pub(crate) fn outer_items(sql: &str, kw: &str) -> Option<Vec<(String, bool)>> {
     let (st, end) = outer_clause(sql, kw)?;
     Some(
-        sql[st..end]
-            .split(',')
+        top_level_items(&sql[st..end])
+            .into_iter()
             .map(|s| {
                 let s = s.trim();
                 let up = s.to_ascii_uppercase();

@@ -937,6 +937,7 @@ fn mysql_table(t: &Logical) -> Table {
             rec_per_key: rpk(t.primary),
         }),
         expressions: Vec::new(),
+        method: Default::default(),
     }];
     let mut secondary_pages = 0.0;
     for (name, cols, key) in mysql_secondary(t.name) {
@@ -956,6 +957,7 @@ fn mysql_table(t: &Logical) -> Table {
                 rec_per_key: rpk(cols),
             }),
             expressions: Vec::new(),
+            method: Default::default(),
         });
     }
     Table {
@@ -1409,6 +1411,7 @@ fn pg_table(t: &Logical, counts: &[(&str, f64)], notes: &mut Vec<PgIndexNote>) -
                 }),
                 mysql: None,
                 expressions: Vec::new(),
+                method: Default::default(),
             }
         };
     let pk_name = format!("pk_{}", t.name);
@@ -1438,6 +1441,7 @@ fn pg_table(t: &Logical, counts: &[(&str, f64)], notes: &mut Vec<PgIndexNote>) -
                 }),
                 mysql: None,
                 expressions: Vec::new(),
+                method: Default::default(),
             });
         } else {
             indexes.push(btree(
