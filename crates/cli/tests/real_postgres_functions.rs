@@ -308,6 +308,55 @@ fn gist_nearest_neighbours_cost_what_the_server_says() {
         &[],
         &[],
     );
+
+    // The series (no server has it): the same plans and costs here, and where fgeo()'s
+    // distance is the scan's order it is handed up, not computed again per row.
+    let series = PgJoinPlanner::new(
+        &scenario.tables,
+        PgJoinEnv {
+            version: scenario.engine.unwrap(),
+            functions: scenario.functions.clone(),
+            handed_up: true,
+            ..PgJoinEnv::default()
+        },
+    )
+    .unwrap();
+    let plan = |p: &PgJoinPlanner, sql: &str| {
+        let mut block = costlab_core::sql::read_query(
+            sql,
+            costlab_core::sql::Dialect::Postgres,
+            &scenario.tables,
+        )
+        .unwrap();
+        block.assume_unknown_truth();
+        let q = costlab_core::block::JoinQuery {
+            number: 1,
+            title: costlab_core::plan::Name::from_static("gist"),
+            sql: costlab_core::plan::Name::from(sql),
+            block,
+        };
+        p.plan(&q, &knobs).unwrap()
+    };
+    for (i, sql) in GIST_QUERIES.iter().enumerate() {
+        let (stock, patched) = (plan(&planner, sql), plan(&series, sql));
+        let text = costlab_core::pg::explain_node(&stock.tree);
+        assert_eq!(
+            text,
+            costlab_core::pg::explain_node(&patched.tree),
+            "G{}",
+            i + 1
+        );
+        assert_eq!(stock.cost, patched.cost, "G{}", i + 1);
+        let (before, after) = (model_calls(&stock.tree), model_calls(&patched.tree));
+        // The distance is computed for each returned row, in the select list or as the
+        // sort column the ORDER BY adds (resjunk), unless the scan hands it up.
+        let ordered_by_fgeo = sql.contains("ORDER BY fgeo(");
+        let want = if ordered_by_fgeo { 0.0 } else { before };
+        assert_eq!(after, want, "G{}: stock {before} calls\n{text}", i + 1);
+        if ordered_by_fgeo {
+            assert!(before >= 3.0, "G{}: {before}", i + 1);
+        }
+    }
 }
 
 /// The imported settings and the model's planner with the imported functions, the

@@ -64,6 +64,9 @@ pub struct PgJoinEnv {
     pub opts: crate::pg::PgOptions,
     /// The schema's functions with a cost other than a built-in's (scenario file).
     pub functions: Vec<crate::catalog::Function>,
+    /// The third seed's patch series ("ORDER BY value handed up", v8 0001-0007) rather
+    /// than stock PostgreSQL. See `handed_up` in the planner's modules for each change.
+    pub handed_up: bool,
 }
 
 impl Default for PgJoinEnv {
@@ -75,6 +78,7 @@ impl Default for PgJoinEnv {
             max_parallel_workers_per_gather: 0,
             opts: crate::pg::PgOptions::default(),
             functions: Vec::new(),
+            handed_up: false,
         }
     }
 }
@@ -212,6 +216,11 @@ impl PgJoinPlanner {
     /// call, summed over the calls `expr` makes (nested calls each). Built-ins add 0.
     pub(crate) fn extra_call_ops(&self, expr: &str) -> f64 {
         self.schema_calls(expr).map(|f| f.procost - 1.0).sum()
+    }
+
+    /// Whether this is the patched build ([`PgJoinEnv::handed_up`]).
+    pub(crate) fn handed_up(&self) -> bool {
+        self.env.handed_up
     }
 
     /// Calls of the schema's own functions one evaluation of `expr` makes.

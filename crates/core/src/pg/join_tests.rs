@@ -1336,16 +1336,16 @@ fn a_semi_join_against_a_unique_key_is_an_inner_join() {
 /// 5000. A comparison with a constant becomes the index's condition, which calls nothing;
 /// without the index the same text is a filter calling fnorm() on every row; ORDER BY the
 /// expression with LIMIT reads the index in order, and the Limit stops the scan early.
-#[test]
-fn an_expression_index_serves_its_expression() {
-    use crate::catalog::{Column, ColumnStats, ColumnType, Function, Index};
-    let d = dbt3(1.0).unwrap();
-    let mut tables = d.pg.clone();
+/// DBT3's supplier (SF 1) with a btree on `fnorm(s_phone)` (every value distinct),
+/// `include` as its INCLUDE columns, fnorm() priced at COST 5000.
+fn supplier_with_fnorm_index(include: &[&str]) -> Vec<crate::catalog::Table> {
+    use crate::catalog::{Column, ColumnStats, ColumnType, Index};
+    let mut tables = dbt3(1.0).unwrap().pg.clone();
     let supplier = tables.iter_mut().find(|t| t.name == "supplier").unwrap();
     supplier.indexes.push(Index {
         name: "supplier_fnorm_idx".into(),
         columns: vec!["fnorm((s_phone)::text)".into()],
-        include: Vec::new(),
+        include: include.iter().map(|c| c.to_string()).collect(),
         unique: false,
         primary: false,
         pg: None,
@@ -1362,33 +1362,54 @@ fn an_expression_index_serves_its_expression() {
         }],
         method: Default::default(),
     });
+    tables
+}
+
+/// `sql` planned at the default knobs with fnorm() at COST 5000, stock or the series.
+fn plan_with_fnorm(
+    tables: &[crate::catalog::Table],
+    sql: &str,
+    handed_up: bool,
+) -> crate::pg::join::PgJoinPlan {
     let env = PgJoinEnv {
-        functions: vec![Function {
+        functions: vec![crate::catalog::Function {
             name: "fnorm".into(),
             procost: 5000.0,
         }],
+        handed_up,
         ..PgJoinEnv::default()
     };
     let k = KnobValues::defaults(EngineVersion::Pg15, EngineVersion::Mysql80);
-    let plan = |tables: &[crate::catalog::Table], sql: &str| {
-        let mut block = crate::sql::read_query(sql, crate::sql::Dialect::Postgres, tables).unwrap();
-        block.assume_unknown_truth();
-        let q = crate::block::JoinQuery {
-            number: 1,
-            title: crate::plan::Name::from_static("test"),
-            sql: crate::plan::Name::from(sql),
-            block,
-        };
-        PgJoinPlanner::new(tables, env.clone())
-            .unwrap()
-            .plan(&q, &k)
-            .unwrap()
+    let mut block = crate::sql::read_query(sql, crate::sql::Dialect::Postgres, tables).unwrap();
+    block.assume_unknown_truth();
+    let q = crate::block::JoinQuery {
+        number: 1,
+        title: crate::plan::Name::from_static("test"),
+        sql: crate::plan::Name::from(sql),
+        block,
     };
-    let calls = |p: &crate::plan::PlanNode| {
-        let mut n = 0.0;
-        p.walk(&mut |x| n += x.work.function_calls);
-        n
-    };
+    PgJoinPlanner::new(tables, env)
+        .unwrap()
+        .plan(&q, &k)
+        .unwrap()
+}
+
+/// The schema's function calls in a plan's work, and its operator evaluations.
+fn calls_and_evals(p: &PlanNode) -> (f64, f64) {
+    let (mut calls, mut evals) = (0.0, 0.0);
+    p.walk(&mut |x| {
+        calls += x.work.function_calls;
+        evals += x.work.operator_evals;
+    });
+    (calls, evals)
+}
+
+#[test]
+fn an_expression_index_serves_its_expression() {
+    let d = dbt3(1.0).unwrap();
+    let tables = supplier_with_fnorm_index(&[]);
+    let plan = |tables: &[crate::catalog::Table], sql: &str| plan_with_fnorm(tables, sql, false);
+    let calls = |p: &PlanNode| calls_and_evals(p).0;
     let eq = "SELECT s_suppkey FROM supplier WHERE fnorm(s_phone) = '1'";
     let with = plan(&tables, eq);
     let text = crate::pg::explain_node(&with.tree);
@@ -1435,4 +1456,64 @@ fn an_expression_index_serves_its_expression() {
         .clone();
     bad.indexes.last_mut().unwrap().expressions.clear();
     assert!(bad.validate().is_err());
+}
+
+/// The third seed's series against stock, on the planner's side and the executor's:
+/// - ORDER BY the indexed expression with LIMIT: the same plan and cost; stock computes
+///   fnorm() again for each returned row, the series hands the index's value up (0001);
+/// - the expression alone in the select list: stock cannot scan the index only (it needs
+///   s_phone), the series can and does, returning the value without a call (0004/0005);
+/// - an index that also holds s_phone: both scan it only, neither calls fnorm(), but the
+///   series projects every row where stock returns the index tuple (the regression).
+#[test]
+fn the_handed_up_series_saves_calls_and_pays_projection() {
+    let tables = supplier_with_fnorm_index(&[]);
+    let both = |tables: &[crate::catalog::Table], sql: &str| {
+        let stock = plan_with_fnorm(tables, sql, false);
+        let series = plan_with_fnorm(tables, sql, true);
+        let texts = (
+            crate::pg::explain_node(&stock.tree),
+            crate::pg::explain_node(&series.tree),
+        );
+        (stock, series, texts)
+    };
+
+    let (stock, series, (st, se)) = both(
+        &tables,
+        "SELECT s_suppkey, fnorm(s_phone) FROM supplier ORDER BY fnorm(s_phone) LIMIT 10",
+    );
+    assert_eq!(st, se, "the same plan");
+    assert_eq!(stock.cost, series.cost);
+    assert_eq!(calls_and_evals(&stock.tree).0, 10.0, "{st}");
+    assert_eq!(calls_and_evals(&series.tree).0, 0.0, "{se}");
+
+    let (stock, series, (st, se)) = both(
+        &tables,
+        "SELECT fnorm(s_phone) FROM supplier WHERE fnorm(s_phone) = '1'",
+    );
+    assert!(st.contains("Index Scan using supplier_fnorm_idx"), "{st}");
+    assert!(
+        se.contains("Index Only Scan using supplier_fnorm_idx"),
+        "{se}"
+    );
+    assert!(series.cost.total < stock.cost.total, "{st}\n{se}");
+    assert_eq!(calls_and_evals(&stock.tree).0, stock.rows, "{st}");
+    assert_eq!(calls_and_evals(&series.tree).0, 0.0, "{se}");
+
+    let covering = supplier_with_fnorm_index(&["s_phone"]);
+    let (stock, series, (st, se)) = both(
+        &covering,
+        "SELECT fnorm(s_phone) FROM supplier WHERE fnorm(s_phone) > '5'",
+    );
+    assert!(st.contains("Index Only Scan"), "{st}");
+    assert_eq!(st, se, "the same plan");
+    assert_eq!(stock.cost, series.cost);
+    let (stock_calls, stock_evals) = calls_and_evals(&stock.tree);
+    let (series_calls, series_evals) = calls_and_evals(&series.tree);
+    assert_eq!((stock_calls, series_calls), (0.0, 0.0), "{st}");
+    assert!(
+        series_evals >= stock_evals + stock.rows,
+        "projection: {stock_evals} -> {series_evals} over {} rows",
+        stock.rows
+    );
 }

@@ -248,6 +248,21 @@ impl<'a> Planner<'a> {
         let is_index = node.op.contains("Index");
         let mut add_startup = br.extra.startup;
         let mut add_run = br.extra.per_tuple * examined;
+        if self.db.handed_up() && node.op.contains("Index Only Scan") {
+            // The series' regression (0006): use_physical_tlist refuses a path that emits
+            // an indexed expression's value, so an index-only scan of an expression index
+            // projects every row it returns, one step per output column, where stock
+            // returns the index tuple as it is. The planner does not price it.
+            if let RelKind::Table { rel, .. } = &br.kind {
+                let ix = node.index.as_ref();
+                let on_expression = rel.indexes.iter().any(|i| {
+                    Some(&i.name) == ix && i.keys.iter().any(|&k| rel.cols[k].expression.is_some())
+                });
+                if on_expression {
+                    node.work.operator_evals += node.work.rows_out * rel.needed.len().max(1) as f64;
+                }
+            }
+        }
         if is_index {
             // The single-table index path charges only its own clauses.
             add_startup += br.filter_ops.startup * cop;

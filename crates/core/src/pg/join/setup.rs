@@ -72,6 +72,10 @@ pub(crate) struct BaseRel<'a> {
     pub paths: Vec<JPath>,
     /// Columns the block reads (for index-only decisions and widths).
     pub uses: Vec<Name>,
+    /// The patched build only: (heap column, indexed expression) pairs where the block
+    /// reads the column only inside the expression ([`handed_up_columns`]), so that an
+    /// index-only scan returning the expression's value covers it.
+    pub handed_up: Vec<(String, String)>,
 }
 
 /// A LEFT, semi or anti join the flattening produced (SpecialJoinInfo).
@@ -1192,6 +1196,7 @@ pub(crate) fn build<'a>(
                     filters: Vec::new(),
                     paths: Vec::new(),
                     uses: t.uses.clone(),
+                    handed_up: Vec::new(),
                 });
             }
             Source::Derived {
@@ -1863,6 +1868,9 @@ pub(crate) fn build<'a>(
         }
         if let RelKind::Table { tidx, .. } = b.rels[r].kind {
             let filter_sel = b.rels[r].filter_sel;
+            if pl.db.handed_up() {
+                b.rels[r].handed_up = handed_up_columns(pl, tidx, sql);
+            }
             let q = Query {
                 table: t.table.to_string(),
                 select: t.uses.iter().map(|s| s.to_string()).collect(),
@@ -2164,6 +2172,39 @@ fn order_by_index_expression(
     })
 }
 
+/// The patched build's check_index_only (the series' 0004/0005): an index-only scan may
+/// return an indexed expression's value, so a heap column the block reads only inside
+/// such expressions need not be in the index. Returns (heap column, expression key) for
+/// table `tidx`: each column that appears in `sql` only within the text of one of the
+/// table's indexed expressions. Stock PostgreSQL needs the heap column itself
+/// (`IndexExpression::reads`).
+fn handed_up_columns(pl: &Planner, tidx: usize, sql: &str) -> Vec<(String, String)> {
+    let info = &pl.db.infos[tidx];
+    if info.cols.iter().all(|c| c.expression.is_none()) {
+        return Vec::new();
+    }
+    let canon = sqlexpr::canonical_expression(sql);
+    let mut rest = format!(" {canon} ");
+    let mut found = Vec::new();
+    for c in info.cols.iter().filter(|c| c.expression.is_some()) {
+        let text = format!(" {} ", sqlexpr::canonical_expression(&c.name));
+        if rest.contains(&text) {
+            rest = rest.replace(&text, " ");
+            found.push(c);
+        }
+    }
+    let mut out = Vec::new();
+    for c in found {
+        for &h in c.expression.as_ref().map_or(&[][..], |e| &e.reads[..]) {
+            let heap = info.cols[h].name.to_ascii_lowercase();
+            if !rest.split_whitespace().any(|w| w == heap) {
+                out.push((info.cols[h].name.clone(), c.name.clone()));
+            }
+        }
+    }
+    out
+}
+
 /// `expr op constant` (or IN, BETWEEN) where `expr` is the key of one of table `tidx`'s
 /// expression indexes: a predicate on that key (match_index_to_operand).
 fn expression_predicate(pl: &Planner, tidx: usize, sql: &str) -> Option<Predicate> {
@@ -2270,6 +2311,7 @@ fn sub_rel<'a>(
         filters: Vec::new(),
         paths: Vec::new(),
         uses,
+        handed_up: Vec::new(),
     }
 }
 
@@ -2337,7 +2379,15 @@ impl<'a> Block<'a> {
                 !skip_filters.contains(&i) && f.cols.iter().any(|c| c.eq_ignore_ascii_case(u))
             });
             if self.needed_above(&k, bit(r)) || by_clause || by_filter {
-                out.push(k.col);
+                match br.handed_up.iter().find(|(h, _)| h.eq_ignore_ascii_case(u)) {
+                    Some((_, expr)) => {
+                        let e: Name = expr.to_ascii_lowercase().into();
+                        if !out.contains(&e) {
+                            out.push(e);
+                        }
+                    }
+                    None => out.push(k.col),
+                }
             }
         }
         out

@@ -370,15 +370,22 @@ fn target_ops(pl: &Planner, sql: &str, grouped: bool) -> TargetOps {
 /// matches a target item equal to that expression to it instead of computing it again.
 /// The planner still charges the item (cost_qual_eval knows nothing of it): the third
 /// seed's regression case is a hash join over such a scan.
+///
+/// `ordered_value`: the patched build (`handed_up`, the series' 0001 and 0003) also
+/// hands up the ORDER BY value of an index scan that delivers the block's order (a kNN
+/// distance, an indexed expression), through the joins above it: an item equal to it is
+/// not computed again.
 fn index_returned_calls(
     pl: &Planner,
     b: &Block,
     sql: &str,
     grouped: bool,
     n: &std::rc::Rc<Node>,
+    ordered_value: Option<String>,
 ) -> f64 {
     let mut keys: Vec<String> = Vec::new();
     collect_ios_expressions(b, n, &mut keys);
+    keys.extend(ordered_value);
     if keys.is_empty() {
         return 0.0;
     }
@@ -677,12 +684,26 @@ pub(crate) fn finish(
         .target_ops
         .get(&key, |_| target_ops(pl, sql, grouped_block));
     let tlist_ops = tlist_ops + targets.agg_out_ops;
+    let order_pks: Vec<usize> = b.order.iter().map(|g| pk_of(b, g)).collect();
     if targets.scanjoin_ops > 0.0 {
         let per_row = targets.scanjoin_ops * cop;
         for p in &mut paths {
             p.total += per_row * p.rows;
+            let handed_up = pl.db.handed_up()
+                && b.order_by_index_expression
+                && !order_pks.is_empty()
+                && p.pathkeys.starts_with(&order_pks);
+            let ordered_value = if handed_up {
+                pl.db
+                    .memo
+                    .order_items(sql)
+                    .first()
+                    .map(|i| sqlexpr::canonical_expression(i))
+            } else {
+                None
+            };
             let returned = if targets.scanjoin_calls > 0.0 {
-                index_returned_calls(pl, b, sql, grouped_block, &p.node)
+                index_returned_calls(pl, b, sql, grouped_block, &p.node, ordered_value)
             } else {
                 0.0
             };
