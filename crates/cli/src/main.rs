@@ -55,11 +55,44 @@ enum Command {
     /// baseline and under the current constants, time each plan on a machine profile and
     /// print which plans change: the table of the page's "your workload" view.
     Workload(Dbt3Args),
+    /// The third seed's workload: TPROC-H-like tables with fgeo() and fnorm() at COST 5000
+    /// and four indexes on them. Each query shape is planned stock and with the "ORDER BY
+    /// value handed up" series and timed on a machine profile, its change beside the seed's;
+    /// then the closed-loop mix's throughput at the seed's shares of positive queries.
+    Ordering(OrderingArgs),
     /// Convert between playground links and JSON link files (for generated documentation).
     Url {
         #[command(subcommand)]
         action: UrlAction,
     },
+}
+
+#[derive(Args)]
+struct OrderingArgs {
+    /// Scale factor of the TPROC-H-like tables (the seed ran 30).
+    #[arg(long, default_value_t = 30.0)]
+    sf: f64,
+    /// PostgreSQL release to model (15..18).
+    #[arg(long = "release", value_name = "RELEASE", default_value = "18")]
+    release: String,
+    /// Built-in machine profile (see costlab simulate --list-profiles).
+    #[arg(long, default_value = "seed-nvme", conflicts_with = "profile_file")]
+    profile: String,
+    /// A machine profile file (costlab-probe writes one) instead of a built-in one.
+    #[arg(long, value_name = "FILE")]
+    profile_file: Option<PathBuf>,
+    /// Override a knob (cpu_operator_cost=0.005, ...); repeatable.
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    sets: Vec<String>,
+    /// Virtual users of the mix (the seed: 96).
+    #[arg(long, default_value_t = 96)]
+    users: u32,
+    /// Cores of the server (the seed: 96 vCPU).
+    #[arg(long, default_value_t = 96)]
+    cores: u32,
+    /// Print each shape's plans, stock and with the series.
+    #[arg(long)]
+    plans: bool,
 }
 
 #[derive(Subcommand)]
@@ -532,6 +565,7 @@ fn run(cmd: Command) -> Result<(), Fail> {
         Command::Fit(a) => fit_cmd(a),
         Command::Dbt3(a) => dbt3_cmd(a, false),
         Command::Workload(a) => dbt3_cmd(a, true),
+        Command::Ordering(a) => ordering_cmd(a),
         Command::Url { action } => url_cmd(action),
     }
 }
@@ -710,6 +744,98 @@ fn apply_sets(knobs: &mut KnobValues, sets: &[String], engine: Engine) -> Result
         }
     }
     Ok(())
+}
+
+fn ordering_cmd(a: OrderingArgs) -> Result<(), Fail> {
+    use costlab_core::sim::mix;
+    use costlab_core::workload::ordering::{self, Role};
+    let version = engines::parse_version(&a.release).map_err(usage)?;
+    if version.engine() != Engine::Postgres {
+        return Err(usage(format!(
+            "--release: {} is not a PostgreSQL release",
+            version.label()
+        )));
+    }
+    let sf = costlab_core::workload::dbt3::catalog::check_sf(a.sf)
+        .map_err(|e| Fail::Usage(format!("--sf: {e}")))?;
+    let (profile, _) = match &a.profile_file {
+        Some(f) => machine_profile(None, Some(f), false)?,
+        None => machine_profile(Some(&a.profile), None, false)?,
+    };
+    let sim = costlab_core::sim::time::Simulator::for_release(&profile, version)
+        .map_err(|e| Fail::Error(e.to_string()))?;
+    let mut knobs = KnobValues::defaults(
+        version,
+        costlab_core::knobs::EngineVersion::latest(Engine::Mysql),
+    );
+    apply_sets(&mut knobs, &a.sets, Engine::Postgres)?;
+    let rows = ordering::run(sf, version, &knobs, &sim).map_err(|e| Fail::Error(e.to_string()))?;
+    let mut out = format!(
+        "TPROC-H-like at SF {sf}, {} on {}; each time adds {:.2} ms per statement\n\n",
+        version.label(),
+        profile.id,
+        ordering::STATEMENT_OVERHEAD_S * 1e3
+    );
+    out.push_str(&format!(
+        "{:<4} {:<70} {:>11} {:>11} {:>8} {:>8}\n",
+        "", "shape", "stock ms", "series ms", "change", "seed"
+    ));
+    for r in &rows {
+        let seed = match r.shape.role {
+            Role::Positive { seed_change } => format!("{:+.0} %", 100.0 * seed_change),
+            Role::Regression => "+8.5 %".to_string(),
+            Role::Neutral => "~0 %".to_string(),
+        };
+        out.push_str(&format!(
+            "{:<4} {:<70} {:>11.3} {:>11.3} {:>6.1} % {:>8}\n",
+            r.shape.name,
+            r.shape.title,
+            r.stock_s * 1e3,
+            r.variant_s * 1e3,
+            100.0 * r.change(),
+            seed
+        ));
+        if a.plans {
+            out.push_str(&format!(
+                "  stock ({} calls):\n{}\n  series ({} calls):\n{}\n",
+                r.stock_calls,
+                indent(&r.stock_plan),
+                r.variant_calls,
+                indent(&r.variant_plan)
+            ));
+        }
+    }
+    let seed = [(0.0, 0.015), (0.2, 0.70), (0.8, 1.96)];
+    let ws: Vec<f64> = seed.iter().map(|(w, _)| *w).collect();
+    let points = mix::curve(a.users, a.cores, &ordering::mix_shapes(&rows), &ws)
+        .map_err(|e| Fail::Error(e.to_string()))?;
+    out.push_str(&format!(
+        "\nclosed-loop mix, {} users on {} cores (sim::mix: no think time, no contention)\n",
+        a.users, a.cores
+    ));
+    out.push_str(&format!(
+        "{:>5} {:>12} {:>12} {:>8} {:>8} {:>15}\n",
+        "w", "stock q/s", "series q/s", "gain", "seed", "positive share"
+    ));
+    for (p, (_, s)) in points.iter().zip(seed) {
+        out.push_str(&format!(
+            "{:>5.1} {:>12.0} {:>12.0} {:>6.1} % {:>6.1} % {:>13.0} %\n",
+            p.w,
+            p.stock_qps,
+            p.variant_qps,
+            100.0 * p.gain,
+            100.0 * s,
+            100.0 * p.positive_share
+        ));
+    }
+    print(&out)
+}
+
+fn indent(text: &str) -> String {
+    text.lines()
+        .map(|l| format!("    {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn explain(a: ExplainArgs) -> Result<(), Fail> {

@@ -748,3 +748,36 @@ fn set_reads_postgresql_units_as_set_does() {
         );
     }
 }
+
+/// `costlab ordering`: the third seed's shapes with each change beside the seed's, the
+/// mix at its three shares; a scale factor, release or machine it cannot use is a usage
+/// error in one line.
+#[test]
+fn ordering_prints_the_shapes_and_the_mix() {
+    let o = run(&["ordering", "--sf", "1", "--plans"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    for want in [
+        "P1",
+        "P2",
+        "P3",
+        "R1",
+        "N1",
+        "N2",
+        "-64 %",
+        "customer_fgeo_idx",
+        "Index Only Scan",
+    ] {
+        assert!(out.contains(want), "{want}: {out}");
+    }
+    let mix: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.starts_with("closed-loop mix"))
+        .skip(2)
+        .collect();
+    assert_eq!(mix.len(), 3, "{out}");
+    assert!(mix[0].trim_start().starts_with("0.0"), "{out}");
+    assert_fails(&run(&["ordering", "--sf=-3"]), 2, "--sf");
+    assert_fails(&run(&["ordering", "--release", "8.0"]), 2, "--release");
+    assert_fails(&run(&["ordering", "--profile", "nope"]), 2, "nope");
+}

@@ -1114,3 +1114,57 @@ fn a_ring_scan_finds_the_whole_cached_table_when_others_share_it() {
         );
     }
 }
+
+/// A measured time per call replaces the planner's price of the call (procost operator
+/// evaluations) in the simulated time; a bad figure is refused.
+#[test]
+fn function_calls_take_their_measured_time() {
+    use crate::plan::{Cost, Name, PlanNode, Work};
+    use crate::sim::time::{FunctionCalls, Simulator};
+    let profile = crate::sim::builtin::find("seed-nvme").unwrap();
+    let sim = Simulator::for_release(&profile, crate::knobs::EngineVersion::Pg18).unwrap();
+    // 1,000 calls of a COST 5000 function: 5,000,000 evaluations as the planner prices them.
+    let node = PlanNode {
+        op: Name::from_static("Result"),
+        relation: None,
+        index: None,
+        details: Vec::new(),
+        cost: Cost::new(0.0, 12_500.0),
+        rows: 1000.0,
+        width: 8.0,
+        work: Work {
+            operator_evals: 1000.0 * 5000.0,
+            function_calls: 1000.0,
+            rows_out: 1000.0,
+            ..Work::default()
+        },
+        children: Vec::new(),
+    };
+    let priced = sim.time_plan(&node).unwrap().total_s;
+    let measured = sim
+        .clone()
+        .with_function_calls(FunctionCalls {
+            procost: 5000.0,
+            ns_per_call: 2500.0,
+        })
+        .unwrap()
+        .time_plan(&node)
+        .unwrap()
+        .total_s;
+    let per_op = profile.cpu_ns_per_operator * 1e-9;
+    assert!((priced - 5e6 * per_op).abs() < 1e-9, "{priced}");
+    // The calls' 2.5 µs each, plus the one evaluation per call the planner also counts.
+    assert!(
+        (measured - (1000.0 * 2.5e-6 + 1000.0 * per_op)).abs() < 1e-9,
+        "{measured}"
+    );
+    for bad in [f64::NAN, -1.0, f64::INFINITY] {
+        assert!(sim
+            .clone()
+            .with_function_calls(FunctionCalls {
+                procost: 5000.0,
+                ns_per_call: bad,
+            })
+            .is_err());
+    }
+}

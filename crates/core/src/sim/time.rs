@@ -255,6 +255,21 @@ pub struct Simulator {
     /// and for index scans in every release, the backend reads each 8 kB page itself and
     /// waits when the kernel's read-ahead has not brought it yet (assumption 14).
     streams_sequential_reads: bool,
+    /// Measured time of the schema's function calls, when known (see
+    /// [`Simulator::with_function_calls`]).
+    function_calls: Option<FunctionCalls>,
+}
+
+/// What a call of the schema's functions takes, measured, and what the work counts for
+/// it: the planner's price of a call (procost operator evaluations) is in the work's
+/// `operator_evals`; with a measured time the simulation takes that price out again and
+/// charges the call's own time instead.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FunctionCalls {
+    /// pg_proc.procost of the functions (one figure for all of them).
+    pub procost: f64,
+    /// Wall time of one call on the profile's machine, ns.
+    pub ns_per_call: f64,
 }
 
 /// Cache available to one object, in bytes per tier.
@@ -364,7 +379,26 @@ impl Simulator {
                 EngineVersion::Pg15 | EngineVersion::Pg16 | EngineVersion::Pg17
             ),
             streams_sequential_reads: !matches!(release, EngineVersion::Pg15 | EngineVersion::Pg16),
+            function_calls: None,
         })
+    }
+
+    /// Charges each call of the schema's functions its measured time rather than the
+    /// planner's price (procost x cpu_ns_per_operator). Without it a COST 5000 function
+    /// takes 5000 operator evaluations' time, which says nothing of its body.
+    pub fn with_function_calls(mut self, calls: FunctionCalls) -> Result<Simulator> {
+        let ok = |x: f64, hi: f64| x.is_finite() && (0.0..=hi).contains(&x);
+        if !ok(calls.procost, 1e9) || !ok(calls.ns_per_call, 1e12) {
+            return Err(crate::error::Error::invalid(
+                "function calls",
+                format!(
+                    "procost {} and {} ns a call must be finite and not negative",
+                    calls.procost, calls.ns_per_call
+                ),
+            ));
+        }
+        self.function_calls = Some(calls);
+        Ok(self)
     }
 
     pub fn profile(&self) -> &MachineProfile {
@@ -572,9 +606,17 @@ impl Simulator {
             (Some(h), Some(bytes)) => h.ns(bytes),
             _ => p.cpu_ns_per_comparison,
         };
+        let (evals, calls_ns) = match self.function_calls {
+            Some(f) => {
+                let priced = (w.function_calls * (f.procost - 1.0).max(0.0)).min(w.operator_evals);
+                (w.operator_evals - priced, w.function_calls * f.ns_per_call)
+            }
+            None => (w.operator_evals, 0.0),
+        };
         let cpu_ns = w.rows_examined * p.cpu_ns_per_row
             + w.index_entries * p.cpu_ns_per_index_entry
-            + w.operator_evals * p.cpu_ns_per_operator
+            + evals * p.cpu_ns_per_operator
+            + calls_ns
             + w.comparisons * comparison_ns;
         let cpu_s = cpu_ns / procs * 1e-9 + w.rows_transferred * p.cpu_ns_per_row * 1e-9;
         let memory_s = memory_ns / procs * 1e-9;

@@ -4,5 +4,6 @@
 
 pub mod compare;
 pub mod dbt3;
+pub mod ordering;
 pub mod t1;
 pub mod user;

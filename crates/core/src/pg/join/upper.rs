@@ -382,12 +382,12 @@ fn index_returned_calls(
     grouped: bool,
     n: &std::rc::Rc<Node>,
     ordered_value: Option<String>,
-) -> f64 {
+) -> (f64, f64) {
     let mut keys: Vec<String> = Vec::new();
     collect_ios_expressions(b, n, &mut keys);
     keys.extend(ordered_value);
     if keys.is_empty() {
-        return 0.0;
+        return (0.0, 0.0);
     }
     let strip_alias = |i: &str| -> String {
         let up = i.to_ascii_uppercase();
@@ -416,15 +416,16 @@ fn index_returned_calls(
         v
     };
     let mut seen: Vec<String> = Vec::new();
-    let mut calls = 0.0;
+    let (mut calls, mut ops) = (0.0, 0.0);
     for item in items {
         let canon = sqlexpr::canonical_expression(&item);
         if keys.contains(&canon) && !seen.contains(&canon) {
             calls += pl.db.calls(&item);
+            ops += sqlexpr::count_ops(&item) + pl.db.extra_call_ops(&item);
             seen.push(canon);
         }
     }
-    calls
+    (calls, ops)
 }
 
 /// The expression keys (canonical text) of the indexes that index-only scans in `n` read.
@@ -702,16 +703,18 @@ pub(crate) fn finish(
             } else {
                 None
             };
-            let returned = if targets.scanjoin_calls > 0.0 {
+            // What is returned is neither called nor evaluated (the work); the planner
+            // still charges it (the cost).
+            let (returned_calls, returned_ops) = if targets.scanjoin_calls > 0.0 {
                 index_returned_calls(pl, b, sql, grouped_block, &p.node, ordered_value)
             } else {
-                0.0
+                (0.0, 0.0)
             };
             p.node = Node::projected(
                 &p.node,
                 per_row,
-                targets.scanjoin_ops,
-                (targets.scanjoin_calls - returned).max(0.0),
+                (targets.scanjoin_ops - returned_ops).max(0.0),
+                (targets.scanjoin_calls - returned_calls).max(0.0),
             );
         }
     }
