@@ -322,19 +322,13 @@ fn gist_nearest_neighbours_cost_what_the_server_says() {
     )
     .unwrap();
     let plan = |p: &PgJoinPlanner, sql: &str| {
-        let mut block = costlab_core::sql::read_query(
+        let q = costlab_core::block::JoinQuery::own(
             sql,
             costlab_core::sql::Dialect::Postgres,
             &scenario.tables,
+            costlab_core::plan::Name::from_static("gist"),
         )
         .unwrap();
-        block.assume_unknown_truth();
-        let q = costlab_core::block::JoinQuery {
-            number: 1,
-            title: costlab_core::plan::Name::from_static("gist"),
-            sql: costlab_core::plan::Name::from(sql),
-            block,
-        };
         p.plan(&q, &knobs).unwrap()
     };
     for (i, sql) in GIST_QUERIES.iter().enumerate() {

@@ -237,3 +237,23 @@ pub struct JoinQuery {
     pub sql: Name,
     pub block: QueryBlock,
 }
+
+impl JoinQuery {
+    /// `sql` read by the SQL front end over `tables` as a query of one's own: number 1,
+    /// its true selectivities unknown (the estimates stand for them).
+    pub fn own(
+        sql: &str,
+        dialect: crate::sql::Dialect,
+        tables: &[crate::catalog::Table],
+        title: Name,
+    ) -> crate::error::Result<JoinQuery> {
+        let mut block = crate::sql::read_query(sql, dialect, tables)?;
+        block.assume_unknown_truth();
+        Ok(JoinQuery {
+            number: 1,
+            title,
+            sql: Name::from(sql),
+            block,
+        })
+    }
+}

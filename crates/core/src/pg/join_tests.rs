@@ -1271,18 +1271,22 @@ fn an_index_scans_rows_come_in_its_keys_order() {
 
 // ---- queries of the SQL front end beyond DBT3's ------------------------------------------
 
+/// `sql` read by the SQL front end over `tables` (PostgreSQL's dialect).
+fn own_query(sql: &str, tables: &[crate::catalog::Table]) -> crate::block::JoinQuery {
+    crate::block::JoinQuery::own(
+        sql,
+        crate::sql::Dialect::Postgres,
+        tables,
+        crate::plan::Name::from_static("test"),
+    )
+    .unwrap()
+}
+
 /// A query read by the SQL front end, planned on DBT3's tables at SF 1 with PostgreSQL 15's
 /// defaults: the plan's EXPLAIN text.
 fn explain_sql(sql: &str) -> String {
     let d = dbt3(1.0).unwrap();
-    let mut block = crate::sql::read_query(sql, crate::sql::Dialect::Postgres, &d.pg).unwrap();
-    block.assume_unknown_truth();
-    let q = crate::block::JoinQuery {
-        number: 1,
-        title: crate::plan::Name::from_static("test"),
-        sql: crate::plan::Name::from(sql),
-        block,
-    };
+    let q = own_query(sql, &d.pg);
     let k = KnobValues::defaults(EngineVersion::Pg15, EngineVersion::Mysql80);
     let plan = PgJoinPlanner::new(&d.pg, PgJoinEnv::default())
         .unwrap()
@@ -1380,14 +1384,7 @@ fn plan_with_fnorm(
         ..PgJoinEnv::default()
     };
     let k = KnobValues::defaults(EngineVersion::Pg15, EngineVersion::Mysql80);
-    let mut block = crate::sql::read_query(sql, crate::sql::Dialect::Postgres, tables).unwrap();
-    block.assume_unknown_truth();
-    let q = crate::block::JoinQuery {
-        number: 1,
-        title: crate::plan::Name::from_static("test"),
-        sql: crate::plan::Name::from(sql),
-        block,
-    };
+    let q = own_query(sql, tables);
     PgJoinPlanner::new(tables, env)
         .unwrap()
         .plan(&q, &k)

@@ -322,14 +322,12 @@ pub fn run(
         })?;
     let mut rows = Vec::new();
     for shape in shapes() {
-        let mut block = crate::sql::read_query(shape.sql, crate::sql::Dialect::Postgres, &tables)?;
-        block.assume_unknown_truth();
-        let q = JoinQuery {
-            number: 1,
-            title: Name::from_static(shape.title),
-            sql: Name::from(shape.sql),
-            block,
-        };
+        let q = JoinQuery::own(
+            shape.sql,
+            crate::sql::Dialect::Postgres,
+            &tables,
+            Name::from_static(shape.title),
+        )?;
         let (a, b) = (stock.plan(&q, knobs)?, series.plan(&q, knobs)?);
         let calls = |p: &crate::plan::PlanNode| {
             let mut n = 0.0;
