@@ -122,12 +122,9 @@ fn functions_with_a_cost_cost_what_the_server_says() {
         "{:?}",
         scenario.functions
     );
-    let (knobs, planner) = planner_for(&mut client, &scenario);
     check(
         &mut client,
-        &planner,
         &scenario,
-        &knobs,
         ("Q", QUERIES),
         KNOWN_MISSES,
         KNOWN_CALL_MISSES,
@@ -209,12 +206,9 @@ fn expression_indexes_cost_what_the_server_says() {
         "the expression's statistics: {:?}",
         ix.expressions[0]
     );
-    let (knobs, planner) = planner_for(&mut client, &scenario);
     check(
         &mut client,
-        &planner,
         &scenario,
-        &knobs,
         ("E", EXPRESSION_QUERIES),
         EXPRESSION_KNOWN_MISSES,
         &[],
@@ -226,16 +220,7 @@ fn covering_expression_indexes_cost_what_the_server_says() {
     let schema = format!("{SCHEMA}{COVERING_INDEX}");
     let (server, mut client) = common::loaded_server("COSTLAB_FUNCTIONS_PG_BIN", &schema);
     let scenario = common::import_public(&server, &TABLES);
-    let (knobs, planner) = planner_for(&mut client, &scenario);
-    check(
-        &mut client,
-        &planner,
-        &scenario,
-        &knobs,
-        ("C", COVERING_QUERIES),
-        &[],
-        &[],
-    );
+    check(&mut client, &scenario, ("C", COVERING_QUERIES), &[], &[]);
 }
 
 /// Stores with a location (a point) and an address, GiST indexes on the location and on
@@ -298,16 +283,7 @@ fn gist_nearest_neighbours_cost_what_the_server_says() {
         ["store_fgeo_idx", "store_loc_idx"],
         "both GiST indexes are imported"
     );
-    let (knobs, planner) = planner_for(&mut client, &scenario);
-    check(
-        &mut client,
-        &planner,
-        &scenario,
-        &knobs,
-        ("G", GIST_QUERIES),
-        &[],
-        &[],
-    );
+    let (knobs, planner) = check(&mut client, &scenario, ("G", GIST_QUERIES), &[], &[]);
 
     // The series (no server has it): the same plans and costs here, and where fgeo()'s
     // distance is the scan's order it is handed up, not computed again per row.
@@ -382,19 +358,18 @@ fn planner_for(
 /// equal the model's within 2 % (+2 calls) but the named exceptions.
 fn check(
     client: &mut postgres::Client,
-    planner: &PgJoinPlanner,
     scenario: &costlab_core::scenario_file::ScenarioFile,
-    knobs: &costlab_core::knobs::KnobValues,
     (prefix, queries): (&str, &[&str]),
     known_misses: &[(&str, &str)],
     known_call_misses: &[(&str, &str)],
-) {
+) -> (costlab_core::knobs::KnobValues, PgJoinPlanner) {
+    let (knobs, planner) = planner_for(client, scenario);
     let mut rows: Vec<(String, bool, String)> = Vec::new();
     let mut calls: Vec<(String, f64, f64)> = Vec::new();
     for (i, sql) in queries.iter().enumerate() {
         let name = format!("{prefix}{}", i + 1);
         let (ok, detail, plan) =
-            common::compare(client, planner, scenario, knobs, i + 1, sql, true);
+            common::compare(client, &planner, scenario, &knobs, i + 1, sql, true);
         if ok {
             // One execution, target lists included (EXPLAIN ANALYZE projects every row).
             let before = calls_so_far(client);
@@ -449,6 +424,7 @@ fn check(
         "{} queries counted",
         calls.len()
     );
+    (knobs, planner)
 }
 
 /// The counter both functions advance.
