@@ -805,29 +805,49 @@ fn ordering_cmd(a: OrderingArgs) -> Result<(), Fail> {
             ));
         }
     }
-    let seed = [(0.0, 0.015), (0.2, 0.70), (0.8, 1.96)];
-    let ws: Vec<f64> = seed.iter().map(|(w, _)| *w).collect();
-    let points = mix::curve(a.users, a.cores, &ordering::mix_shapes(&rows), &ws)
-        .map_err(|e| Fail::Error(e.to_string()))?;
-    out.push_str(&format!(
-        "\nclosed-loop mix, {} users on {} cores (sim::mix: no think time, no contention)\n",
-        a.users, a.cores
-    ));
-    out.push_str(&format!(
-        "{:>5} {:>12} {:>12} {:>8} {:>8} {:>15}\n",
-        "w", "stock q/s", "series q/s", "gain", "seed", "positive share"
-    ));
-    for (p, (_, s)) in points.iter().zip(seed) {
+    let ws: Vec<f64> = ordering::SEED_MIX.iter().map(|p| p.w).collect();
+    let mix_table = |out: &mut String, heading: String, shapes: &[mix::Shape], users, cores| {
+        let points =
+            mix::curve(users, cores, shapes, &ws).map_err(|e| Fail::Error(e.to_string()))?;
+        out.push_str(&heading);
         out.push_str(&format!(
-            "{:>5.1} {:>12.0} {:>12.0} {:>6.1} % {:>6.1} % {:>13.0} %\n",
-            p.w,
-            p.stock_qps,
-            p.variant_qps,
-            100.0 * p.gain,
-            100.0 * s,
-            100.0 * p.positive_share
+            "{:>5} {:>12} {:>12} {:>8} {:>8} {:>15}\n",
+            "w", "stock q/s", "series q/s", "gain", "seed", "positive share"
         ));
-    }
+        for (p, s) in points.iter().zip(ordering::SEED_MIX) {
+            out.push_str(&format!(
+                "{:>5.1} {:>12.0} {:>12.0} {:>6.1} % {:>6.1} % {:>13.0} %\n",
+                p.w,
+                p.stock_qps,
+                p.variant_qps,
+                100.0 * p.gain,
+                100.0 * s.gain,
+                100.0 * p.positive_share
+            ));
+        }
+        Ok::<(), Fail>(())
+    };
+    mix_table(
+        &mut out,
+        format!(
+            "\nclosed-loop mix on the times above, {} users on {} cores (sim::mix: no think time, no contention)\n",
+            a.users, a.cores
+        ),
+        &ordering::mix_shapes(&rows),
+        a.users,
+        a.cores,
+    )?;
+    mix_table(
+        &mut out,
+        format!(
+            "\nthe same mix on the seed's stock times ({0} users on {0} cores; fitted to stock's q/s at w = 0 and 0.8, \
+             each positive shape as slow; the series' changes from the rows above)\n",
+            ordering::SEED_USERS
+        ),
+        &ordering::mix_on_seed_times(&rows),
+        ordering::SEED_USERS,
+        ordering::SEED_USERS,
+    )?;
     print(&out)
 }
 

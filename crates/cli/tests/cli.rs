@@ -770,13 +770,24 @@ fn ordering_prints_the_shapes_and_the_mix() {
     ] {
         assert!(out.contains(want), "{want}: {out}");
     }
-    let mix: Vec<&str> = out
-        .lines()
-        .skip_while(|l| !l.starts_with("closed-loop mix"))
-        .skip(2)
-        .collect();
+    let table = |heading: &str| -> Vec<String> {
+        out.lines()
+            .skip_while(|l| !l.starts_with(heading))
+            .skip(2)
+            .take_while(|l| !l.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let mix = table("closed-loop mix");
     assert_eq!(mix.len(), 3, "{out}");
     assert!(mix[0].trim_start().starts_with("0.0"), "{out}");
+    // On the seed's stock times, stock's throughput is the seed's (fitted at 0 and 0.8).
+    let seed_times = table("the same mix on the seed's stock times");
+    assert_eq!(seed_times.len(), 3, "{out}");
+    for (line, qps) in seed_times.iter().zip(["4118", "2", "893"]) {
+        let stock = line.split_whitespace().nth(1).unwrap_or_default();
+        assert!(stock.starts_with(qps), "{line}: {out}");
+    }
     assert_fails(&run(&["ordering", "--sf=-3"]), 2, "--sf");
     assert_fails(&run(&["ordering", "--release", "8.0"]), 2, "--release");
     assert_fails(&run(&["ordering", "--profile", "nope"]), 2, "nope");

@@ -361,6 +361,67 @@ pub fn mix_shapes(rows: &[Row]) -> Vec<crate::sim::mix::Shape> {
         .collect()
 }
 
+/// The seed's closed loop (96 users on 96 vCPUs): stock's throughput at w = 0, 0.2 and
+/// 0.8, and the series' (0007) gain at each.
+pub const SEED_MIX: [SeedMixPoint; 3] = [
+    SeedMixPoint {
+        w: 0.0,
+        stock_qps: 4118.0,
+        gain: 0.015,
+    },
+    SeedMixPoint {
+        w: 0.2,
+        stock_qps: 2140.0,
+        gain: 0.70,
+    },
+    SeedMixPoint {
+        w: 0.8,
+        stock_qps: 893.0,
+        gain: 1.96,
+    },
+];
+
+/// The users and cores of the seed's mix.
+pub const SEED_USERS: u32 = 96;
+
+/// One point of the seed's mix.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SeedMixPoint {
+    pub w: f64,
+    pub stock_qps: f64,
+    pub gain: f64,
+}
+
+/// The mix on the seed's *stock* service times, with the series' changes from the model.
+///
+/// Why: the mix's gain depends on how slow the positive queries are on stock next to the
+/// neutral ones (`sim::mix`), and the seed measured that on its own server and harness
+/// (HammerDB over the network adds to every query), which the shapes here do not
+/// reproduce: the mean stock times S_neu and S_pos behind its throughput are far from what
+/// the shapes above simulate.
+///
+/// Fitted (to stock only, never to the series): S_neu = 96 / 4118 s from w = 0 and S_pos
+/// from w = 0.8 (893 q/s); stock at w = 0.2 then follows (2123 q/s against the seed's
+/// 2140). Assumed: every positive shape (the regression among them, as the seed counts it)
+/// takes S_pos on stock. Predicted: each shape's variant time, S × (variant / stock) of its
+/// row, hence every gain.
+pub fn mix_on_seed_times(rows: &[Row]) -> Vec<crate::sim::mix::Shape> {
+    let users = SEED_USERS as f64;
+    let s_neu = users / SEED_MIX[0].stock_qps;
+    let w = SEED_MIX[2].w;
+    let s_pos = (users / SEED_MIX[2].stock_qps - (1.0 - w) * s_neu) / w;
+    mix_shapes(rows)
+        .into_iter()
+        .zip(rows)
+        .map(|(mut m, r)| {
+            let stock = if m.positive { s_pos } else { s_neu };
+            m.variant_s = stock * (r.variant_s / r.stock_s);
+            m.stock_s = stock;
+            m
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -419,5 +480,29 @@ mod tests {
         assert!(points[0].gain.abs() < 1e-12, "{:?}", points[0]);
         assert!(points[0].positive_share < points[1].positive_share);
         assert!(points[1].positive_share < points[2].positive_share);
+    }
+
+    /// On the seed's stock service times (fitted to stock's throughput only), the model's
+    /// per-shape changes predict the series' gains: none at w = 0 (no neutral shape
+    /// changes), then gains in the seed's direction and order of magnitude (seed +70 % and
+    /// +196 %) that grow with w, as the positive queries' share of stock's time grows.
+    #[test]
+    fn on_the_seeds_stock_times_the_gains_follow_w() {
+        let shapes = mix_on_seed_times(&rows(30.0));
+        let ws: Vec<f64> = SEED_MIX.iter().map(|p| p.w).collect();
+        let points = crate::sim::mix::curve(SEED_USERS, SEED_USERS, &shapes, &ws).unwrap();
+        for (p, seed) in points.iter().zip(SEED_MIX) {
+            // Stock: the two fitted ends and the predicted middle.
+            assert!(
+                (p.stock_qps / seed.stock_qps - 1.0).abs() < 0.02,
+                "{p:?} {seed:?}"
+            );
+        }
+        assert_eq!(points[0].gain, 0.0);
+        for (p, seed) in points.iter().zip(SEED_MIX).skip(1) {
+            let ratio = p.gain / seed.gain;
+            assert!((0.2..5.0).contains(&ratio), "{p:?} against {seed:?}");
+        }
+        assert!(points[1].gain < points[2].gain, "{points:?}");
     }
 }
