@@ -24,6 +24,8 @@ pub enum Setup {
         options: pg::PgOptions,
         /// The scenario's functions with their planner cost.
         functions: Vec<costlab_core::catalog::Function>,
+        /// The "ORDER BY value handed up" series instead of stock (`PgJoinEnv::handed_up`).
+        handed_up: bool,
     },
     Mysql {
         env: mysql::MysqlEnv,
@@ -177,12 +179,14 @@ impl JoinSetup {
                 version,
                 options,
                 functions,
+                handed_up,
             } => JoinPlanner::Postgres(pg::join::PgJoinPlanner::new(
                 tables,
                 pg::join::PgJoinEnv {
                     version: *version,
                     opts: options.clone(),
                     functions: functions.clone(),
+                    handed_up: *handed_up,
                     ..pg::join::PgJoinEnv::default()
                 },
             )?),

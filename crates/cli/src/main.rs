@@ -93,6 +93,11 @@ struct OrderingArgs {
     /// Print each shape's plans, stock and with the series.
     #[arg(long)]
     plans: bool,
+    /// Also write the workload as a scenario file (its tables at --sf, fgeo() and fnorm()
+    /// with their cost, the shapes' queries) for costlab explain --series and costlab
+    /// workload.
+    #[arg(long, value_name = "FILE")]
+    write_scenario: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -166,6 +171,11 @@ struct Common {
     /// scenario's release, else the newest.
     #[arg(long = "release", value_name = "RELEASE", alias = "engine-version")]
     release: Option<String>,
+    /// PostgreSQL: plan with the "ORDER BY value handed up" series (the third seed's patch
+    /// set) instead of stock: same costs, but an ordering index scan hands its value up and
+    /// an index-only scan may return an indexed expression.
+    #[arg(long)]
+    series: bool,
 }
 
 #[derive(Args)]
@@ -706,6 +716,7 @@ fn prepare(c: &Common) -> Result<(ScenarioFile, KnobValues, Setup), Fail> {
                 version,
                 options: engines::pg_options(&c.disable).map_err(usage)?,
                 functions: scenario.functions.clone(),
+                handed_up: c.series,
             }
         }
         Engine::Mysql => {
@@ -713,6 +724,11 @@ fn prepare(c: &Common) -> Result<(ScenarioFile, KnobValues, Setup), Fail> {
                 return Err(Fail::Usage(
                     "--disable takes PostgreSQL's enable_* switches; not available for MySQL"
                         .into(),
+                ));
+            }
+            if c.series {
+                return Err(Fail::Usage(
+                    "--series is a PostgreSQL planner variant; not available for MySQL".into(),
                 ));
             }
             let mut env = costlab_core::mysql::MysqlEnv::default();
@@ -770,6 +786,10 @@ fn ordering_cmd(a: OrderingArgs) -> Result<(), Fail> {
     );
     apply_sets(&mut knobs, &a.sets, Engine::Postgres)?;
     let rows = ordering::run(sf, version, &knobs, &sim).map_err(|e| Fail::Error(e.to_string()))?;
+    if let Some(path) = &a.write_scenario {
+        let file = ordering::scenario_file(sf, version).map_err(|e| Fail::Error(e.to_string()))?;
+        write_atomically(path, file.to_json().as_bytes())?;
+    }
     let mut out = format!(
         "TPROC-H-like at SF {sf}, {} on {}; each time adds {:.2} ms per statement\n\n",
         version.label(),

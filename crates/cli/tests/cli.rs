@@ -789,6 +789,52 @@ fn ordering_prints_the_shapes_and_the_mix() {
         assert!(stock.starts_with(qps), "{line}: {out}");
     }
     assert_fails(&run(&["ordering", "--sf=-3"]), 2, "--sf");
+    // The workload's scenario file, planned by costlab explain stock and with --series:
+    // the index-only scan that returns fnorm() exists only in the series.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("ordering.json");
+    let f = file.to_str().unwrap();
+    let o = run(&["ordering", "--sf", "1", "--write-scenario", f]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let p3 = "SELECT fnorm(c_phone) FROM customer WHERE fnorm(c_phone) BETWEEN '20100' AND '20101'";
+    let explain = |extra: &[&str]| {
+        let mut args = vec![
+            "explain",
+            "--engine",
+            "postgres",
+            "--scenario",
+            f,
+            "--query",
+            p3,
+        ];
+        args.extend_from_slice(extra);
+        let o = run(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o)
+    };
+    let (stock, series) = (explain(&[]), explain(&["--series"]));
+    assert!(
+        stock.starts_with("Index Scan using customer_fnorm_idx"),
+        "{stock}"
+    );
+    assert!(
+        series.starts_with("Index Only Scan using customer_fnorm_idx"),
+        "{series}"
+    );
+    assert_fails(
+        &run(&[
+            "explain",
+            "--engine",
+            "mysql",
+            "--scenario",
+            f,
+            "--query",
+            p3,
+            "--series",
+        ]),
+        2,
+        "--series",
+    );
     assert_fails(&run(&["ordering", "--release", "8.0"]), 2, "--release");
     assert_fails(&run(&["ordering", "--profile", "nope"]), 2, "nope");
 }

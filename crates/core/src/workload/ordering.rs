@@ -274,6 +274,26 @@ fn find_table<'t>(tables: &'t [Table], name: &str) -> Result<&'t Table> {
         .ok_or_else(|| Error::invalid("workload", format!("no table {name}")))
 }
 
+/// The workload as a scenario file: the tables at `sf`, the two functions and the
+/// shapes' queries (`;` between them), for `costlab explain --series` and `costlab
+/// workload`.
+pub fn scenario_file(
+    sf: f64,
+    version: EngineVersion,
+) -> Result<crate::scenario_file::ScenarioFile> {
+    let mut file = crate::scenario_file::ScenarioFile::new(version, tables(sf)?);
+    file.functions = functions();
+    file.queries = shapes()
+        .iter()
+        .map(|s| format!("-- {}: {}\n{}", s.name, s.title, s.sql))
+        .collect::<Vec<_>>()
+        .join(";\n");
+    file.source = format!(
+        "costlab ordering: TPROC-H-like tables at SF {sf} with fgeo() and fnorm() at COST 5000"
+    );
+    Ok(file)
+}
+
 /// One shape planned and timed on both builds.
 #[derive(Clone, Debug)]
 pub struct Row {
