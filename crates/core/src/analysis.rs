@@ -192,7 +192,7 @@ impl<'a> Planner<'a> {
 fn t1_range(scenario: &Scenario) -> Result<(f64, f64)> {
     match scenario.workload {
         Workload::T1Sweep { from, to } => Ok((from, to)),
-        Workload::Dbt3 { .. } | Workload::User(_) => Err(crate::Error::invalid(
+        Workload::Dbt3 { .. } | Workload::User(_) | Workload::Ordering { .. } => Err(crate::Error::invalid(
             "workload",
             "the sweep charts draw the t1 sweep; DBT3 and the user's workload are tables (workload::compare)",
         )),

@@ -36,6 +36,17 @@ pub enum Workload {
     /// The user's own queries over their own tables (`crate::workload::user`), each planned
     /// under the preset `baseline` and under the current constants, as DBT3's.
     User(Box<UserWorkload>),
+    /// The third seed's workload (`crate::workload::ordering`): its query shapes planned by
+    /// PostgreSQL stock and by the build `series` names, at scale factor `sf`, with fgeo()
+    /// and fnorm() declared at `procost`, and the closed-loop mix over the share of
+    /// positive queries.
+    Ordering {
+        sf: f64,
+        procost: f64,
+        /// The build compared with stock: the "ORDER BY value handed up" series (true) or
+        /// stock itself (false: every change is zero).
+        series: bool,
+    },
 }
 
 /// The user's workload as the page and links hold it: the tables stay text (a scenario
@@ -81,6 +92,12 @@ impl Workload {
     pub const T1_DEFAULT: Workload = Workload::T1Sweep { from: 0.0, to: 0.2 };
     /// The seed's DBT3 runs: scale factor 10.
     pub const DBT3_DEFAULT_SF: f64 = 10.0;
+    /// The third seed's workload as it ran: SF 30, COST 5000, the series on.
+    pub const ORDERING_DEFAULT: Workload = Workload::Ordering {
+        sf: 30.0,
+        procost: crate::workload::ordering::SEED_PROCOST,
+        series: true,
+    };
 
     /// DBT3 at the seed's scale factor against the default baseline for these engines.
     pub fn dbt3_default(engines: Engines) -> Workload {
@@ -114,7 +131,7 @@ impl Workload {
         match self {
             Workload::Dbt3 { baseline, .. } => Some(baseline),
             Workload::User(u) => Some(&u.baseline),
-            Workload::T1Sweep { .. } => None,
+            Workload::T1Sweep { .. } | Workload::Ordering { .. } => None,
         }
     }
 
@@ -129,6 +146,12 @@ impl Workload {
                 Preset::find(&u.baseline)?;
                 crate::workload::user::split_queries(&u.queries)?;
                 Ok(())
+            }
+            Workload::Ordering { sf, procost, .. } => {
+                crate::workload::dbt3::catalog::check_sf(sf)?;
+                crate::workload::ordering::functions_at(procost)
+                    .iter()
+                    .try_for_each(|f| f.validate())
             }
             Workload::T1Sweep { from, to } => {
                 check_range("sweep start", from, 0.0, 1.0)?;

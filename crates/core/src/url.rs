@@ -244,6 +244,30 @@ pub fn encode(s: &Scenario, embed: &EmbedOptions) -> String {
                 pairs.push(("base".into(), baseline.clone()));
             }
         }
+        Workload::Ordering {
+            sf,
+            procost,
+            series,
+        } => {
+            pairs.push(("w".into(), "ordering".into()));
+            let Workload::Ordering {
+                sf: sf0,
+                procost: procost0,
+                ..
+            } = Workload::ORDERING_DEFAULT
+            else {
+                unreachable!("the default is the ordering workload")
+            };
+            if *sf != sf0 {
+                pairs.push(("sf".into(), num(*sf)));
+            }
+            if *procost != procost0 {
+                pairs.push(("fc".into(), num(*procost)));
+            }
+            if !series {
+                pairs.push(("series".into(), "0".into()));
+            }
+        }
         Workload::User(u) => {
             pairs.push(("w".into(), "user".into()));
             if u.baseline != Workload::default_baseline(s.engines) {
@@ -493,6 +517,7 @@ fn decode_v1(
     let (mut dbt3, mut sf, mut base) = (false, None, None);
     let (mut user, mut user_file, mut user_tables, mut user_queries) = (false, None, None, None);
     let mut user_queries_left_out = false;
+    let (mut ordering, mut procost, mut series) = (false, None, None);
     // Server settings apply over the machine's preset, once the machine is known.
     let (mut icr, mut bka) = (None, None);
     // The diagram is read after the loop: it must be of an engine on show.
@@ -551,6 +576,9 @@ fn decode_v1(
             },
             "w" if v == "dbt3" => dbt3 = true,
             "w" if v == "user" => user = true,
+            "w" if v == "ordering" => ordering = true,
+            "fc" => procost = Some(v),
+            "series" => series = Some(v),
             "sf" => sf = Some(v),
             "base" => base = Some(v),
             "uf" => user_file = Some(v),
@@ -579,7 +607,7 @@ fn decode_v1(
                     None => bad(
                         k,
                         v,
-                        "is not a workload (t1:FROM,TO in percent, dbt3 or user); using the default"
+                        "is not a workload (t1:FROM,TO in percent, dbt3, user or ordering); using the default"
                             .into(),
                     ),
                 }
@@ -655,6 +683,17 @@ fn decode_v1(
             }
         }
     };
+    if !ordering {
+        for (k, v) in [("fc", procost), ("series", series)] {
+            if let Some(v) = v {
+                bad(
+                    k,
+                    v,
+                    "applies only to the ordering workload (w=ordering); ignored".into(),
+                );
+            }
+        }
+    }
     if dbt3 {
         let sf = match sf.map(|v| (v, crate::num::parse_f64(v))) {
             None => Workload::DBT3_DEFAULT_SF,
@@ -726,6 +765,64 @@ fn decode_v1(
             tables,
             queries,
         }));
+    } else if ordering {
+        let Workload::Ordering {
+            sf: sf0,
+            procost: procost0,
+            series: series0,
+        } = Workload::ORDERING_DEFAULT
+        else {
+            unreachable!("the default is the ordering workload")
+        };
+        let sf = match sf.map(|v| (v, crate::num::parse_f64(v))) {
+            None => sf0,
+            Some((_, Some(x))) if crate::workload::dbt3::catalog::check_sf(x).is_ok() => x,
+            Some((v, _)) => {
+                bad(
+                    "sf",
+                    v,
+                    format!("is not a scale factor (0.01 to 1000); using {sf0}"),
+                );
+                sf0
+            }
+        };
+        let procost = match procost.map(|v| (v, crate::num::parse_f64(v))) {
+            None => procost0,
+            Some((_, Some(x))) if (0.0..=1e9).contains(&x) => x,
+            Some((v, _)) => {
+                bad(
+                    "fc",
+                    v,
+                    format!("is not a function cost (0 to 1e9); using {procost0}"),
+                );
+                procost0
+            }
+        };
+        let series = match series.map(String::as_str) {
+            None => series0,
+            Some("1") => true,
+            Some("0") => false,
+            Some(v) => {
+                bad(
+                    "series",
+                    v,
+                    "is not the series on or off (1, 0); using on".into(),
+                );
+                series0
+            }
+        };
+        s.workload = Workload::Ordering {
+            sf,
+            procost,
+            series,
+        };
+        if let Some(v) = base {
+            bad(
+                "base",
+                v,
+                "applies only to DBT3 and the user's workload; ignored".into(),
+            );
+        }
     } else {
         for (k, v) in [("uf", user_file), ("ut", user_tables), ("uq", user_queries)] {
             if v.is_some() {
@@ -948,6 +1045,9 @@ pub struct LinkFile {
     /// The user's own workload instead of the t1 sweep.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user: Option<UserLink>,
+    /// The third seed's ordering workload instead of the t1 sweep.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ordering: Option<OrderingLink>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub view: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -1027,6 +1127,16 @@ pub struct Dbt3Link {
     pub baseline: String,
 }
 
+/// The ordering workload in a link document: scale factor, the functions' declared cost
+/// and whether the series is compared with stock.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OrderingLink {
+    pub scale_factor: f64,
+    pub function_cost: f64,
+    pub series: bool,
+}
+
 /// The user's workload in a link document: the baseline preset, the scenario file's name
 /// (absent: the example) with its tables as compact JSON when the link carries them, and
 /// the queries.
@@ -1051,27 +1161,35 @@ impl LinkFile {
             .map(|(k, v)| (k.to_string(), unescape(v).unwrap_or_default()))
             .collect();
         let get = |k: &str| pairs.get(k).cloned();
-        let (sweep, dbt3, user) = match &s.workload {
-            Workload::T1Sweep { from, to } => (Some((from * 100.0, to * 100.0)), None, None),
-            Workload::Dbt3 { sf, baseline } => (
-                None,
-                Some(Dbt3Link {
+        let (mut sweep, mut dbt3, mut user, mut ordering) = (None, None, None, None);
+        match &s.workload {
+            Workload::T1Sweep { from, to } => sweep = Some((from * 100.0, to * 100.0)),
+            Workload::Dbt3 { sf, baseline } => {
+                dbt3 = Some(Dbt3Link {
                     scale_factor: *sf,
                     baseline: baseline.clone(),
-                }),
-                None,
-            ),
-            Workload::User(u) => (
-                None,
-                None,
-                Some(UserLink {
+                })
+            }
+            Workload::User(u) => {
+                user = Some(UserLink {
                     baseline: u.baseline.clone(),
                     file: get("uf"),
                     tables_json: get("ut"),
                     queries: get("uq").unwrap_or_default(),
-                }),
-            ),
-        };
+                })
+            }
+            Workload::Ordering {
+                sf,
+                procost,
+                series,
+            } => {
+                ordering = Some(OrderingLink {
+                    scale_factor: *sf,
+                    function_cost: *procost,
+                    series: *series,
+                })
+            }
+        }
         LinkFile {
             costlab_link: VERSION,
             engines: get("e"),
@@ -1092,6 +1210,7 @@ impl LinkFile {
             sweep_percent: get("w").and(sweep),
             dbt3,
             user,
+            ordering,
             view: get("view"),
             flip_knob: get("fk")
                 .and_then(|k| Knob::lookup(&k).ok())
@@ -1161,6 +1280,12 @@ impl LinkFile {
             put_user(&mut pairs, "uf", &u.file);
             put_user(&mut pairs, "ut", &u.tables_json);
             pairs.push(("uq".into(), u.queries.clone()));
+        }
+        if let Some(o) = &self.ordering {
+            pairs.push(("w".into(), "ordering".into()));
+            pairs.push(("sf".into(), num(o.scale_factor)));
+            pairs.push(("fc".into(), num(o.function_cost)));
+            pairs.push(("series".into(), if o.series { "1" } else { "0" }.into()));
         }
         if let Some(p) = &self.custom_machine {
             pairs.extend(profile_pairs(p));
@@ -1248,6 +1373,20 @@ pub fn describe(s: &Scenario) -> String {
         Workload::Dbt3 { sf, baseline } => {
             parts.push(format!("DBT3 at SF {} against {baseline}", num(*sf)))
         }
+        Workload::Ordering {
+            sf,
+            procost,
+            series,
+        } => parts.push(format!(
+            "ordering shapes at SF {}, functions at COST {}, {}",
+            num(*sf),
+            num(*procost),
+            if *series {
+                "stock against the series"
+            } else {
+                "stock only"
+            }
+        )),
         Workload::User(u) => {
             let n = crate::workload::user::split_queries(&u.queries).map_or(0, |q| q.len());
             parts.push(format!(
@@ -1503,7 +1642,7 @@ mod tests {
                 "using pg-default",
             ),
             ("#v=1&sf=10", "sf", "only to the DBT3 workload"),
-            ("#v=1&w=dbt4", "w", "dbt3 or user"),
+            ("#v=1&w=dbt4", "w", "dbt3, user or ordering"),
         ] {
             let d = decode(link);
             assert_eq!(d.problems.len(), 1, "{link}: {:?}", d.problems);
@@ -1536,6 +1675,57 @@ mod tests {
         let mut bad = file;
         bad.dbt3.as_mut().unwrap().scale_factor = 0.0;
         assert!(bad.to_fragment().unwrap_err().to_string().contains("sf"));
+    }
+
+    /// The ordering workload travels with what differs from the seed's run; its keys are
+    /// checked as the others are, and belong to it alone.
+    #[test]
+    fn ordering_links_round_trip_and_refuse_bad_values() {
+        let s = Scenario {
+            engines: Engines::One(Engine::Postgres),
+            workload: Workload::Ordering {
+                sf: 1.0,
+                procost: 100.0,
+                series: false,
+            },
+            ..Scenario::default()
+        };
+        let link = encode(&s, &EmbedOptions::default());
+        assert!(link.contains("w=ordering&sf=1&fc=100&series=0"), "{link}");
+        let d = decode(&link);
+        assert_eq!(d.problems, vec![]);
+        assert_eq!(d.scenario, s);
+        let plain = encode(
+            &Scenario {
+                workload: Workload::ORDERING_DEFAULT,
+                ..s.clone()
+            },
+            &EmbedOptions::default(),
+        );
+        assert!(plain.ends_with("w=ordering"), "{plain}");
+        let file = LinkFile::from_link(&s, &EmbedOptions::default());
+        let json = serde_json::to_string(&file).unwrap();
+        assert!(
+            json.contains(
+                r#""ordering":{"scale_factor":1.0,"function_cost":100.0,"series":false}"#
+            ),
+            "{json}"
+        );
+        let back: LinkFile = serde_json::from_str(&json).unwrap();
+        assert_eq!(decode(&back.to_fragment().unwrap()).scenario, s);
+        for (link, key) in [
+            ("v=1&w=ordering&fc=-1", "fc"),
+            ("v=1&w=ordering&fc=NaN", "fc"),
+            ("v=1&w=ordering&sf=0", "sf"),
+            ("v=1&w=ordering&series=maybe", "series"),
+            ("v=1&w=dbt3&series=0", "series"),
+            ("v=1&w=ordering&base=pg-ssd", "base"),
+        ] {
+            let d = decode(link);
+            assert_eq!(d.problems.len(), 1, "{link}: {:?}", d.problems);
+            assert_eq!(d.problems[0].key, key, "{link}");
+            assert!(d.scenario.validate().is_ok(), "{link}");
+        }
     }
 
     #[test]
@@ -2060,6 +2250,13 @@ mod tests {
                         queries,
                     }
                 ))),
+            (0.01..=1000.0f64, 0.0..=1e9f64, any::<bool>()).prop_map(|(sf, procost, series)| {
+                Workload::Ordering {
+                    sf,
+                    procost,
+                    series,
+                }
+            }),
         ];
         (
             prop::sample::select(vec![
