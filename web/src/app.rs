@@ -5,6 +5,7 @@ use crate::components::chart_view::{chart, ChartView};
 use crate::components::dbt3::Dbt3View;
 use crate::components::knobs::{KnobRow, PresetPicker};
 use crate::components::machine::MachineEditor;
+use crate::components::ordering::OrderingView;
 use crate::components::select::{fixed_options, preset_options, select};
 use crate::components::share::SharePanel;
 use crate::components::user_workload::UserWorkloadPanel;
@@ -167,7 +168,8 @@ pub fn app() -> Html {
     };
     let kind = WorkloadKind::of(&s.workload);
     // DBT3 and the user's workload are tables of plans (the same view).
-    let dbt3 = kind != WorkloadKind::T1;
+    let dbt3 = matches!(kind, WorkloadKind::Dbt3 | WorkloadKind::User);
+    let ordering = kind == WorkloadKind::Ordering;
     let sweep_input = |is_from: bool| {
         let dispatch = dispatch.clone();
         Callback::from(move |e: Event| {
@@ -324,13 +326,14 @@ pub fn app() -> Html {
         return html! {
             <main class="embed">
                 if dbt3 { <Dbt3View scenario={s.clone()} /> }
+                if ordering { <OrderingView scenario={s.clone()} {dark} {resize} /> }
                 { match view {
                     Some(v) => html! {
                         <ChartView id={format!("embed-{}", s.view.id())}
                             title={format!("{}: {}", v.engine.name(), url::describe(s))}
                             data={v.chart(s.view).unwrap_or(&v.cost).clone()} {dark} {resize} exports={false} />
                     },
-                    None if dbt3 => html! {},
+                    None if dbt3 || ordering => html! {},
                     None => html! { <p class="error" role="alert">{
                         views.iter().find_map(|v| v.as_ref().err()).map(|e| e.to_string()).unwrap_or_default()
                     }</p> },
@@ -384,12 +387,53 @@ pub fn app() -> Html {
                         <div class="panel-row">
                             <label for="workload">{ "Queries" }</label>
                             { select("workload".into(), kind.id().into(),
-                                fixed_options(&[("t1", "t1 sweep (WL#8737)"), ("dbt3", "DBT3, 22 queries"), ("user", "Your own tables and queries")]),
+                                fixed_options(&[("t1", "t1 sweep (WL#8737)"), ("dbt3", "DBT3, 22 queries"), ("user", "Your own tables and queries"),
+                                    ("ordering", "Ordered index scans (PostgreSQL)")]),
                                 { let d = dispatch.clone(); Callback::from(move |v: String| if let Some(k) = WorkloadKind::parse(&v) { d.emit(Action::SetWorkload(k)) }) }) }
                         </div>
                         if let Workload::User(u) = &s.workload {
                             <UserWorkloadPanel scenario={s.clone()} workload={(**u).clone()}
                                 queries_error={state.queries_error.clone()} dispatch={dispatch.clone()} />
+                        } else if let Workload::Ordering { sf, procost, series } = s.workload {
+                            <p class="note">{ "The third seed's workload: query shapes that an ordering index scan speeds up when it hands its ORDER BY value up (the series), planned by PostgreSQL stock and with the series, and the mix of 96 users." }</p>
+                            <div class="panel-row">
+                                <label for="ordering-sf">{ "scale factor" }</label>
+                                <input id="ordering-sf" type="number" min="0.01" max="1000" step="any"
+                                    aria-invalid={state.sf_error.is_some().to_string()}
+                                    value={sf.to_string()} onchange={
+                                        let d = dispatch.clone();
+                                        move |e: Event| {
+                                            let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+                                            d.emit(Action::SetScaleFactor(costlab_core::num::parse_f64(input.value().trim()).unwrap_or(f64::NAN)));
+                                        }
+                                    } />
+                            </div>
+                            <div class="panel-row">
+                                <label for="ordering-procost" title="pg_proc.procost of fgeo() and fnorm(): what the planner charges a call, in cpu_operator_cost">{ "function COST" }</label>
+                                <input id="ordering-procost" type="number" min="0" max="1000000000" step="any"
+                                    value={procost.to_string()} onchange={
+                                        let d = dispatch.clone();
+                                        move |e: Event| {
+                                            let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+                                            d.emit(Action::SetFunctionCost(costlab_core::num::parse_f64(input.value().trim()).unwrap_or(f64::NAN)));
+                                        }
+                                    } />
+                            </div>
+                            <div class="panel-row">
+                                <label class="radio">
+                                    <input id="ordering-series" type="checkbox" checked={series} onchange={
+                                        let d = dispatch.clone();
+                                        move |e: Event| {
+                                            let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+                                            d.emit(Action::SetSeries(input.checked()));
+                                        }
+                                    } />
+                                    { "ORDER BY value handed up (the series) against stock" }
+                                </label>
+                            </div>
+                            if let Some(err) = &state.sf_error {
+                                <p class="error" role="alert">{ format!("{err}; keeping the previous value") }</p>
+                            }
                         } else if let Workload::Dbt3 { sf, baseline } = &s.workload {
                             <p class="note">{ "DBT3 (TPC-H derived) at a scale factor: every query planned under a baseline preset and under the constants below." }</p>
                             <div class="panel-row">
@@ -423,7 +467,7 @@ pub fn app() -> Html {
                         }
                     </section>
                     { machine_panel }
-                    if !dbt3 { { view_panel } }
+                    if kind == WorkloadKind::T1 { { view_panel } }
                     { for s.engines.list().into_iter().map(knob_panel) }
                     <SharePanel scenario={s.clone()} />
                 </aside>
@@ -432,6 +476,7 @@ pub fn app() -> Html {
                         let dispatch = dispatch.clone();
                         Callback::from(move |set: Vec<(Knob, f64)>| for (k, v) in set { dispatch.emit(Action::SetKnob(k, v)) })
                     } on_diagram={dispatch.reform(Action::SetDiagram)} /> }
+                    if ordering { <OrderingView scenario={s.clone()} {dark} {resize} /> }
                     { for views.iter().enumerate().map(|(i, v)| match v {
                         Ok(v) => {
                             let id = if v.engine == Engine::Postgres { "pg" } else { "mysql" };

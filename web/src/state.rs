@@ -49,7 +49,11 @@ pub enum WorkloadKind {
     T1,
     Dbt3,
     User,
+    Ordering,
 }
+
+/// The machine the ordering workload opens on: the third seed's server.
+pub const ORDERING_MACHINE: &str = "seed-nvme";
 
 impl WorkloadKind {
     pub fn of(w: &Workload) -> WorkloadKind {
@@ -57,6 +61,7 @@ impl WorkloadKind {
             Workload::T1Sweep { .. } => WorkloadKind::T1,
             Workload::Dbt3 { .. } => WorkloadKind::Dbt3,
             Workload::User(_) => WorkloadKind::User,
+            Workload::Ordering { .. } => WorkloadKind::Ordering,
         }
     }
 
@@ -65,13 +70,19 @@ impl WorkloadKind {
             WorkloadKind::T1 => "t1",
             WorkloadKind::Dbt3 => "dbt3",
             WorkloadKind::User => "user",
+            WorkloadKind::Ordering => "ordering",
         }
     }
 
     pub fn parse(id: &str) -> Option<WorkloadKind> {
-        [WorkloadKind::T1, WorkloadKind::Dbt3, WorkloadKind::User]
-            .into_iter()
-            .find(|k| k.id() == id)
+        [
+            WorkloadKind::T1,
+            WorkloadKind::Dbt3,
+            WorkloadKind::User,
+            WorkloadKind::Ordering,
+        ]
+        .into_iter()
+        .find(|k| k.id() == id)
     }
 }
 
@@ -116,7 +127,12 @@ pub enum Action {
     },
     /// Show the t1 sweep, the DBT3 table or the user's workload.
     SetWorkload(WorkloadKind),
+    /// The scale factor of DBT3 or of the ordering workload.
     SetScaleFactor(f64),
+    /// The ordering workload's declared function cost (procost).
+    SetFunctionCost(f64),
+    /// The ordering workload's build: the series against stock, or stock alone.
+    SetSeries(bool),
     /// The baseline preset of DBT3 or the user's workload.
     SetBaseline(String),
     /// The user workload's tables (a loaded scenario file, or the example).
@@ -201,7 +217,7 @@ impl Reducible for State {
                 let baseline = match &mut s.workload {
                     Workload::Dbt3 { baseline, .. } => Some(baseline),
                     Workload::User(u) => Some(&mut u.baseline),
-                    Workload::T1Sweep { .. } => None,
+                    Workload::T1Sweep { .. } | Workload::Ordering { .. } => None,
                 };
                 if let Some(baseline) = baseline {
                     if Preset::find(baseline).map_or(true, |p| !e.list().contains(&p.engine)) {
@@ -252,8 +268,22 @@ impl Reducible for State {
                             WorkloadKind::T1 => Workload::T1_DEFAULT,
                             WorkloadKind::Dbt3 => Workload::dbt3_default(s.engines),
                             WorkloadKind::User => Workload::user_default(s.engines),
+                            WorkloadKind::Ordering => Workload::ORDERING_DEFAULT,
                         },
                     };
+                    if kind == WorkloadKind::Ordering {
+                        // The ordering workload is PostgreSQL's: its constants must be on show.
+                        if s.engines == Engines::One(Engine::Mysql) {
+                            s.engines = Engines::One(Engine::Postgres);
+                            s.keep_flip_knob_on_show();
+                        }
+                        // The default machine is WL#8737's disk-bound MySQL server; the seed
+                        // ran on local NVMe with the database in shared buffers.
+                        if s.machine == Scenario::default().machine {
+                            s.machine = ORDERING_MACHINE.into();
+                            s.server = ServerSettings::preset_for_builtin(ORDERING_MACHINE);
+                        }
+                    }
                     next.other_workloads
                         .push(std::mem::replace(&mut s.workload, restored));
                     next.sf_error = None;
@@ -267,12 +297,37 @@ impl Reducible for State {
                                     u.baseline = Workload::default_baseline(s.engines).into();
                                 }
                             }
-                            WorkloadKind::T1 => {}
+                            WorkloadKind::T1 | WorkloadKind::Ordering => {}
                         }
                     }
                 }
             }
+            Action::SetFunctionCost(x) => {
+                if let Workload::Ordering { procost, .. } = &mut s.workload {
+                    match costlab_core::workload::ordering::functions_at(x)[0].validate() {
+                        Ok(()) => {
+                            *procost = x;
+                            next.sf_error = None;
+                        }
+                        Err(e) => next.sf_error = Some(e.to_string()),
+                    }
+                }
+            }
+            Action::SetSeries(on) => {
+                if let Workload::Ordering { series, .. } = &mut s.workload {
+                    *series = on;
+                }
+            }
             Action::SetScaleFactor(x) => {
+                if let Workload::Ordering { sf, .. } = &mut s.workload {
+                    match costlab_core::workload::dbt3::catalog::check_sf(x) {
+                        Ok(x) => {
+                            *sf = x;
+                            next.sf_error = None;
+                        }
+                        Err(e) => next.sf_error = Some(e.to_string()),
+                    }
+                }
                 if let Workload::Dbt3 { sf, .. } = &mut s.workload {
                     match costlab_core::workload::dbt3::catalog::check_sf(x) {
                         Ok(x) => {
@@ -304,7 +359,7 @@ impl Reducible for State {
                 let baseline = match &mut s.workload {
                     Workload::Dbt3 { baseline, .. } => Some(baseline),
                     Workload::User(u) => Some(&mut u.baseline),
-                    Workload::T1Sweep { .. } => None,
+                    Workload::T1Sweep { .. } | Workload::Ordering { .. } => None,
                 };
                 if let Some(baseline) = baseline {
                     match Preset::find(&id) {

@@ -10,9 +10,10 @@
 use crate::diagram_render;
 use crate::worker_protocol::{
     knob_values, to_json, AxisRequest, Calibrated, CalibrationReply, CalibrationRequest,
-    DiagramReply, DiagramRequest, EngineTable, FromWorker, Node, Queries, Refused, Reply, Request,
-    Row, ScenarioLoaded, ScenarioReply, ScenarioRequest, Side, Table, ToWorker, Trees, TreesReply,
-    TreesRequest, ValidationReply, ValidationRequest, ValidationShown,
+    DiagramReply, DiagramRequest, EngineTable, FromWorker, Node, OrderingReply, OrderingRequest,
+    OrderingRow, OrderingView, Queries, Refused, Reply, Request, Row, ScenarioLoaded,
+    ScenarioReply, ScenarioRequest, Side, Table, ToWorker, Trees, TreesReply, TreesRequest,
+    ValidationReply, ValidationRequest, ValidationShown,
 };
 use costlab_core::calibration::{Calibration, Estimate};
 use costlab_core::catalog::{Function, Table as CatalogTable};
@@ -254,6 +255,9 @@ pub struct Worker {
     engines: Vec<Prepared>,
     /// The id of the last DBT3 request answered: trees are of its plans.
     last_id: u64,
+    /// The PostgreSQL model's planning time of DBT3's 22 at SF 30 (per release), measured
+    /// once: the ordering view shows it beside the seed's.
+    tproc_planning: Vec<(EngineVersion, f64)>,
     /// Milliseconds on some clock (the worker's `performance.now()`), read around each
     /// engine's planning for [`EngineTable::planning_ms`].
     clock: Box<dyn Fn() -> f64>,
@@ -271,6 +275,7 @@ impl Worker {
         Worker {
             engines: Vec::new(),
             last_id: 0,
+            tproc_planning: Vec::new(),
             clock,
         }
     }
@@ -395,6 +400,100 @@ impl Worker {
         }
     }
 
+    /// The ordering workload's shapes planned and timed, stock against the build the page
+    /// names, and the closed-loop mix over w (`workload::ordering`, `sim::mix`).
+    pub fn ordering(&mut self, req: &OrderingRequest) -> OrderingReply {
+        use costlab_core::sim::{mix, time::Simulator};
+        use costlab_core::workload::ordering::{self, Role};
+        let result = (|| -> Result<OrderingView, String> {
+            if req.version.engine() != Engine::Postgres {
+                return Err(format!(
+                    "{} is not a PostgreSQL release",
+                    req.version.label()
+                ));
+            }
+            let knobs = knob_values(&req.current)?;
+            let sim =
+                Simulator::for_release(&req.machine, req.version).map_err(|e| e.to_string())?;
+            let mut rows = ordering::run_at(req.sf, req.procost, req.version, &knobs, &sim)
+                .map_err(|e| e.to_string())?;
+            if !req.series {
+                // Stock against itself: the build's column is stock's.
+                for r in &mut rows {
+                    r.variant_s = r.stock_s;
+                    r.variant_calls = r.stock_calls;
+                    r.variant_plan = r.stock_plan.clone();
+                }
+            }
+            let ws: Vec<f64> = (0..=20).map(|i| i as f64 / 20.0).collect();
+            let users = ordering::SEED_USERS;
+            let curve = |shapes: &[mix::Shape]| -> Result<Vec<(f64, f64, f64)>, String> {
+                Ok(mix::curve(users, users, shapes, &ws)
+                    .map_err(|e| e.to_string())?
+                    .into_iter()
+                    .map(|p| (p.w, p.stock_qps, p.variant_qps))
+                    .collect())
+            };
+            let view = OrderingView {
+                mix: curve(&ordering::mix_shapes(&rows))?,
+                seed_times_mix: curve(&ordering::mix_on_seed_times(&rows))?,
+                planning_ms: self.tproc_planning(req),
+                rows: rows
+                    .into_iter()
+                    .map(|r| OrderingRow {
+                        name: r.shape.name.into(),
+                        title: r.shape.title.into(),
+                        seed: match r.shape.role {
+                            Role::Positive { seed_change } => {
+                                format!("{:+.0} %", 100.0 * seed_change)
+                            }
+                            Role::Regression => "+8.5 %".into(),
+                            Role::Neutral => "~0 %".into(),
+                        },
+                        positive: r.shape.role != Role::Neutral,
+                        stock_ms: r.stock_s * 1e3,
+                        build_ms: r.variant_s * 1e3,
+                        stock_calls: r.stock_calls,
+                        build_calls: r.variant_calls,
+                        stock_plan: r.stock_plan,
+                        build_plan: r.variant_plan,
+                    })
+                    .collect(),
+            };
+            Ok(view)
+        })();
+        OrderingReply { id: req.id, result }
+    }
+
+    /// The PostgreSQL model planning DBT3's 22 queries at SF 30 (TPROC-H's are TPC-H's),
+    /// median of five rounds after a first, on this worker's clock; measured once per
+    /// release. `None` when a query cannot be planned.
+    fn tproc_planning(&mut self, req: &OrderingRequest) -> Option<f64> {
+        if let Some((_, ms)) = self.tproc_planning.iter().find(|(v, _)| *v == req.version) {
+            return Some(*ms);
+        }
+        let planner =
+            WorkloadPlanner::dbt3(req.version, 30.0, &req.machine, &ServerSettings::default())
+                .ok()?;
+        let knobs = KnobValues::defaults(req.version, EngineVersion::latest(Engine::Mysql));
+        let round = || {
+            (1..=22)
+                .try_for_each(|n| planner.plan(n, &knobs).map(|_| ()))
+                .ok()
+        };
+        round()?;
+        let mut ms: Vec<f64> = (0..5)
+            .map(|_| {
+                let t = (self.clock)();
+                round().map(|()| (self.clock)() - t)
+            })
+            .collect::<Option<_>>()?;
+        ms.sort_by(f64::total_cmp);
+        let median = ms[ms.len() / 2];
+        self.tproc_planning.push((req.version, median));
+        Some(median)
+    }
+
     /// A message as the worker receives it (a JSON [`ToWorker`]) to the JSON [`FromWorker`]
     /// it posts back.
     pub fn handle_json(&mut self, message: &str) -> String {
@@ -405,6 +504,7 @@ impl Worker {
             Ok(ToWorker::Validation(req)) => FromWorker::Validation(validation(&req)),
             Ok(ToWorker::Scenario(req)) => FromWorker::Scenario(scenario(&req)),
             Ok(ToWorker::Diagram(req)) => FromWorker::Diagram(self.diagram(&req)),
+            Ok(ToWorker::Ordering(req)) => FromWorker::Ordering(self.ordering(&req)),
             // Both sides are built together, so this is a bug; say so rather than go quiet.
             Err(e) => FromWorker::Failed(format!("the worker cannot read a request: {e}")),
         };

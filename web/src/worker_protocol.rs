@@ -30,6 +30,60 @@ pub enum ToWorker {
     Scenario(ScenarioRequest),
     /// A plan diagram (or the flip map) over the last DBT3 request's queries.
     Diagram(DiagramRequest),
+    /// The third seed's ordering workload: its shapes planned and timed, and the mix.
+    Ordering(Box<OrderingRequest>),
+}
+
+/// Plan and time the ordering workload's shapes stock and with the build the page names,
+/// then run the closed-loop mix over w.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OrderingRequest {
+    /// Replies carry it back, so the reply to older inputs can be dropped.
+    pub id: u64,
+    pub sf: f64,
+    /// The functions' declared cost (pg_proc.procost).
+    pub procost: f64,
+    /// Compare the series with stock (else stock with itself).
+    pub series: bool,
+    pub version: EngineVersion,
+    pub machine: MachineProfile,
+    /// Every knob's value in `KNOBS` order.
+    pub current: Vec<f64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OrderingReply {
+    pub id: u64,
+    pub result: Result<OrderingView, String>,
+}
+
+/// What the ordering view shows.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OrderingView {
+    pub rows: Vec<OrderingRow>,
+    /// Over w from 0 to 1: (w, stock q/s, the build's q/s) on the simulated times.
+    pub mix: Vec<(f64, f64, f64)>,
+    /// The same on the seed's stock service times (`workload::ordering::mix_on_seed_times`).
+    pub seed_times_mix: Vec<(f64, f64, f64)>,
+    /// The PostgreSQL model's planning time for DBT3's 22 queries at SF 30 in this worker,
+    /// ms (median of the rounds), beside the seed's 18.47 ms for TPROC-H's.
+    pub planning_ms: Option<f64>,
+}
+
+/// One shape, stock against the build.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OrderingRow {
+    pub name: String,
+    pub title: String,
+    /// The seed's change for this shape, as text ("-64 %", "+8.5 %", "~0 %").
+    pub seed: String,
+    pub positive: bool,
+    pub stock_ms: f64,
+    pub build_ms: f64,
+    pub stock_calls: f64,
+    pub build_calls: f64,
+    pub stock_plan: String,
+    pub build_plan: String,
 }
 
 /// One axis of a diagram: a knob (by name) from `lo` to `hi` in `n` values.
@@ -240,6 +294,7 @@ pub enum FromWorker {
     Validation(ValidationReply),
     Scenario(ScenarioReply),
     Diagram(DiagramReply),
+    Ordering(OrderingReply),
     /// The worker could not start (its wasm failed to load); no reply will come.
     Failed(String),
 }
@@ -439,6 +494,13 @@ mod read {
                 result: result(&get(&r, "result"), diagram_view)?,
             }));
         }
+        let r = get(v, "Ordering");
+        if !r.is_undefined() {
+            return Some(FromWorker::Ordering(OrderingReply {
+                id: num(&r, "id")? as u64,
+                result: result(&get(&r, "result"), ordering_view)?,
+            }));
+        }
         let r = get(v, "Validation");
         if !r.is_undefined() {
             return Some(FromWorker::Validation(ValidationReply {
@@ -456,6 +518,35 @@ mod read {
                 })
             })?,
         }))
+    }
+
+    fn triple(v: &JsValue) -> Option<(f64, f64, f64)> {
+        match list(v, JsValue::as_f64)?.as_slice() {
+            [a, b, c] => Some((*a, *b, *c)),
+            _ => None,
+        }
+    }
+
+    fn ordering_view(v: &JsValue) -> Option<OrderingView> {
+        Some(OrderingView {
+            rows: list(&get(v, "rows"), |r| {
+                Some(OrderingRow {
+                    name: text(r, "name")?,
+                    title: text(r, "title")?,
+                    seed: text(r, "seed")?,
+                    positive: flag(r, "positive")?,
+                    stock_ms: num(r, "stock_ms")?,
+                    build_ms: num(r, "build_ms")?,
+                    stock_calls: num(r, "stock_calls")?,
+                    build_calls: num(r, "build_calls")?,
+                    stock_plan: text(r, "stock_plan")?,
+                    build_plan: text(r, "build_plan")?,
+                })
+            })?,
+            mix: list(&get(v, "mix"), triple)?,
+            seed_times_mix: list(&get(v, "seed_times_mix"), triple)?,
+            planning_ms: opt(get(v, "planning_ms"), JsValue::as_f64)?,
+        })
     }
 
     fn pair(v: &JsValue) -> Option<(f64, f64)> {

@@ -248,6 +248,80 @@ fn dbt3_scale_factor_and_baseline_keep_the_last_valid_values() {
     assert!(matches!(&again.scenario.workload, Workload::Dbt3 { sf, .. } if *sf == 0.5));
 }
 
+/// The ordering workload: choosing it from MySQL alone shows PostgreSQL (its engine) on the
+/// seed's machine; its scale factor and function cost keep the last valid values; the
+/// series switch is part of the scenario.
+#[wasm_bindgen_test]
+fn ordering_workload_opens_on_postgresql_and_keeps_valid_values() {
+    let state = Rc::new(State::default());
+    assert_eq!(state.scenario.engines, Engines::One(Engine::Mysql));
+    let s = state.reduce(Action::SetWorkload(WorkloadKind::Ordering));
+    assert_eq!(s.scenario.workload, Workload::ORDERING_DEFAULT);
+    assert_eq!(s.scenario.engines, Engines::One(Engine::Postgres));
+    assert_eq!(s.scenario.machine, "seed-nvme");
+    let s = s.reduce(Action::SetScaleFactor(1.0));
+    let s = s.reduce(Action::SetFunctionCost(100.0));
+    for bad in [f64::NAN, -1.0] {
+        let refused = s.clone().reduce(Action::SetFunctionCost(bad));
+        assert_eq!(refused.scenario.workload, s.scenario.workload);
+        assert!(refused
+            .sf_error
+            .as_deref()
+            .unwrap_or("")
+            .contains("procost"));
+    }
+    let off = s.reduce(Action::SetSeries(false));
+    assert_eq!(
+        off.scenario.workload,
+        Workload::Ordering {
+            sf: 1.0,
+            procost: 100.0,
+            series: false
+        }
+    );
+    assert!(off.scenario.validate().is_ok());
+}
+
+/// The worker plans the ordering workload as the core does: the positive shapes make no
+/// function calls with the series and none is slower; with the series off the build's
+/// column is stock's; the reply reads back as the page reads it.
+#[wasm_bindgen_test]
+fn worker_plans_the_ordering_workload() {
+    use costlab_web::worker_protocol::{knob_list, OrderingRequest};
+    let s = State::from_link("#v=1&e=pg&m=seed-nvme&w=ordering&sf=1").scenario;
+    let ask = |series: bool| OrderingRequest {
+        id: 3,
+        sf: 1.0,
+        procost: 5000.0,
+        series,
+        version: s.pg_version,
+        machine: costlab_core::analysis::machine(&s).unwrap(),
+        current: knob_list(&s.knobs),
+    };
+    let mut worker = Worker::default();
+    let on = worker.ordering(&ask(true));
+    let v = on.result.as_ref().unwrap();
+    assert_eq!(
+        v.rows.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(),
+        ["P1", "P2", "P3", "R1", "N1", "N2"]
+    );
+    for r in v.rows.iter().filter(|r| r.name.starts_with('P')) {
+        assert!(r.stock_calls > 0.0 && r.build_calls == 0.0, "{r:?}");
+        assert!(r.build_ms < r.stock_ms, "{r:?}");
+    }
+    assert_eq!(v.mix.len(), 21);
+    assert_eq!(
+        costlab_web::worker_protocol::parse(&costlab_web::worker_protocol::to_json(
+            &FromWorker::Ordering(on.clone())
+        )),
+        Ok(FromWorker::Ordering(on.clone()))
+    );
+    let off = worker.ordering(&ask(false));
+    for r in &off.result.unwrap().rows {
+        assert_eq!((r.build_ms, &r.build_plan), (r.stock_ms, &r.stock_plan));
+    }
+}
+
 async fn sleep(ms: i32) {
     let p = js_sys::Promise::new(&mut |resolve, _| {
         web_sys::window()

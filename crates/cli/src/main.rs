@@ -93,6 +93,13 @@ struct OrderingArgs {
     /// Print each shape's plans, stock and with the series.
     #[arg(long)]
     plans: bool,
+    /// The functions' declared cost (pg_proc.procost; the seed: 5000). What a call takes
+    /// stays the measured 2.5 µs: the planner's belief moves, the body does not.
+    #[arg(long, default_value_t = 5000.0)]
+    function_cost: f64,
+    /// Print the shapes and the mix at w = 0, 0.05, ..., 1 as JSON.
+    #[arg(long)]
+    json: bool,
     /// Also write the workload as a scenario file (its tables at --sf, fgeo() and fnorm()
     /// with their cost, the shapes' queries) for costlab explain --series and costlab
     /// workload.
@@ -785,7 +792,39 @@ fn ordering_cmd(a: OrderingArgs) -> Result<(), Fail> {
         costlab_core::knobs::EngineVersion::latest(Engine::Mysql),
     );
     apply_sets(&mut knobs, &a.sets, Engine::Postgres)?;
-    let rows = ordering::run(sf, version, &knobs, &sim).map_err(|e| Fail::Error(e.to_string()))?;
+    if !(a.function_cost.is_finite() && (0.0..=1e9).contains(&a.function_cost)) {
+        return Err(usage(format!(
+            "--function-cost: {} is not a cost (0 to 1e9)",
+            a.function_cost
+        )));
+    }
+    let rows = ordering::run_at(sf, a.function_cost, version, &knobs, &sim)
+        .map_err(|e| Fail::Error(e.to_string()))?;
+    if a.json {
+        let ws: Vec<f64> = (0..=20).map(|i| i as f64 / 20.0).collect();
+        let curve = |shapes: &[mix::Shape]| -> Result<serde_json::Value, Fail> {
+            let points = mix::curve(ordering::SEED_USERS, ordering::SEED_USERS, shapes, &ws)
+                .map_err(|e| Fail::Error(e.to_string()))?;
+            Ok(points
+                .iter()
+                .map(|p| serde_json::json!({"w": p.w, "stock_qps": p.stock_qps, "series_qps": p.variant_qps}))
+                .collect())
+        };
+        let json = serde_json::json!({
+            "rows": rows.iter().map(|r| serde_json::json!({
+                "name": r.shape.name,
+                "stock_ms": r.stock_s * 1e3,
+                "series_ms": r.variant_s * 1e3,
+                "stock_calls": r.stock_calls,
+                "series_calls": r.variant_calls,
+                "stock_plan": r.stock_plan,
+                "series_plan": r.variant_plan,
+            })).collect::<Vec<_>>(),
+            "mix": curve(&ordering::mix_shapes(&rows))?,
+            "seed_times_mix": curve(&ordering::mix_on_seed_times(&rows))?,
+        });
+        return print(&to_json(&json)?);
+    }
     if let Some(path) = &a.write_scenario {
         let file = ordering::scenario_file(sf, version).map_err(|e| Fail::Error(e.to_string()))?;
         write_atomically(path, file.to_json().as_bytes())?;

@@ -243,6 +243,7 @@ fn inputs(s: &Scenario) -> Result<Request, String> {
             text: u.queries.clone(),
         },
         Workload::T1Sweep { .. } => return Err("the workload is the t1 sweep".into()),
+        Workload::Ordering { .. } => return Err("the ordering workload has its own view".into()),
     };
     let machine = analysis::machine(s).map_err(|e| e.to_string())?;
     let baseline = s
@@ -370,7 +371,7 @@ pub fn dbt3_view(props: &Dbt3ViewProps) -> Html {
         let what = match &s.workload {
             Workload::Dbt3 { sf, .. } => format!("DBT3 at scale factor {sf}"),
             Workload::User(u) => format!("your queries on {}", u.tables.name()),
-            Workload::T1Sweep { .. } => String::new(),
+            Workload::T1Sweep { .. } | Workload::Ordering { .. } => String::new(),
         };
         let focus = focus.filter(|f| f.0 == e).map(|(_, n, k)| (n, k));
         let planning_ms = shown.planning_ms.iter().find(|(pe, _)| *pe == e).map_or(0.0, |p| p.1);
@@ -468,7 +469,8 @@ fn start_worker(
                 Ok(
                     FromWorker::Calibration(_)
                     | FromWorker::Validation(_)
-                    | FromWorker::Scenario(_),
+                    | FromWorker::Scenario(_)
+                    | FromWorker::Ordering(_),
                 ) => None,
                 Ok(FromWorker::Failed(m)) | Err(m) => {
                     shown.dispatch(Received::Failed(m));

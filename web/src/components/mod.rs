@@ -7,6 +7,7 @@ pub mod diagram;
 pub mod file_drop;
 pub mod knobs;
 pub mod machine;
+pub mod ordering;
 pub mod select;
 pub mod share;
 pub mod user_workload;
