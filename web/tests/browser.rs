@@ -303,7 +303,7 @@ fn worker_plans_the_ordering_workload() {
     let v = on.result.as_ref().unwrap();
     assert_eq!(
         v.rows.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(),
-        ["P1", "P2", "P3", "R1", "N1", "N2"]
+        ["P1", "P2", "P3", "P4", "R1", "N1", "N2"]
     );
     for r in v.rows.iter().filter(|r| r.name.starts_with('P')) {
         assert!(r.stock_calls > 0.0 && r.build_calls == 0.0, "{r:?}");

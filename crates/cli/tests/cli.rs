@@ -761,6 +761,7 @@ fn ordering_prints_the_shapes_and_the_mix() {
         "P1",
         "P2",
         "P3",
+        "P4",
         "R1",
         "N1",
         "N2",

@@ -175,6 +175,13 @@ const COVERING_QUERIES: &[&str] = &[
     "SELECT n_name, fnorm(s_phone) FROM supplier JOIN nation ON n_nationkey = s_nationkey
      WHERE fnorm(s_phone) < '12'",
     "SELECT s_nationkey, count(*) FROM supplier WHERE fnorm(s_phone) < '13' GROUP BY s_nationkey",
+    // The seed's fourth positive shape: the same value on the nullable side of a LEFT
+    // JOIN. Stock computes it again at the join; the series' 0007 hands it up.
+    "SELECT n_name, fnorm(s_phone) FROM nation LEFT JOIN supplier
+     ON s_nationkey = n_nationkey AND fnorm(s_phone) < '12'",
+    // On the preserved side, stock returns it as an inner join does.
+    "SELECT fnorm(s_phone), n_name FROM supplier LEFT JOIN nation
+     ON n_nationkey = s_nationkey AND n_regionkey = 1 WHERE fnorm(s_phone) < '12'",
 ];
 
 /// Expression-index queries the model is known to plan otherwise, and why.

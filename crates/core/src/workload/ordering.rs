@@ -66,9 +66,9 @@ pub struct Shape {
     pub sql: &'static str,
 }
 
-/// The shapes: three of the seed's four positive ones, the regression and neutral ones.
-/// The fourth, fnorm() on the nullable side of a LEFT JOIN (0007: -85 %, where 0006 gives
-/// -1 %), is left out: what 0007 changes beyond handing values up is not modelled.
+/// The shapes: the seed's four positive ones, the regression and neutral ones. P4's
+/// range, the suppliers of country code 10 (a 25th of them), was chosen before any run;
+/// the seed gives no size.
 pub fn shapes() -> Vec<Shape> {
     vec![
         Shape {
@@ -91,6 +91,13 @@ pub fn shapes() -> Vec<Shape> {
             title: "fnorm() from an index-only scan stock does not choose (0004, 0005)",
             role: Role::Positive { seed_change: -0.55 },
             sql: "SELECT fnorm(c_phone) FROM customer WHERE fnorm(c_phone) BETWEEN '20100' AND '20101'",
+        },
+        Shape {
+            name: "P4",
+            title: "fnorm() on the nullable side of a LEFT JOIN (0007)",
+            role: Role::Positive { seed_change: -0.85 },
+            sql: "SELECT n_name, fnorm(s_phone) FROM nation LEFT JOIN supplier \
+                  ON s_nationkey = n_nationkey AND fnorm(s_phone) < '11'",
         },
         Shape {
             name: "R1",
