@@ -67,7 +67,9 @@ test('ordering view: the shapes and the mix are costlab ordering\'s; the series 
     const cell = await page.locator(`tr.mix-row[data-w="${w}"] td.gain-seed-times`).innerText();
     assert.equal(cell.trim(), want(w), `w = ${w}`);
   }
-  assert.ok(Number(await page.locator('.planning-time').getAttribute('data-ms')) > 0);
+  const planningMs = Number(await page.locator('.planning-time').getAttribute('data-ms'));
+  assert.ok(planningMs > 0);
+  console.log(`# measure TPROC-H planning (DBT3's 22 at SF 30, PostgreSQL 18 model, the worker's wasm): ${planningMs.toFixed(1)} ms, the seed's PostgreSQL 18.47 ms`);
   assert.equal(await page.locator('#ordering-mix canvas, canvas#ordering-mix').count() > 0, true);
 
   // The series off: stock against itself, nothing changes, and the link says so.
