@@ -81,6 +81,25 @@ fn server_settings(server: ServerSettings, dispatch: &Callback<Action>) -> Html 
     }
 }
 
+/// A number field that reports what was typed when it changes (NaN for text that is no
+/// number: the reducer refuses it and says why).
+fn number_input(
+    id: &'static str,
+    (min, max): (f64, f64),
+    value: f64,
+    invalid: bool,
+    on: Callback<f64>,
+) -> Html {
+    let onchange = move |e: Event| {
+        let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+        on.emit(costlab_core::num::parse_f64(input.value().trim()).unwrap_or(f64::NAN));
+    };
+    html! {
+        <input {id} type="number" min={min.to_string()} max={max.to_string()} step="any"
+            aria-invalid={invalid.to_string()} value={value.to_string()} {onchange} />
+    }
+}
+
 #[function_component(App)]
 pub fn app() -> Html {
     let state = use_reducer(|| State::from_link(&infra::location_hash()));
@@ -398,26 +417,11 @@ pub fn app() -> Html {
                             <p class="note">{ "The third seed's workload: query shapes that an ordering index scan speeds up when it hands its ORDER BY value up (the series), planned by PostgreSQL stock and with the series, and the mix of 96 users." }</p>
                             <div class="panel-row">
                                 <label for="ordering-sf">{ "scale factor" }</label>
-                                <input id="ordering-sf" type="number" min="0.01" max="1000" step="any"
-                                    aria-invalid={state.sf_error.is_some().to_string()}
-                                    value={sf.to_string()} onchange={
-                                        let d = dispatch.clone();
-                                        move |e: Event| {
-                                            let input: web_sys::HtmlInputElement = e.target_unchecked_into();
-                                            d.emit(Action::SetScaleFactor(costlab_core::num::parse_f64(input.value().trim()).unwrap_or(f64::NAN)));
-                                        }
-                                    } />
+                                { number_input("ordering-sf", (0.01, 1000.0), sf, state.sf_error.is_some(), dispatch.reform(Action::SetScaleFactor)) }
                             </div>
                             <div class="panel-row">
                                 <label for="ordering-procost" title="pg_proc.procost of fgeo() and fnorm(): what the planner charges a call, in cpu_operator_cost">{ "function COST" }</label>
-                                <input id="ordering-procost" type="number" min="0" max="1000000000" step="any"
-                                    value={procost.to_string()} onchange={
-                                        let d = dispatch.clone();
-                                        move |e: Event| {
-                                            let input: web_sys::HtmlInputElement = e.target_unchecked_into();
-                                            d.emit(Action::SetFunctionCost(costlab_core::num::parse_f64(input.value().trim()).unwrap_or(f64::NAN)));
-                                        }
-                                    } />
+                                { number_input("ordering-procost", (0.0, 1e9), procost, false, dispatch.reform(Action::SetFunctionCost)) }
                             </div>
                             <div class="panel-row">
                                 <label class="radio">
@@ -438,15 +442,7 @@ pub fn app() -> Html {
                             <p class="note">{ "DBT3 (TPC-H derived) at a scale factor: every query planned under a baseline preset and under the constants below." }</p>
                             <div class="panel-row">
                                 <label for="dbt3-sf">{ "scale factor" }</label>
-                                <input id="dbt3-sf" type="number" min="0.01" max="1000" step="any"
-                                    aria-invalid={state.sf_error.is_some().to_string()}
-                                    value={sf.to_string()} onchange={
-                                        let d = dispatch.clone();
-                                        move |e: Event| {
-                                            let input: web_sys::HtmlInputElement = e.target_unchecked_into();
-                                            d.emit(Action::SetScaleFactor(costlab_core::num::parse_f64(input.value().trim()).unwrap_or(f64::NAN)));
-                                        }
-                                    } />
+                                { number_input("dbt3-sf", (0.01, 1000.0), *sf, state.sf_error.is_some(), dispatch.reform(Action::SetScaleFactor)) }
                                 <label for="dbt3-base">{ "baseline" }</label>
                                 { select("dbt3-base".into(), baseline.clone().into(), preset_options(&s.engines),
                                     dispatch.reform(Action::SetBaseline)) }
