@@ -728,7 +728,10 @@ fn dbt3_plans_match_real_postgres() {
 /// on 18: lineitem ⋈ part first at 1 to 7 bounds, another order at 8 or 9, partsupp first
 /// on some loads at 3), where the model takes the expectation (5); the other 21 matched on
 /// every load tried since the loader's second VACUUM (all-visible maps), Q18's grouping
-/// keys and consider_startup under a LIMIT (Q2).
+/// keys and consider_startup under a LIMIT (Q2), until a fresh-clone run of session 21 on
+/// 18 drew Q14's bitmap scan of lineitem (server 215,790 against the model's sequential
+/// 218,223: a 1 % tie) together with Q9's other order. Below this count the differing
+/// queries are held against the server's typical plan over four more ANALYZEs.
 const BUILTIN_MIN_SHAPES_SF1: usize = 21;
 
 /// At SF 1 with the server's statistics imported, every total within 2 % (issue 15; 0.2 %
@@ -792,11 +795,56 @@ fn dbt3_builtin_catalog_matches_real_postgres_at_sf_1() {
         });
     }
     let mut failures = Vec::new();
-    let (report, shapes, totals) = builtin_comparison(&rows, sf, version_num, &mut failures);
+    let (report, mut shapes, totals) = builtin_comparison(&rows, sf, version_num, &mut failures);
     println!(
         "\n{report}\nwall time {:.1} s (data {load_s:.1} s)",
         started.elapsed().as_secs_f64()
     );
+    // The model plans from the statistics' expectation; ANALYZE draws a fresh random sample
+    // each time, and a near tie (Q9's join order, Q14's bitmap or sequential lineitem) can
+    // go either way on one sample. Below the target, each differing query is held against
+    // the server's typical plan: four more ANALYZEs, and it counts when the server's shape
+    // is the model's on a majority of the five samples.
+    if shapes < BUILTIN_MIN_SHAPES_SF1 {
+        let differing: Vec<&Row> = rows
+            .iter()
+            .filter(|r| matches!((&r.server, &r.builtin), (Ok(s), Ok(m)) if s.0 != m.0))
+            .collect();
+        let mut agree = vec![0usize; differing.len()];
+        for round in 1..=4 {
+            client.batch_execute("ANALYZE").expect("ANALYZE again");
+            for (i, r) in differing.iter().enumerate() {
+                let q = query(r.n, sf).expect("DBT3 query");
+                let pq = pg_dialect(&q.sql).unwrap_or_else(|e| panic!("Q{}: {e}", r.n));
+                let (json, _) = explain(&mut client, &pq).expect("EXPLAIN again");
+                let server_shape = shape(&from_explain(&json[0]["Plan"]));
+                let model = r.builtin.as_ref().expect("planned");
+                agree[i] += usize::from(server_shape == model.0);
+                println!(
+                    "Q{} after ANALYZE {round}: {}",
+                    r.n,
+                    if server_shape == model.0 {
+                        "the model's shape".to_string()
+                    } else {
+                        server_shape
+                    }
+                );
+            }
+        }
+        for (r, a) in differing.iter().zip(&agree) {
+            let typical = *a >= 3;
+            println!(
+                "Q{}: the model's shape on {a} of 5 samples{}",
+                r.n,
+                if typical {
+                    ": the server's typical plan"
+                } else {
+                    ""
+                }
+            );
+            shapes += usize::from(typical);
+        }
+    }
     std::fs::write(dir.join("comparison-builtin.txt"), &report).expect("write the comparison");
     let server_errors: Vec<String> = rows
         .iter()
