@@ -125,6 +125,7 @@ fn user_planner(
         key.version,
         &tables,
         &functions,
+        false,
         queries,
         &key.machine,
         &key.server,

@@ -6,7 +6,7 @@
 //! constants, collects the report and prints it as a text table, plan trees or JSON.
 
 use crate::simulate::{secs, ProfileInfo};
-use costlab_core::catalog::Table;
+use costlab_core::catalog::{Function, Table};
 use costlab_core::knobs::{Engine, EngineVersion, KnobValues, Preset};
 use costlab_core::plan::PlanNode;
 use costlab_core::scenario::{Scenario, ServerSettings};
@@ -98,6 +98,8 @@ pub enum Queries {
     User {
         file: String,
         tables: Vec<Table>,
+        /// The schema's functions (their COST, and their call time where measured).
+        functions: Vec<Function>,
         text: String,
     },
 }
@@ -118,6 +120,8 @@ pub struct Dbt3Setup {
     pub query: Option<u8>,
     /// `--timings`: repetitions per query.
     pub repeat: Option<usize>,
+    /// PostgreSQL: plan with the "ORDER BY value handed up" series instead of stock.
+    pub series: bool,
 }
 
 /// One plan in the report.
@@ -310,6 +314,14 @@ pub fn timings(
 pub fn planner(s: &Dbt3Setup) -> Result<(WorkloadPlanner, String, Vec<RefusedReport>)> {
     let mut refused = Vec::new();
     let (planner, workload) = match &s.queries {
+        Queries::Dbt3 { tables: None } if s.series => {
+            return Err(Error::invalid(
+                "series",
+                "the built-in DBT3 catalog has no functions or expression indexes, so the \
+                 ORDER BY value handed up plans exactly as stock; --series goes with a \
+                 scenario's tables (costlab ordering --write-scenario writes the third seed's)",
+            ))
+        }
         Queries::Dbt3 { tables: None } => (
             WorkloadPlanner::dbt3(s.version, s.sf, &s.profile, &s.server)?,
             format!("DBT3 at SF {}", s.sf),
@@ -321,11 +333,24 @@ pub fn planner(s: &Dbt3Setup) -> Result<(WorkloadPlanner, String, Vec<RefusedRep
                 .map(|n| costlab_core::workload::dbt3::queries::read(n, s.sf, tables))
                 .collect::<Result<Vec<_>>>()?;
             (
-                WorkloadPlanner::new(s.version, tables, &[], queries, &s.profile, &s.server)?,
+                WorkloadPlanner::new(
+                    s.version,
+                    tables,
+                    &[],
+                    s.series,
+                    queries,
+                    &s.profile,
+                    &s.server,
+                )?,
                 format!("DBT3 at SF {} on imported tables", s.sf),
             )
         }
-        Queries::User { file, tables, text } => {
+        Queries::User {
+            file,
+            tables,
+            functions,
+            text,
+        } => {
             let texts = split_queries(text)?;
             if texts.is_empty() {
                 return Err(Error::invalid(
@@ -349,7 +374,9 @@ pub fn planner(s: &Dbt3Setup) -> Result<(WorkloadPlanner, String, Vec<RefusedRep
                 })
                 .collect();
             (
-                WorkloadPlanner::new(s.version, tables, &[], queries, &s.profile, &s.server)?,
+                WorkloadPlanner::new(
+                    s.version, tables, functions, s.series, queries, &s.profile, &s.server,
+                )?,
                 format!("your queries on {file}"),
             )
         }

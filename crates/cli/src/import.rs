@@ -197,7 +197,7 @@ fn functions(
                     f.procost = procost;
                 }
             }
-            _ => out.push(costlab_core::catalog::Function { name, procost }),
+            _ => out.push(costlab_core::catalog::Function::priced(name, procost)),
         }
     }
     Ok(out)

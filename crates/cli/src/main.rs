@@ -287,6 +287,10 @@ struct MachineArgs {
     disable: Vec<String>,
     #[command(flatten)]
     server: ServerArgs,
+    /// PostgreSQL: plan with the "ORDER BY value handed up" series (the third seed's patch
+    /// set) instead of stock; a scenario's queries only.
+    #[arg(long)]
+    series: bool,
 }
 
 #[derive(Args)]
@@ -414,6 +418,10 @@ struct Dbt3Args {
     /// plan trees and each node's simulated time as well.
     #[arg(long)]
     json: bool,
+    /// PostgreSQL: plan with the "ORDER BY value handed up" series (the third seed's patch
+    /// set) instead of stock, both sides of the comparison; a scenario's tables only.
+    #[arg(long)]
+    series: bool,
     /// Also measure planning time per query: the median of N runs (default 21), in µs.
     #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "21")]
     timings: Option<usize>,
@@ -1157,6 +1165,11 @@ fn machine_setup(a: &MachineArgs) -> Result<(Source, Machine, KnobValues), Fail>
         }
         Engine::Mysql => Default::default(),
     };
+    if a.series && engine == Engine::Mysql {
+        return Err(usage(
+            "--series is a PostgreSQL planner variant; not available for MySQL",
+        ));
+    }
     Ok((
         source,
         Machine {
@@ -1164,6 +1177,7 @@ fn machine_setup(a: &MachineArgs) -> Result<(Source, Machine, KnobValues), Fail>
             profile,
             server,
             pg_options,
+            series: a.series,
         },
         knobs,
     ))
@@ -1401,6 +1415,7 @@ fn simulate_join(
         queries: dbt3::Queries::User {
             file: name,
             tables: file.tables.clone(),
+            functions: file.functions.clone(),
             text: sql,
         },
         sf: 1.0,
@@ -1412,6 +1427,7 @@ fn simulate_join(
         sets: a.machine.sets.clone(),
         query: Some(1),
         repeat: None,
+        series: machine.series,
     };
     let report = dbt3::run(&setup)?;
     if let Some(r) = report.refused.first() {
@@ -1641,6 +1657,7 @@ fn fit_join(
         machine.version,
         &file.tables,
         &file.functions,
+        machine.series,
         queries,
         &machine.profile,
         &machine.server,
@@ -1732,6 +1749,7 @@ fn dbt3_cmd(a: Dbt3Args, user: bool) -> Result<(), Fail> {
             dbt3::Queries::User {
                 file: name,
                 tables: f.tables,
+                functions: f.functions,
                 text,
             }
         }
@@ -1859,6 +1877,7 @@ fn dbt3_cmd(a: Dbt3Args, user: bool) -> Result<(), Fail> {
         sets: a.sets.clone(),
         query,
         repeat: a.timings,
+        series: a.series,
     };
     if let Some((axes, grid)) = &diagram_axes {
         let report = costlab::diagram::run(&setup, axes, *grid)?;

@@ -191,6 +191,8 @@ pub struct Machine {
     pub server: ServerSettings,
     /// PostgreSQL's enable_* switches (ignored for MySQL).
     pub pg_options: PgOptions,
+    /// PostgreSQL: the "ORDER BY value handed up" series instead of stock.
+    pub series: bool,
 }
 
 impl Machine {

@@ -839,3 +839,104 @@ fn ordering_prints_the_shapes_and_the_mix() {
     assert_fails(&run(&["ordering", "--release", "8.0"]), 2, "--release");
     assert_fails(&run(&["ordering", "--profile", "nope"]), 2, "nope");
 }
+
+/// `costlab simulate` and `costlab workload` on the ordering workload's scenario file time
+/// each shape as `costlab ordering` does: the file carries the functions' COST and their
+/// measured call time, and `--series` plans with the series. (Before the file carried
+/// them, simulate planned P3 as a bitmap scan at the default COST and timed none of its
+/// 195 calls.)
+#[test]
+fn simulate_times_the_ordering_scenario_as_costlab_ordering_does() {
+    let o = run(&["ordering", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let ordering: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("json");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("ordering.json");
+    let f = file.to_str().unwrap();
+    let o = run(&["ordering", "--write-scenario", f]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let sql = |name: &str| {
+        costlab_core::workload::ordering::shapes()
+            .into_iter()
+            .find(|s| s.name == name)
+            .expect("shape")
+            .sql
+    };
+    let simulate = |query: &str, extra: &[&str]| -> serde_json::Value {
+        let mut args = vec![
+            "simulate",
+            "--engine",
+            "postgres",
+            "--scenario",
+            f,
+            "--profile",
+            "seed-nvme",
+            "--json",
+            "--query",
+            query,
+        ];
+        args.extend_from_slice(extra);
+        let o = run(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("json");
+        v["rows"][0]["current"].clone()
+    };
+    let overhead_ms = costlab_core::workload::ordering::STATEMENT_OVERHEAD_S * 1e3;
+    for name in ["P1", "P3", "P4", "R1"] {
+        let row = ordering["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == name)
+            .expect("row");
+        for (extra, key) in [(&[][..], "stock_ms"), (&["--series"][..], "series_ms")] {
+            let got = simulate(sql(name), extra);
+            let want = row[key].as_f64().unwrap() - overhead_ms;
+            let ms = got["time_s"].as_f64().unwrap() * 1e3;
+            assert!(
+                (ms - want).abs() <= 1e-9 * want.max(1.0),
+                "{name} {key}: simulate {ms} ms, ordering {want} ms"
+            );
+        }
+    }
+    let p3 = simulate(sql("P3"), &[]);
+    assert!(
+        p3["summary"]
+            .as_str()
+            .unwrap()
+            .contains("Index Scan(customer_fnorm_idx)"),
+        "{p3}"
+    );
+    let p3 = simulate(sql("P3"), &["--series"]);
+    assert!(
+        p3["summary"]
+            .as_str()
+            .unwrap()
+            .contains("Index Only Scan(customer_fnorm_idx)"),
+        "{p3}"
+    );
+    // The series is PostgreSQL's; the built-in DBT3 catalog has nothing for it to change.
+    assert_fails(
+        &run(&[
+            "simulate",
+            "--engine",
+            "mysql",
+            "--profile",
+            "seed-nvme",
+            "--scenario",
+            f,
+            "--query",
+            sql("N1"),
+            "--series",
+        ]),
+        2,
+        "--series",
+    );
+    let o = run(&["dbt3", "--engine", "postgres", "--sf", "1", "--series"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("plans exactly as stock"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -361,9 +361,23 @@ pub struct Function {
     /// The name as the queries call it (unqualified, lower case).
     pub name: String,
     pub procost: f64,
+    /// Measured wall time of one call in ns, when known. The simulation times a call
+    /// with it; without it a call takes what the planner believes, procost operator
+    /// evaluations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_ns: Option<f64>,
 }
 
 impl Function {
+    /// A function priced at `procost` whose call time is not known.
+    pub fn priced(name: impl Into<String>, procost: f64) -> Function {
+        Function {
+            name: name.into(),
+            procost,
+            call_ns: None,
+        }
+    }
+
     pub fn validate(&self) -> Result<()> {
         if self.name.trim().is_empty() {
             return Err(Error::invalid("function", "a function needs a name"));
@@ -376,6 +390,14 @@ impl Function {
                     self.procost
                 ),
             ));
+        }
+        if let Some(ns) = self.call_ns {
+            if !(ns.is_finite() && ns > 0.0 && ns <= 1e12) {
+                return Err(Error::invalid(
+                    format!("function {} call_ns", self.name),
+                    format!("{ns} is not the time of a call (ns, above 0, at most 1e12)"),
+                ));
+            }
         }
         Ok(())
     }

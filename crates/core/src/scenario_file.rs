@@ -215,12 +215,20 @@ mod tests {
     #[test]
     fn functions_round_trip_and_a_bad_cost_names_the_function() {
         let mut f = ScenarioFile::new(EngineVersion::Pg15, vec![table()]);
-        f.functions.push(crate::catalog::Function {
-            name: "fnorm".into(),
-            procost: 5000.0,
-        });
+        f.functions
+            .push(crate::catalog::Function::priced("fnorm", 5000.0));
         let good = f.to_json();
         assert_eq!(ScenarioFile::from_json(&good).unwrap(), f);
+        // A measured call time travels too, and a bad one names the function.
+        let mut timed = f.clone();
+        timed.functions[0].call_ns = Some(2500.0);
+        let text = timed.to_json();
+        assert!(text.contains("\"call_ns\": 2500.0"), "{text}");
+        assert_eq!(ScenarioFile::from_json(&text).unwrap(), timed);
+        let err = ScenarioFile::from_json(&text.replace("2500.0", "-2.0"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("function fnorm call_ns"), "{err}");
         // Files written before functions were kept still load, with none.
         let old = ScenarioFile::new(EngineVersion::Pg15, vec![table()]).to_json();
         assert!(!old.contains("functions"));

@@ -1376,10 +1376,7 @@ fn plan_with_fnorm(
     handed_up: bool,
 ) -> crate::pg::join::PgJoinPlan {
     let env = PgJoinEnv {
-        functions: vec![crate::catalog::Function {
-            name: "fnorm".into(),
-            procost: 5000.0,
-        }],
+        functions: vec![crate::catalog::Function::priced("fnorm", 5000.0)],
         handed_up,
         ..PgJoinEnv::default()
     };

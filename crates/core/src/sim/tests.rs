@@ -1168,3 +1168,43 @@ fn function_calls_take_their_measured_time() {
             .is_err());
     }
 }
+
+/// The call time a schema declares reaches the simulation only when it is one figure for
+/// every function (the work counts calls, not which function makes them).
+#[test]
+fn a_schemas_call_time_is_one_figure_or_an_error() {
+    use crate::catalog::Function;
+    use crate::sim::time::FunctionCalls;
+    let timed = |name: &str, procost: f64, ns: f64| Function {
+        call_ns: Some(ns),
+        ..Function::priced(name, procost)
+    };
+    assert_eq!(FunctionCalls::of(&[]).unwrap(), None);
+    assert_eq!(
+        FunctionCalls::of(&[Function::priced("f", 100.0)]).unwrap(),
+        None
+    );
+    assert_eq!(
+        FunctionCalls::of(&[timed("f", 5000.0, 2500.0), timed("g", 5000.0, 2500.0)]).unwrap(),
+        Some(FunctionCalls {
+            procost: 5000.0,
+            ns_per_call: 2500.0
+        })
+    );
+    for other in [
+        Function::priced("g", 5000.0),
+        timed("g", 100.0, 2500.0),
+        timed("g", 5000.0, 900.0),
+    ] {
+        let err = FunctionCalls::of(&[timed("f", 5000.0, 2500.0), other])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("function g call_ns"), "{err}");
+    }
+    for bad in [f64::NAN, 0.0, -3.0, 1e13] {
+        let err = FunctionCalls::of(&[timed("f", 5000.0, bad)])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("not the time of a call"), "{bad}: {err}");
+    }
+}

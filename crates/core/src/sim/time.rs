@@ -272,6 +272,38 @@ pub struct FunctionCalls {
     pub ns_per_call: f64,
 }
 
+impl FunctionCalls {
+    /// The measured call time of a schema's functions, if they declare one
+    /// ([`crate::catalog::Function::call_ns`]). The work counts calls, not which function
+    /// is called, so the functions that declare a time must all declare the same time and
+    /// the same COST, and then every function must declare it.
+    pub fn of(functions: &[crate::catalog::Function]) -> Result<Option<FunctionCalls>> {
+        let Some(first) = functions.iter().find(|f| f.call_ns.is_some()) else {
+            return Ok(None);
+        };
+        for f in functions {
+            f.validate()?;
+            if f.call_ns != first.call_ns || f.procost != first.procost {
+                return Err(Error::invalid(
+                    format!("function {} call_ns", f.name),
+                    format!(
+                        "the simulation counts calls, not which function makes them: with a \
+                         measured call time every function needs the same one and the same \
+                         COST ({} has COST {} and {} ns a call)",
+                        first.name,
+                        first.procost,
+                        first.call_ns.unwrap_or(0.0)
+                    ),
+                ));
+            }
+        }
+        Ok(Some(FunctionCalls {
+            procost: first.procost,
+            ns_per_call: first.call_ns.unwrap_or(0.0),
+        }))
+    }
+}
+
 /// Cache available to one object, in bytes per tier.
 #[derive(Clone, Copy, Debug)]
 struct Share {

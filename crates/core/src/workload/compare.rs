@@ -94,21 +94,34 @@ impl WorkloadPlanner {
             Engine::Mysql => &catalog.mysql,
             Engine::Postgres => &catalog.pg,
         };
-        let mut p = WorkloadPlanner::new(version, tables, &[], queries, machine, server)?;
+        let mut p = WorkloadPlanner::new(version, tables, &[], false, queries, machine, server)?;
         p.sf = Some(sf);
         Ok(p)
     }
 
     /// `queries` (already read against `tables`, numbered) over `tables` as the engine of
-    /// `version` sees them.
+    /// `version` sees them. `functions` are the schema's (PostgreSQL prices them; the
+    /// simulation times their calls as they declare); `handed_up` plans with the "ORDER
+    /// BY value handed up" series (PostgreSQL only).
     pub fn new(
         version: EngineVersion,
         tables: &[Table],
         functions: &[crate::catalog::Function],
+        handed_up: bool,
         queries: Vec<JoinQuery>,
         machine: &MachineProfile,
         server: &ServerSettings,
     ) -> Result<WorkloadPlanner> {
+        if handed_up && version.engine() != Engine::Postgres {
+            return Err(Error::invalid(
+                "series",
+                "the ORDER BY value handed up is a PostgreSQL planner variant",
+            ));
+        }
+        let mut sim = Simulator::for_release(machine, version)?;
+        if let Some(calls) = crate::sim::time::FunctionCalls::of(functions)? {
+            sim = sim.with_function_calls(calls)?;
+        }
         let engine = match version.engine() {
             Engine::Mysql => EnginePlanner::Mysql(MysqlJoinPlanner::new(
                 tables,
@@ -119,6 +132,7 @@ impl WorkloadPlanner {
                 PgJoinEnv {
                     version,
                     functions: functions.to_vec(),
+                    handed_up,
                     ..PgJoinEnv::default()
                 },
             )?),
@@ -126,7 +140,7 @@ impl WorkloadPlanner {
         Ok(WorkloadPlanner {
             engine,
             queries,
-            sim: Simulator::for_release(machine, version)?,
+            sim,
             sf: None,
         })
     }

@@ -137,6 +137,7 @@ pub fn functions_at(procost: f64) -> Vec<Function> {
         .map(|name| Function {
             name: name.into(),
             procost,
+            call_ns: Some(NS_PER_CALL),
         })
         .collect()
 }
@@ -367,12 +368,9 @@ pub fn run_at(
         )
     };
     let (stock, series) = (planner(false)?, planner(true)?);
-    let sim = sim
-        .clone()
-        .with_function_calls(crate::sim::time::FunctionCalls {
-            procost,
-            ns_per_call: NS_PER_CALL,
-        })?;
+    let calls = crate::sim::time::FunctionCalls::of(&functions)?
+        .ok_or_else(|| Error::invalid("functions", "the workload's calls have no measured time"))?;
+    let sim = sim.clone().with_function_calls(calls)?;
     let mut rows = Vec::new();
     for shape in shapes() {
         let q = JoinQuery::own(

@@ -386,6 +386,7 @@ mod tests {
                 version,
                 &file.tables,
                 &file.functions,
+                false,
                 queries,
                 &machine,
                 &server,
