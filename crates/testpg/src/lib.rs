@@ -223,6 +223,11 @@ impl PgServer {
         self.port
     }
 
+    /// The directory of the server's binaries (pgbench, psql, ... where installed).
+    pub fn bin(&self) -> &Path {
+        &self.bin
+    }
+
     /// The temporary directory holding the cluster, its socket and log; removed on drop.
     /// Tests may put their own scratch files here.
     pub fn dir(&self) -> &Path {
