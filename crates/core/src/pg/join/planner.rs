@@ -392,6 +392,12 @@ impl<'a> Planner<'a> {
                             }
                             if let Some(p) = ctx2.index_path(&s, false) {
                                 let mut path = self.pg_path(br, p, pk.clone());
+                                if s.order_bys > 0 {
+                                    if let Some(point) = &b.knn_point {
+                                        let key = &rel2.cols[rel2.indexes[i].keys[0]].name;
+                                        path.node = order_by_line(&path.node, key, point);
+                                    }
+                                }
                                 path.node = in_index_order(path.node, b, r, &rel2, i);
                                 add_path(&mut list, path, b.consider_startup);
                             }
@@ -2315,6 +2321,35 @@ pub(super) fn text<T>(f: impl FnOnce() -> T) -> Option<T> {
     {
         let _ = f;
         None
+    }
+}
+
+/// A kNN scan's `Order By: (key <-> '(x,y)'::point)` line, where EXPLAIN prints it:
+/// after the index condition, before the filter.
+fn order_by_line(n: &Rc<Node>, key: &str, point: &str) -> Rc<Node> {
+    let Some(line) = text(|| format!("Order By: ({key} <-> {point})")) else {
+        return n.clone();
+    };
+    match &**n {
+        Node::Op {
+            plan,
+            kids,
+            true_rows,
+        } => {
+            let mut plan = plan.clone();
+            let at = plan
+                .details
+                .iter()
+                .position(|d| !d.starts_with("Index Cond:"))
+                .unwrap_or(plan.details.len());
+            plan.details.insert(at, line);
+            Rc::new(Node::Op {
+                plan,
+                kids: kids.clone(),
+                true_rows: *true_rows,
+            })
+        }
+        Node::Repeated { .. } => n.clone(),
     }
 }
 

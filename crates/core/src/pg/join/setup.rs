@@ -152,6 +152,9 @@ pub(crate) struct Block<'a> {
     /// an index scan in its order needs no sort (build_index_pathkeys matches the
     /// expression like a column).
     pub order_by_index_expression: bool,
+    /// ORDER BY `key <-> point`: the point as EXPLAIN prints it (`'(500,500)'::point`),
+    /// for the kNN scan's `Order By:` line.
+    pub knn_point: Option<String>,
     /// The columns the block's result reads ([`QueryBlock::outputs`]).
     pub out_keys: Vec<ColKey>,
     pub group: Vec<ColKey>,
@@ -1349,6 +1352,7 @@ pub(crate) fn build<'a>(
         having_text: opts.having_text.clone(),
         initplan_names: Vec::new(),
         order_by_index_expression: false,
+        knn_point: None,
         out_keys,
         group: Vec::new(),
         order: Vec::new(),
@@ -1910,6 +1914,15 @@ pub(crate) fn build<'a>(
     if let Some(k) = order_by_index_expression(pl, &b, block, sql) {
         b.order = vec![k];
         b.order_by_index_expression = true;
+        if let [item] = pl.db.memo.order_items(sql).as_slice() {
+            b.knn_point = sqlexpr::distance_point(item).map(|(x, y)| {
+                format!(
+                    "'({},{})'::point",
+                    sqlexpr::float8_text(x),
+                    sqlexpr::float8_text(y)
+                )
+            });
+        }
     }
 
     // SubPlan calls: the rows of its relations joined, before its own condition.

@@ -703,6 +703,42 @@ pub(crate) fn distance_operand(text: &str) -> Option<String> {
     (constant && !lhs.is_empty()).then(|| canonical_tokens(lhs))
 }
 
+/// The constant point of `key <-> point` ([`distance_operand`]'s forms), as numbers.
+pub(crate) fn distance_point(text: &str) -> Option<(f64, f64)> {
+    distance_operand(text)?;
+    let toks = tokenize(text);
+    let at = toks.iter().rposition(|t| *t == Tok::Sym("<->".into()))?;
+    let num = |t: &Tok| match t {
+        Tok::Num(n) => Some(*n),
+        _ => None,
+    };
+    match &toks[at + 1..] {
+        [_, Tok::Str(s)] | [Tok::Str(s), _, _, _] => {
+            let inner = s.trim().strip_prefix('(')?.strip_suffix(')')?;
+            let (x, y) = inner.split_once(',')?;
+            Some((x.trim().parse().ok()?, y.trim().parse().ok()?))
+        }
+        [_, Tok::LParen, x, Tok::Comma, y, Tok::RParen] => Some((num(x)?, num(y)?)),
+        _ => None,
+    }
+}
+
+/// A float8 as PostgreSQL prints it (float8out, extra_float_digits 1): the shortest text
+/// that reads back the same, in exponent form below 1e-4 and from 1e15 (`1e+20`).
+pub(crate) fn float8_text(x: f64) -> String {
+    let a = x.abs();
+    if a != 0.0 && !(1e-4..1e15).contains(&a) {
+        let e = format!("{x:e}");
+        match e.split_once('e') {
+            Some((m, exp)) if !exp.starts_with('-') => format!("{m}e+{exp}"),
+            Some((m, exp)) => format!("{m}e-{:0>2}", &exp[1..]),
+            None => e,
+        }
+    } else {
+        format!("{x}")
+    }
+}
+
 /// An expression's text reduced so that the query's spelling and pg_get_indexdef's
 /// match (match_index_to_operand compares the parsed trees): names lower-cased and
 /// unqualified, casts (`::text`, which the parser adds for a CHAR argument) and the
@@ -1152,6 +1188,33 @@ pub(crate) fn derived_aliases(sql: &str) -> Vec<(String, String)> {
 
 #[cfg(test)]
 mod tests {
+
+    /// The kNN point as EXPLAIN's Order By line prints it (float8out's shortest text),
+    /// from each spelling the model reads.
+    #[test]
+    fn knn_points_print_as_postgresql_does() {
+        use super::{distance_point, float8_text};
+        for (sql, want) in [
+            ("st_loc <-> point '(500,500)'", Some((500.0, 500.0))),
+            ("fgeo(a) <-> '( 1.50 , -2)'::point", Some((1.5, -2.0))),
+            ("st_loc <-> point(0.5, 2)", Some((0.5, 2.0))),
+            ("st_loc <-> other_loc", None),
+            ("st_loc <-> point '(1,2,3)'", None),
+        ] {
+            assert_eq!(distance_point(sql), want, "{sql}");
+        }
+        for (x, want) in [
+            (500.0, "500"),
+            (-2.0, "-2"),
+            (1.5, "1.5"),
+            (0.1, "0.1"),
+            (1e20, "1e+20"),
+            (1.5e-5, "1.5e-05"),
+            (0.0, "0"),
+        ] {
+            assert_eq!(float8_text(x), want);
+        }
+    }
     use super::like_match;
     use proptest::prelude::*;
 
