@@ -314,16 +314,7 @@ fn gist_nearest_neighbours_cost_what_the_server_says() {
                 .map(str::to_string)
                 .collect()
         };
-        let server: String = client
-            .simple_query(&format!("EXPLAIN (COSTS OFF) {sql}"))
-            .unwrap()
-            .into_iter()
-            .filter_map(|m| match m {
-                postgres::SimpleQueryMessage::Row(r) => r.get(0).map(str::to_string),
-                _ => None,
-            })
-            .collect::<Vec<_>>()
-            .join("\n");
+        let server = server_text(&mut client, &format!("EXPLAIN (COSTS OFF) {sql}"));
         let q = costlab_core::block::JoinQuery::own(
             sql,
             costlab_core::sql::Dialect::Postgres,
@@ -345,16 +336,7 @@ fn gist_nearest_neighbours_cost_what_the_server_says() {
 
     // The series (no server has it): the same plans and costs here, and where fgeo()'s
     // distance is the scan's order it is handed up, not computed again per row.
-    let series = PgJoinPlanner::new(
-        &scenario.tables,
-        PgJoinEnv {
-            version: scenario.engine.unwrap(),
-            functions: scenario.functions.clone(),
-            handed_up: true,
-            ..PgJoinEnv::default()
-        },
-    )
-    .unwrap();
+    let series = series_planner(&scenario);
     let plan = |p: &PgJoinPlanner, sql: &str| {
         let q = costlab_core::block::JoinQuery::own(
             sql,
@@ -485,6 +467,34 @@ fn check(
     (knobs, planner)
 }
 
+/// The imported schema planned with the series (no server has it).
+fn series_planner(scenario: &costlab_core::scenario_file::ScenarioFile) -> PgJoinPlanner {
+    PgJoinPlanner::new(
+        &scenario.tables,
+        PgJoinEnv {
+            version: scenario.engine.unwrap(),
+            functions: scenario.functions.clone(),
+            handed_up: true,
+            ..PgJoinEnv::default()
+        },
+    )
+    .unwrap()
+}
+
+/// The text lines a statement returns (EXPLAIN's plan), one per line.
+fn server_text(client: &mut postgres::Client, sql: &str) -> String {
+    client
+        .simple_query(sql)
+        .unwrap()
+        .into_iter()
+        .filter_map(|m| match m {
+            postgres::SimpleQueryMessage::Row(r) => r.get(0).map(str::to_string),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// The counter both functions advance.
 fn calls_so_far(client: &mut postgres::Client) -> f64 {
     let r = client
@@ -565,16 +575,7 @@ fn p3_on_this_machine() {
     scenario.functions.retain(|f| f.name == "fnorm");
     scenario.functions[0].call_ns = Some(NS_PER_CALL);
     let (knobs, stock) = planner_for(&mut client, &scenario);
-    let series = PgJoinPlanner::new(
-        &scenario.tables,
-        PgJoinEnv {
-            version: scenario.engine.unwrap(),
-            functions: scenario.functions.clone(),
-            handed_up: true,
-            ..PgJoinEnv::default()
-        },
-    )
-    .unwrap();
+    let series = series_planner(&scenario);
     let q = costlab_core::block::JoinQuery::own(
         P3_QUERY,
         costlab_core::sql::Dialect::Postgres,
@@ -599,20 +600,14 @@ fn p3_on_this_machine() {
         "{eb}"
     );
     let mut server_plan = |sql: &str| -> String {
-        client
-            .simple_query(&if sql.contains("EXPLAIN") {
+        server_text(
+            &mut client,
+            &if sql.contains("EXPLAIN") {
                 sql.to_string()
             } else {
                 format!("EXPLAIN (COSTS OFF) {sql}")
-            })
-            .unwrap()
-            .into_iter()
-            .filter_map(|m| match m {
-                postgres::SimpleQueryMessage::Row(r) => r.get(0).map(str::to_string),
-                _ => None,
-            })
-            .collect::<Vec<_>>()
-            .join("\n")
+            },
+        )
     };
     let (sa, sb) = (server_plan(P3_QUERY), server_plan(P3_EMULATED));
     for sql in [P3_QUERY, P3_EMULATED] {
@@ -678,7 +673,7 @@ fn p3_on_this_machine() {
     };
     let bench = pgbench(P3_QUERY).zip(pgbench(P3_EMULATED));
     println!(
-        "P3 at {rows} rows (model: {:.0} estimated), PostgreSQL {}",
+        "P3 at {rows} rows (model: {:.0} estimated), {}",
         a.rows,
         scenario.engine.unwrap().label()
     );

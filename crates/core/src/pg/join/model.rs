@@ -136,23 +136,29 @@ impl Node {
     /// row, `ops_per_row` operator calls (create_projection_path over a path that can
     /// project: no Result node, the target's cost added to the path's).
     pub fn projected(n: &Rc<Node>, per_row: f64, ops_per_row: f64, calls_per_row: f64) -> Rc<Node> {
+        Node::with_plan(n, |plan, true_rows| {
+            plan.cost.total += per_row * plan.rows;
+            plan.work.operator_evals += ops_per_row * plan.work.rows_out.max(0.0);
+            plan.work.function_calls += calls_per_row * plan.work.rows_out.max(0.0);
+            true_rows.calls_per_row_out += calls_per_row;
+        })
+    }
+
+    /// A copy of an operator node with `f` applied to its plan and true rows (the same
+    /// children); a repeated node is returned as it is.
+    pub fn with_plan(n: &Rc<Node>, f: impl FnOnce(&mut PlanNode, &mut TrueRows)) -> Rc<Node> {
         match &**n {
             Node::Op {
                 plan,
                 kids,
                 true_rows,
             } => {
-                let mut plan = plan.clone();
-                plan.cost.total += per_row * plan.rows;
-                plan.work.operator_evals += ops_per_row * plan.work.rows_out.max(0.0);
-                plan.work.function_calls += calls_per_row * plan.work.rows_out.max(0.0);
+                let (mut plan, mut true_rows) = (plan.clone(), *true_rows);
+                f(&mut plan, &mut true_rows);
                 Rc::new(Node::Op {
                     plan,
                     kids: kids.clone(),
-                    true_rows: TrueRows {
-                        calls_per_row_out: true_rows.calls_per_row_out + calls_per_row,
-                        ..*true_rows
-                    },
+                    true_rows,
                 })
             }
             Node::Repeated { .. } => n.clone(),

@@ -2330,27 +2330,14 @@ fn order_by_line(n: &Rc<Node>, key: &str, point: &str) -> Rc<Node> {
     let Some(line) = text(|| format!("Order By: ({key} <-> {point})")) else {
         return n.clone();
     };
-    match &**n {
-        Node::Op {
-            plan,
-            kids,
-            true_rows,
-        } => {
-            let mut plan = plan.clone();
-            let at = plan
-                .details
-                .iter()
-                .position(|d| !d.starts_with("Index Cond:"))
-                .unwrap_or(plan.details.len());
-            plan.details.insert(at, line);
-            Rc::new(Node::Op {
-                plan,
-                kids: kids.clone(),
-                true_rows: *true_rows,
-            })
-        }
-        Node::Repeated { .. } => n.clone(),
-    }
+    Node::with_plan(n, |plan, _| {
+        let at = plan
+            .details
+            .iter()
+            .position(|d| !d.starts_with("Index Cond:"))
+            .unwrap_or(plan.details.len());
+        plan.details.insert(at, line);
+    })
 }
 
 /// A relation pair's join clauses.
