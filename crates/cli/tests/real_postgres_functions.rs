@@ -305,6 +305,17 @@ fn gist_nearest_neighbours_cost_what_the_server_says() {
         &[],
     );
 
+    let plan = |p: &PgJoinPlanner, sql: &str| {
+        let q = costlab_core::block::JoinQuery::own(
+            sql,
+            costlab_core::sql::Dialect::Postgres,
+            &scenario.tables,
+            costlab_core::plan::Name::from_static("gist"),
+        )
+        .unwrap();
+        p.plan(&q, &knobs).unwrap()
+    };
+
     // A kNN scan's "Order By:" line as the server prints it (the point normalised).
     for (i, sql) in GIST_QUERIES.iter().enumerate() {
         let order_by = |text: &str| -> Vec<String> {
@@ -315,14 +326,7 @@ fn gist_nearest_neighbours_cost_what_the_server_says() {
                 .collect()
         };
         let server = server_text(&mut client, &format!("EXPLAIN (COSTS OFF) {sql}"));
-        let q = costlab_core::block::JoinQuery::own(
-            sql,
-            costlab_core::sql::Dialect::Postgres,
-            &scenario.tables,
-            costlab_core::plan::Name::from_static("gist"),
-        )
-        .unwrap();
-        let model = costlab_core::pg::explain_node(&planner.plan(&q, &knobs).unwrap().tree);
+        let model = costlab_core::pg::explain_node(&plan(&planner, sql).tree);
         if sql.contains("LIMIT") && !sql.contains("DESC") && !sql.contains("5000") {
             assert!(!order_by(&server).is_empty(), "G{}: {server}", i + 1);
         }
@@ -337,16 +341,6 @@ fn gist_nearest_neighbours_cost_what_the_server_says() {
     // The series (no server has it): the same plans and costs here, and where fgeo()'s
     // distance is the scan's order it is handed up, not computed again per row.
     let series = series_planner(&scenario);
-    let plan = |p: &PgJoinPlanner, sql: &str| {
-        let q = costlab_core::block::JoinQuery::own(
-            sql,
-            costlab_core::sql::Dialect::Postgres,
-            &scenario.tables,
-            costlab_core::plan::Name::from_static("gist"),
-        )
-        .unwrap();
-        p.plan(&q, &knobs).unwrap()
-    };
     for (i, sql) in GIST_QUERIES.iter().enumerate() {
         let (stock, patched) = (plan(&planner, sql), plan(&series, sql));
         let text = costlab_core::pg::explain_node(&stock.tree);
