@@ -8,6 +8,8 @@
 //! - a 50-value sweep of memory_block_read_cost over all 22 queries (`flip_sweep`, 1,100
 //!   plans), the page's plan-flip map; for PostgreSQL, random_page_cost from 1 to 50
 //!   (log-spaced);
+//! - issue 17's plan diagram of Q8 (MySQL, 50 x 50 over io_block_read_cost x
+//!   memory_block_read_cost, boundaries located), as the page's fine picture;
 //! - preparing the planner (catalog and tables at SF 10; the queries' text is read once
 //!   per scale factor, so after the first iteration this is the catalog and a copy);
 //! - TPROC-H's 22 queries (TPC-H's, as DBT3's) at SF 30 beside the third seed's planning
@@ -154,6 +156,41 @@ fn flip_sweep_50(c: &mut Criterion) {
     }
 }
 
+/// Issue 17's plan diagram: Q8 over io_block_read_cost x memory_block_read_cost, a quarter
+/// to four times 5.7's defaults, 50 x 50 with every boundary located, on the seed's
+/// disk-bound server, as the page's worker draws its fine picture.
+fn diagram_q8(c: &mut Criterion) {
+    use costlab_core::diagram::{Axis, Boundaries};
+    let m = builtin::find("wl8737-disk").unwrap();
+    let p = WorkloadPlanner::dbt3(
+        EngineVersion::Mysql57,
+        SF,
+        &m,
+        &ServerSettings::preset_for_builtin(&m.id),
+    )
+    .unwrap();
+    let k = mysql57();
+    let x = Axis::of_knob(Knob::IoBlockReadCost, 0.25, 4.0, 50).unwrap();
+    let y = Axis::of_knob(Knob::MemoryBlockReadCost, 0.25, 4.0, 50).unwrap();
+    let mut g = c.benchmark_group("plan diagram Q8 50 x 50 (io x memory), MySQL 5.7 at SF 10");
+    g.sample_size(10);
+    g.bench_function("mysql", |b| {
+        b.iter(|| {
+            black_box(
+                p.diagram(
+                    8,
+                    &k,
+                    (Knob::IoBlockReadCost, &x),
+                    Some((Knob::MemoryBlockReadCost, &y)),
+                    Boundaries::Locate,
+                )
+                .unwrap(),
+            )
+        })
+    });
+    g.finish();
+}
+
 fn prepare(c: &mut Criterion) {
     let m = builtin::find("wl8737-memory").unwrap();
     let mut g = c.benchmark_group("prepare the DBT3 planner at SF 10");
@@ -261,6 +298,7 @@ criterion_group!(
     plan_22,
     table_22,
     flip_sweep_50,
+    diagram_q8,
     prepare,
     front_end
 );
