@@ -286,7 +286,10 @@ test('measure: DBT3 input-to-redraw time (printed, not asserted)', async () => {
   await page.locator('#knob-mbrc').waitFor();
   await page.locator('#dbt3-mysql tbody tr').first().waitFor();
   await frame(page);
-  console.log(`# measure DBT3 view (MySQL 5.7, SF 10, 22 queries replanned, table redrawn): ${await measure(page, '#knob-mbrc')}`);
+  // Issue 17 asks for three runs of 60 inputs, each printed.
+  for (const run of [1, 2, 3]) {
+    console.log(`# measure DBT3 view (MySQL 5.7, SF 10, 22 queries replanned, table redrawn), run ${run} of 3: ${await measure(page, '#knob-mbrc')}`);
+  }
   assert.deepEqual(problems, []);
 });
 
@@ -296,6 +299,8 @@ test('measure: DBT3 side by side, PostgreSQL replanned (printed, not asserted)',
   await page.locator('#dbt3-mysql tbody tr').first().waitFor();
   const pgRows = await page.locator('#dbt3-pg tbody tr').count();
   await frame(page);
-  console.log(`# measure DBT3 view (both engines, random_page_cost moves: PostgreSQL 18 ${pgRows ? 'replans 22 queries' : 'shows its error'}): ${await measure(page, '#knob-rpc')}`);
+  for (const run of [1, 2, 3]) {
+    console.log(`# measure DBT3 view (both engines, random_page_cost moves: PostgreSQL 18 ${pgRows ? 'replans 22 queries' : 'shows its error'}), run ${run} of 3: ${await measure(page, '#knob-rpc')}`);
+  }
   assert.deepEqual(problems, []);
 });
