@@ -34,8 +34,9 @@
 //! join search's scratch lists went inline and its condition texts into one buffer;
 //! callgrind: 48.0M -> 41.1M instructions per 22 plans with text, 39.2M -> 32.8M without).
 //! Issue 17 asks for 2.7 ms. Build with `--no-default-features` for the page's planner,
-//! which formats no EXPLAIN text. The page's worker plans the same 22 in about 14 ms (the
-//! e2e "measure" lines' `planning`): wasm at opt-level "z" is about 3x slower than this.
+//! which formats no EXPLAIN text. The page's worker planned the same 22 in about 14 ms (the
+//! e2e "measure" lines' `planning`) at opt-level "z", about 3x slower than this; built with
+//! the core at opt-level 3 (Cargo.toml's `worker` profile, session 23) about 7 to 10 ms.
 
 use costlab_core::knobs::{EngineVersion, Knob, KnobValues};
 use costlab_core::scenario::ServerSettings;
