@@ -305,16 +305,8 @@ fn gist_nearest_neighbours_cost_what_the_server_says() {
         &[],
     );
 
-    let plan = |p: &PgJoinPlanner, sql: &str| {
-        let q = costlab_core::block::JoinQuery::own(
-            sql,
-            costlab_core::sql::Dialect::Postgres,
-            &scenario.tables,
-            costlab_core::plan::Name::from_static("gist"),
-        )
-        .unwrap();
-        p.plan(&q, &knobs).unwrap()
-    };
+    let plan =
+        |p: &PgJoinPlanner, sql: &str| p.plan(&pg_query(sql, &scenario, "gist"), &knobs).unwrap();
 
     // A kNN scan's "Order By:" line as the server prints it (the point normalised).
     for (i, sql) in GIST_QUERIES.iter().enumerate() {
@@ -475,6 +467,21 @@ fn series_planner(scenario: &costlab_core::scenario_file::ScenarioFile) -> PgJoi
     .unwrap()
 }
 
+/// `sql` read by the PostgreSQL front end over the imported tables, as query `name`.
+fn pg_query(
+    sql: &str,
+    scenario: &costlab_core::scenario_file::ScenarioFile,
+    name: &'static str,
+) -> costlab_core::block::JoinQuery {
+    costlab_core::block::JoinQuery::own(
+        sql,
+        costlab_core::sql::Dialect::Postgres,
+        &scenario.tables,
+        costlab_core::plan::Name::from_static(name),
+    )
+    .unwrap()
+}
+
 /// The text lines a statement returns (EXPLAIN's plan), one per line.
 fn server_text(client: &mut postgres::Client, sql: &str) -> String {
     client
@@ -570,13 +577,7 @@ fn p3_on_this_machine() {
     scenario.functions[0].call_ns = Some(NS_PER_CALL);
     let (knobs, stock) = planner_for(&mut client, &scenario);
     let series = series_planner(&scenario);
-    let q = costlab_core::block::JoinQuery::own(
-        P3_QUERY,
-        costlab_core::sql::Dialect::Postgres,
-        &scenario.tables,
-        costlab_core::plan::Name::from_static("P3"),
-    )
-    .unwrap();
+    let q = pg_query(P3_QUERY, &scenario, "P3");
     let (a, b) = (
         stock.plan(&q, &knobs).unwrap(),
         series.plan(&q, &knobs).unwrap(),

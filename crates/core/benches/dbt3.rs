@@ -52,7 +52,12 @@ fn mysql57() -> KnobValues {
 }
 
 fn mysql_planner() -> WorkloadPlanner {
-    let m = builtin::find("wl8737-memory").unwrap();
+    mysql_planner_on("wl8737-memory")
+}
+
+/// MySQL 5.7's DBT3 planner on a built-in machine profile, with that server's settings.
+fn mysql_planner_on(profile: &str) -> WorkloadPlanner {
+    let m = builtin::find(profile).unwrap();
     WorkloadPlanner::dbt3(
         EngineVersion::Mysql57,
         SF,
@@ -162,14 +167,7 @@ fn flip_sweep_50(c: &mut Criterion) {
 /// disk-bound server, as the page's worker draws its fine picture.
 fn diagram_q8(c: &mut Criterion) {
     use costlab_core::diagram::{Axis, Boundaries};
-    let m = builtin::find("wl8737-disk").unwrap();
-    let p = WorkloadPlanner::dbt3(
-        EngineVersion::Mysql57,
-        SF,
-        &m,
-        &ServerSettings::preset_for_builtin(&m.id),
-    )
-    .unwrap();
+    let p = mysql_planner_on("wl8737-disk");
     let k = mysql57();
     let x = Axis::of_knob(Knob::IoBlockReadCost, 0.25, 4.0, 50).unwrap();
     let y = Axis::of_knob(Knob::MemoryBlockReadCost, 0.25, 4.0, 50).unwrap();
