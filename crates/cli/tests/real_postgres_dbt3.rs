@@ -780,13 +780,20 @@ fn dbt3_builtin_catalog_matches_real_postgres_at_sf_1() {
     let dir = out_dir().join("sf1");
     std::fs::create_dir_all(&dir).expect("create target/dbt3-pg/sf1");
     let mut rows = Vec::new();
+    // The server's EXPLAIN text per query, printed when the imported statistics miss it (a
+    // sample-dependent plan is otherwise gone with the load).
+    let mut server_texts: Vec<String> = Vec::new();
     for n in 1..=22u8 {
         let q = query(n, sf).expect("DBT3 query");
         let pq = pg_dialect(&q.sql).unwrap_or_else(|e| panic!("Q{n}: {e}"));
-        let server_side = explain(&mut client, &pq).map(|(json, _)| {
+        let server_side = explain(&mut client, &pq).map(|(json, text)| {
+            server_texts.push(text);
             let node = from_explain(&json[0]["Plan"]);
             (shape(&node), order_string(&node), node.total)
         });
+        if server_side.is_err() {
+            server_texts.push(String::new());
+        }
         rows.push(Row {
             n,
             server: server_side,
@@ -882,8 +889,13 @@ fn dbt3_builtin_catalog_matches_real_postgres_at_sf_1() {
                     imported_within += 1;
                 } else {
                     failures.push(format!(
-                        "Q{} over imported statistics: total {:.2}, server {:.2} ({ratio:.4})",
-                        r.n, model.2, server.2
+                        "Q{} over imported statistics: total {:.2}, server {:.2} ({ratio:.4})\n  model shape:  {}\n  server shape: {}\n  the server's EXPLAIN:\n{}",
+                        r.n,
+                        model.2,
+                        server.2,
+                        model.0,
+                        server.0,
+                        server_texts[usize::from(r.n) - 1]
                     ));
                 }
             }
