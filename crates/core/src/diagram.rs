@@ -13,7 +13,7 @@
 //!   Where both plans' costs are exact planes over the grid (cost-constant axes), the
 //!   first two probes go astride the planes' crossing, and bisection takes over only if
 //!   they do not find the two plans there: the same bracket in two evaluations instead
-//!   of about twenty (Q8's 50 x 50 MySQL diagram: 5,872 evaluations before, 4,287 now);
+//!   of about fifteen (Q8's 50 x 50 MySQL diagram: 5,872 evaluations before, 4,287 now);
 //! - regret compares the chosen plan's simulated time with the fastest plan the diagram
 //!   chose anywhere (a join planner keeps one plan per point, so the alternatives are the
 //!   plans other cells chose), each plan timed once, as first built;
@@ -483,7 +483,7 @@ impl<P, D> Builder<'_, P, D> {
     /// as a bracket half a boundary's width wide around the crossing, strictly inside
     /// `(a, b)`; None where either plan has no plane or they do not cross there. A fixed
     /// plan's cost is affine in cost constants, so a join planner that keeps the cheapest
-    /// plan switches where the two costs meet: two probes then replace the twenty-odd
+    /// plan switches where the two costs meet: two probes then replace the fifteen or so
     /// of bisection. Only a guess: the probes decide (a planner's pruning can move a
     /// switch off the crossing, and a third plan can lie between).
     fn guess(
@@ -895,7 +895,7 @@ mod tests {
         for (g, p) in d.boundaries.iter().zip(&plain.boundaries) {
             assert!((g.at - p.at).abs() <= BOUNDARY_REL_TOL * 4.0, "{g:?} {p:?}");
         }
-        // Two probes for each switch at x = 2 or y = 2, about twenty by bisection.
+        // Two probes for each switch at x = 2 or y = 2, about fifteen by bisection.
         let at_two = d
             .boundaries
             .iter()
