@@ -1511,3 +1511,39 @@ fn the_handed_up_series_saves_calls_and_pays_projection() {
         stock.rows
     );
 }
+
+// ---- Q2's SubPlan against the server at SF 10 ------------------------------------------
+
+/// relation_has_unique_index_for counts a relation's own `col = constant` restrictions
+/// (and `col = $1` of a correlated SubPlan): partsupp's rows for one `ps_partkey` are
+/// unique on `ps_suppkey`, so hashing them makes a unique inner and the supplier scan
+/// probes them. PostgreSQL 15 at SF 10 with enable_nestloop off (a kept load, imported
+/// statistics): `Hash Join (Seq Scan on supplier, Hash (Index Scan using pk_partsupp))`
+/// in Q2's SubPlan at 3,519.87 per call; the model hashed supplier instead (4,082.13).
+#[test]
+fn a_restriction_to_a_constant_proves_the_inner_unique() {
+    let t = sf01_tree(2, &["enable_nestloop=off"]);
+    let sub = t.shape();
+    assert!(
+        sub.contains("Hash Join(Seq Scan supplier, Hash(Index Scan partsupp using pk_partsupp))"),
+        "{sub}"
+    );
+}
+
+/// sort_inner_and_outer merges on every mergejoinable clause, `ps_supplycost = (SubPlan
+/// 1)` too, and then pays the SubPlan at every merge comparison: PostgreSQL 15 at SF 10
+/// (the derived catalog and imported statistics alike) merges on p_partkey alone, under
+/// an outer in that order, the SubPlan a join filter. Before, the model sorted both sides
+/// and charged the SubPlan as a join filter only.
+#[test]
+fn a_subplan_clause_is_a_merge_clause_of_explicit_sorts() {
+    let (sf, d) = &catalogs()[2];
+    let pg = PgJoinPlanner::new(&d.pg, PgJoinEnv::default()).unwrap();
+    let p = pg.plan(&query(2, *sf).unwrap(), &knobs()).unwrap();
+    assert!(
+        p.signature()
+            .starts_with("Limit(Sort(Merge Join(Index Scan part using pk_part, Materialize(Sort("),
+        "{}",
+        p.signature()
+    );
+}

@@ -15,7 +15,7 @@ use crate::pg::paths;
 use crate::pg::selfuncs;
 use crate::pg::PgOptions;
 use crate::plan::{AccessPattern, Detail, KeyNames, Name, PageReads, Work};
-use crate::query::{CmpOp, OrderKey, Query};
+use crate::query::{CmpOp, OrderKey, Predicate, Query};
 
 use super::costs::{self, JKind, JoinConsts, Qual, ScanSel, SemiFactors};
 use super::model::{
@@ -1144,19 +1144,33 @@ impl<'a> Planner<'a> {
             return false;
         }
         let r = inner.trailing_zeros() as usize;
-        let cols: Vec<&str> = eqs
+        let mut cols: SmallVec<[&str; 4]> = eqs
             .iter()
             .filter(|c| c.inner.rel == r)
             .map(|c| c.inner.col.as_str())
             .collect();
         match &b.rels[r].kind {
-            RelKind::Table { rel, .. } => rel.indexes.iter().any(|ix| {
-                ix.unique
-                    && ix.keys.iter().all(|&k| {
-                        cols.iter()
-                            .any(|c| rel.cols[k].name.eq_ignore_ascii_case(c))
-                    })
-            }),
+            RelKind::Table { rel, query, .. } => {
+                // relation_has_unique_index_for adds the relation's own `col = constant`
+                // restrictions (a Param, as a correlated SubPlan's `col = $1`, is a
+                // constant there): Q2's SubPlan at SF 10 hashes partsupp's 18 rows
+                // of `ps_partkey = $1` as a unique inner on ps_suppkey.
+                cols.extend(query.predicates.iter().filter_map(|p| match p {
+                    Predicate::Cmp {
+                        column,
+                        op: CmpOp::Eq,
+                        ..
+                    } => Some(column.as_str()),
+                    _ => None,
+                }));
+                rel.indexes.iter().any(|ix| {
+                    ix.unique
+                        && ix.keys.iter().all(|&k| {
+                            cols.iter()
+                                .any(|c| rel.cols[k].name.eq_ignore_ascii_case(c))
+                        })
+                })
+            }
             RelKind::Sub { unique, .. } => {
                 !unique.is_empty()
                     && unique
@@ -1607,13 +1621,34 @@ impl<'a> Planner<'a> {
             }
         }
 
-        // The merge joins' trials: (outer path, merge clauses in order).
-        // (outer path, merge clauses in order)
-        let mut trials: SmallVec<[(&JPath, Keys); 6]> = SmallVec::new();
+        // A join filter `col = (SubPlan)` with the column on one side and the sub-select's
+        // inputs on the other is a mergejoinable and hashjoinable clause of its own: Some
+        // (the column is on the inner side), else None.
+        let subplan_clause = |f: usize| {
+            let jf = &b.jfilters[f];
+            let hc = jf.hash_col.as_ref()?;
+            let others = jf.rels & !bit(hc.rel);
+            let col_inner = inner & bit(hc.rel) != 0 && others & !outer == 0;
+            let col_outer = outer & bit(hc.rel) != 0 && others & !inner == 0;
+            (col_inner || col_outer).then_some(col_inner)
+        };
+        // sort_inner_and_outer merges on every mergejoinable clause, these too: their
+        // SubPlan is then evaluated at every merge comparison (final_cost_mergejoin's
+        // merge quals), not only on the joined rows as a join filter. Q2's SubPlan clause
+        // at SF 10: merging partsupp with part on both clauses costs far more than the
+        // server's merge on p_partkey alone with the SubPlan as a join filter.
+        let subplan_merge: SmallVec<[usize; 2]> = fids
+            .iter()
+            .copied()
+            .filter(|&f| subplan_clause(f).is_some())
+            .collect();
+        // The merge joins' trials: (outer path, merge clauses in order, sort_inner_and_outer's:
+        // the cheapest outer sorted on every merge clause).
+        let mut trials: SmallVec<[(&JPath, Keys, bool); 6]> = SmallVec::new();
         for lead in 0..eqs.len() {
             let mut o: Keys = smallvec![lead];
             o.extend((0..eqs.len()).filter(|&x| x != lead));
-            trials.push((co, o));
+            trials.push((co, o, true));
         }
         for op in outer_paths {
             if op.pathkeys.is_empty() {
@@ -1630,7 +1665,7 @@ impl<'a> Planner<'a> {
             // The cheapest outer is tried with explicit sorts already.
             let same_as_cheapest = op.pathkeys == co.pathkeys && op.total == co.total;
             if !ord.is_empty() && !same_as_cheapest {
-                trials.push((op, ord));
+                trials.push((op, ord, false));
             }
         }
         // The cheapest inner sorted (the same for every ordering).
@@ -1789,13 +1824,9 @@ impl<'a> Planner<'a> {
             let mut nclauses = eqs.len();
             for &f in fids {
                 let jf = &b.jfilters[f];
-                let Some(hc) = &jf.hash_col else { continue };
-                let others = jf.rels & !bit(hc.rel);
-                let col_inner = inner & bit(hc.rel) != 0 && others & !outer == 0;
-                let col_outer = outer & bit(hc.rel) != 0 && others & !inner == 0;
-                if !(col_inner || col_outer) {
+                let (Some(hc), Some(col_inner)) = (&jf.hash_col, subplan_clause(f)) else {
                     continue;
-                }
+                };
                 nclauses += 1;
                 inner_sel *= jf.sel;
                 hq.per_tuple += jf.qual.per_tuple;
@@ -1903,8 +1934,13 @@ impl<'a> Planner<'a> {
         // FULL joins): none is built.
         // A Right Semi Join is a hash join only (PostgreSQL 18).
         if !eqs.is_empty() && self.opts.enable_mergejoin && jt != PJ::RightSemi {
-            for (op, ord) in &trials {
+            for (op, ord, explicit) in &trials {
                 let op: &JPath = op;
+                let subs: &[usize] = if *explicit { &subplan_merge } else { &[] };
+                let sq = subs.iter().fold(Qual::default(), |a, &f| Qual {
+                    startup: a.startup + b.jfilters[f].qual.startup,
+                    per_tuple: a.per_tuple + b.jfilters[f].qual.per_tuple,
+                });
                 let keys: Keys = ord.iter().map(|&x| eqs[x].ec).collect();
                 let nmcl = ord.len();
                 let mcl = move || ord.iter().map(move |&x| &eqs[x]);
@@ -1943,17 +1979,22 @@ impl<'a> Planner<'a> {
                 }
                 let ss = scansels[ord[0]];
                 let skip_mark = (matches!(jt, PJ::Semi | PJ::Anti) || unique_inner)
-                    && fids.is_empty()
+                    && fids.len() == subs.len()
                     && nmcl == eqs.len();
-                let mtuples =
-                    clamp_row_est(oin.rows * ci.rows * mcl().map(|c| c.sel).product::<f64>());
+                let mtuples = clamp_row_est(
+                    oin.rows
+                        * ci.rows
+                        * mcl().map(|c| c.sel).product::<f64>()
+                        * subs.iter().map(|&f| b.jfilters[f].sel).product::<f64>(),
+                );
                 let mq = Qual {
-                    startup: 0.0,
-                    per_tuple: cop * nmcl as f64,
+                    startup: sq.startup,
+                    per_tuple: cop * nmcl as f64 + sq.per_tuple,
                 };
                 let qp = Qual {
-                    startup: fq.startup,
-                    per_tuple: fq.per_tuple + cop * (eqs.len() - nmcl) as f64,
+                    startup: (fq.startup - sq.startup).max(0.0),
+                    per_tuple: (fq.per_tuple - sq.per_tuple).max(0.0)
+                        + cop * (eqs.len() - nmcl) as f64,
                 };
                 let pk = if jt.is_right() || jt == PJ::UniqueOuter {
                     &[][..]
@@ -2047,11 +2088,15 @@ impl<'a> Planner<'a> {
                                     function_calls: filter_calls(rows),
                                     ..Work::default()
                                 },
-                                join_details(
-                                    text(|| clause_line("Merge Cond: ", b, mcl(), ""))
-                                        .into_iter()
-                                        .collect(),
-                                ),
+                                if subs.is_empty() {
+                                    join_details(
+                                        text(|| clause_line("Merge Cond: ", b, mcl(), ""))
+                                            .into_iter()
+                                            .collect(),
+                                    )
+                                } else {
+                                    merge_details_with_subplans(b, mcl(), fids, subs, label)
+                                },
                                 [onode, inode],
                             )
                         },
@@ -2363,6 +2408,39 @@ fn bucket_input(b: &Block, k: &ColKey) -> costs::BucketInput {
         rel_rows: v.rows,
         rel_tuples: v.tuples,
     }
+}
+
+/// EXPLAIN's lines of a merge join whose merge clauses include `col = (SubPlan)` clauses
+/// (`subs`): those in the Merge Cond, the other join filters in the Join Filter. The sort
+/// keys above its inputs name the equality clauses' columns only.
+fn merge_details_with_subplans<'e, 'b: 'e>(
+    b: &Block,
+    eqs: impl Iterator<Item = &'e EqClause<'b>> + Clone,
+    fids: &[usize],
+    subs: &[usize],
+    label: Option<&str>,
+) -> Vec<String> {
+    let text_of = |keep: &dyn Fn(usize) -> bool| {
+        and_text(
+            &fids
+                .iter()
+                .filter(|&&f| keep(f))
+                .map(|&f| b.jfilters[f].text.clone())
+                .collect::<Vec<_>>(),
+        )
+    };
+    let mut v: Vec<String> =
+        text(|| clause_line("Merge Cond: ", b, eqs, &text_of(&|f| subs.contains(&f))))
+            .into_iter()
+            .collect();
+    let rest = text(|| text_of(&|f| !subs.contains(&f))).unwrap_or_default();
+    if !rest.is_empty() {
+        v.extend(text(|| format!("Join Filter: {rest}")));
+    }
+    if let Some(l) = label {
+        v.insert(0, l.to_string());
+    }
+    v
 }
 
 /// Conditions ANDed as EXPLAIN prints them: one as it is, several in parentheses.
