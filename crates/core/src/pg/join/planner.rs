@@ -1061,13 +1061,20 @@ impl<'a> Planner<'a> {
             let m = ec.len();
             let in_outer = |x: &usize| outer & bit(ec[*x].rel) != 0;
             let in_inner = |x: &usize| inner & bit(ec[*x].rel) != 0;
+            // generate_join_implied_equalities_normal: the first outer and the first
+            // inner member in the class's order (every member here is a plain column, so
+            // every pair scores alike). An anti or left join's clause is no class member
+            // in PostgreSQL: the join uses the clause as written. Q21 at SF 10 with
+            // enable_nestloop off: the semi join hashes on o_orderkey = l2.l_orderkey
+            // (orders' key comes first in the class), the anti join merges on
+            // l1.l_orderkey = l3.l_orderkey.
             let mut pick = (
                 (0..m).find(in_outer).unwrap_or(0),
                 (0..m).find(in_inner).unwrap_or(0),
             );
             'find: for o in (0..m).filter(in_outer) {
                 for i in (0..m).filter(in_inner) {
-                    if s.ec_edge[e][o * m + i] {
+                    if s.ec_outer_join_edge[e][o * m + i] {
                         pick = (o, i);
                         break 'find;
                     }
@@ -2546,8 +2553,9 @@ struct Search {
     /// Per class with m members, entry i*m+j: eqjoinsel_inner of member i (outer side)
     /// against member j (inner side), for members of different relations.
     ec_sel: Vec<Vec<f64>>,
-    /// Per class, entry i*m+j: members i and j are a join edge written in the query.
-    ec_edge: Vec<Vec<bool>>,
+    /// Per class, entry i*m+j: members i and j are the clause of an anti or left join
+    /// as the query writes it (one member inside the join's right side, one outside).
+    ec_outer_join_edge: Vec<Vec<bool>>,
     /// Per class, entry i*m+j: mergejoinscansel, once a merge join asks for it.
     scansel: Vec<Vec<Option<ScanSel>>>,
     /// The order the query wants (GROUP BY, else ORDER BY) as pathkeys.
@@ -2587,10 +2595,15 @@ impl Search {
                     if ec[i].rel != ec[j].rel {
                         sel[i * m + j] = b.eqjoinsel_inner(&ec[i], &ec[j]);
                     }
-                    edge[i * m + j] = b
-                        .edges
-                        .iter()
-                        .any(|(x, y)| (*x == ec[i] && *y == ec[j]) || (*x == ec[j] && *y == ec[i]));
+                    let (ri, rj) = (bit(ec[i].rel), bit(ec[j].rel));
+                    let outer_join = b.specials.iter().any(|sp| {
+                        matches!(sp.kind, JKind::Anti | JKind::Left)
+                            && ((sp.rhs & ri != 0) != (sp.rhs & rj != 0))
+                    });
+                    edge[i * m + j] = outer_join
+                        && b.edges.iter().any(|(x, y)| {
+                            (*x == ec[i] && *y == ec[j]) || (*x == ec[j] && *y == ec[i])
+                        });
                 }
             }
             ec_sel.push(sel);
@@ -2615,7 +2628,7 @@ impl Search {
                 .map(|ec| vec![None; ec.len() * ec.len()])
                 .collect(),
             ec_sel,
-            ec_edge,
+            ec_outer_join_edge: ec_edge,
             query_keys,
             param_paths: RelidsMap::default(),
             pending: Node::leaf(crate::plan::PlanNode::leaf(
