@@ -1504,10 +1504,14 @@ impl<'a> Planner<'a> {
         } else {
             None
         };
-        let fq = fids.iter().fold(Qual::default(), |a, &f| Qual {
-            startup: a.startup + b.jfilters[f].qual.startup,
-            per_tuple: a.per_tuple + b.jfilters[f].qual.per_tuple,
-        });
+        // The quals of join filters `fs`, summed.
+        let quals_of = |fs: &[usize]| {
+            fs.iter().fold(Qual::default(), |a, &f| Qual {
+                startup: a.startup + b.jfilters[f].qual.startup,
+                per_tuple: a.per_tuple + b.jfilters[f].qual.per_tuple,
+            })
+        };
+        let fq = quals_of(fids);
         // The join filters' function calls, made on the rows the join clauses pass
         // (evaluated cheapest first, the equalities before them): the join's rows before
         // the filters.
@@ -1944,10 +1948,7 @@ impl<'a> Planner<'a> {
             for (op, ord, explicit) in &trials {
                 let op: &JPath = op;
                 let subs: &[usize] = if *explicit { &subplan_merge } else { &[] };
-                let sq = subs.iter().fold(Qual::default(), |a, &f| Qual {
-                    startup: a.startup + b.jfilters[f].qual.startup,
-                    per_tuple: a.per_tuple + b.jfilters[f].qual.per_tuple,
-                });
+                let sq = quals_of(subs);
                 let keys: Keys = ord.iter().map(|&x| eqs[x].ec).collect();
                 let nmcl = ord.len();
                 let mcl = move || ord.iter().map(move |&x| &eqs[x]);
@@ -2585,7 +2586,7 @@ impl Search {
             })
             .collect();
         let mut ec_sel = Vec::with_capacity(b.ecs.len());
-        let mut ec_edge = Vec::with_capacity(b.ecs.len());
+        let mut ec_outer_join_edge = Vec::with_capacity(b.ecs.len());
         for ec in &b.ecs {
             let m = ec.len();
             let mut sel = vec![f64::NAN; m * m];
@@ -2607,7 +2608,7 @@ impl Search {
                 }
             }
             ec_sel.push(sel);
-            ec_edge.push(edge);
+            ec_outer_join_edge.push(edge);
         }
         let query_keys = if !group.is_empty() {
             group
@@ -2628,7 +2629,7 @@ impl Search {
                 .map(|ec| vec![None; ec.len() * ec.len()])
                 .collect(),
             ec_sel,
-            ec_outer_join_edge: ec_edge,
+            ec_outer_join_edge,
             query_keys,
             param_paths: RelidsMap::default(),
             pending: Node::leaf(crate::plan::PlanNode::leaf(
