@@ -409,7 +409,10 @@ fn check(
         rows.push((name, ok, detail));
     }
     let matched = rows.iter().filter(|r| r.1).count();
-    println!("{matched} of {} plans match", rows.len());
+    println!(
+        "{matched} of {} plans match (shape, and total cost within 0.5 % plus EXPLAIN's rounding)",
+        rows.len()
+    );
     for (name, ok, detail) in &rows {
         println!("{} {name}: {detail}", if *ok { "OK  " } else { "MISS" });
     }

@@ -273,7 +273,7 @@ fn join_queries_of_our_own_schema_cost_what_the_server_says() {
     }
     let matched = rows.iter().filter(|r| r.1).count();
     println!(
-        "{matched} of {} plans match (shape and total cost within {} %)",
+        "{matched} of {} plans match (shape, and total cost within {} % plus EXPLAIN's rounding)",
         rows.len(),
         common::COST_TOLERANCE * 100.0
     );
