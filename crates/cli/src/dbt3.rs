@@ -122,6 +122,8 @@ pub struct Dbt3Setup {
     pub repeat: Option<usize>,
     /// PostgreSQL: plan with the "ORDER BY value handed up" series instead of stock.
     pub series: bool,
+    /// PostgreSQL's enable_* switches, both sides (`--disable`).
+    pub pg_options: costlab_core::pg::PgOptions,
 }
 
 /// One plan in the report.
@@ -217,6 +219,9 @@ pub struct Dbt3Report {
     pub server: Option<ServerSettings>,
     pub baseline: String,
     pub sets: Vec<String>,
+    /// PostgreSQL's enable_* switches turned off on both sides (`enable_nestloop`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub switches_off: Vec<String>,
     pub rows: Vec<RowReport>,
     /// The user's queries the front end refused (none for DBT3).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -381,7 +386,11 @@ pub fn planner(s: &Dbt3Setup) -> Result<(WorkloadPlanner, String, Vec<RefusedRep
             )
         }
     };
-    Ok((planner, workload, refused))
+    Ok((
+        planner.with_pg_options(s.pg_options.clone())?,
+        workload,
+        refused,
+    ))
 }
 
 /// Plans and times the queries and collects the report.
@@ -424,11 +433,33 @@ pub fn run(s: &Dbt3Setup) -> Result<Dbt3Report> {
         server: (s.version.engine() == Engine::Mysql).then_some(s.server),
         baseline: s.baseline_label.clone(),
         sets: s.sets.clone(),
+        switches_off: switches_off(&s.pg_options),
         rows,
         refused,
         totals,
         timings,
     })
+}
+
+/// The enable_* switches `o` turns off, by their names.
+fn switches_off(o: &costlab_core::pg::PgOptions) -> Vec<String> {
+    [
+        ("enable_seqscan", o.enable_seqscan),
+        ("enable_indexscan", o.enable_indexscan),
+        ("enable_indexonlyscan", o.enable_indexonlyscan),
+        ("enable_bitmapscan", o.enable_bitmapscan),
+        ("enable_sort", o.enable_sort),
+        ("enable_hashjoin", o.enable_hashjoin),
+        ("enable_mergejoin", o.enable_mergejoin),
+        ("enable_nestloop", o.enable_nestloop),
+        ("enable_material", o.enable_material),
+        ("enable_memoize", o.enable_memoize),
+        ("enable_hashagg", o.enable_hashagg),
+    ]
+    .into_iter()
+    .filter(|(_, on)| !on)
+    .map(|(n, _)| n.to_string())
+    .collect()
 }
 
 /// A title without its LIMIT, at most `max` characters.
@@ -483,6 +514,12 @@ impl Dbt3Report {
                 } else {
                     "off"
                 }
+            ));
+        }
+        if !self.switches_off.is_empty() {
+            s.push_str(&format!(
+                "switches: {} off (both sides)\n",
+                self.switches_off.join(", ")
             ));
         }
         s.push_str(&format!("baseline: {}\n", self.baseline));

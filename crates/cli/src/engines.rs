@@ -7,13 +7,21 @@ use costlab_core::query::Query;
 use costlab_core::scenario_file::ScenarioFile;
 use costlab_core::{mysql, pg, Error, Result};
 
-/// PostgreSQL's enable_* switches a user can turn off with `--disable`.
-pub const PG_SWITCHES: [&str; 5] = [
+/// PostgreSQL's enable_* switches a user can turn off with `--disable`: the scans and
+/// sorts, then the join methods and the join planner's helpers (single-table plans have
+/// no joins, so there those change nothing, as on a server).
+pub const PG_SWITCHES: [&str; 11] = [
     "seqscan",
     "indexscan",
     "indexonlyscan",
     "bitmapscan",
     "sort",
+    "hashjoin",
+    "mergejoin",
+    "nestloop",
+    "material",
+    "memoize",
+    "hashagg",
 ];
 
 /// Everything besides the table, query and constants that decides a plan.
@@ -53,6 +61,12 @@ pub fn pg_options(disable: &[String]) -> Result<pg::PgOptions> {
             "indexonlyscan" => o.enable_indexonlyscan = false,
             "bitmapscan" => o.enable_bitmapscan = false,
             "sort" => o.enable_sort = false,
+            "hashjoin" => o.enable_hashjoin = false,
+            "mergejoin" => o.enable_mergejoin = false,
+            "nestloop" => o.enable_nestloop = false,
+            "material" => o.enable_material = false,
+            "memoize" => o.enable_memoize = false,
+            "hashagg" => o.enable_hashagg = false,
             "" => {}
             _ => {
                 return Err(Error::invalid(
@@ -234,7 +248,9 @@ mod tests {
         assert!(parse_version("9.6").is_err());
         let o = pg_options(&["seqscan".into(), "enable_bitmapscan".into()]).unwrap();
         assert!(!o.enable_seqscan && !o.enable_bitmapscan && o.enable_indexscan);
-        let e = pg_options(&["hashjoin".into()]).unwrap_err().to_string();
-        assert!(e.contains("hashjoin"), "{e}");
+        let o = pg_options(&["enable_nestloop".into(), "MergeJoin".into()]).unwrap();
+        assert!(!o.enable_nestloop && !o.enable_mergejoin && o.enable_hashjoin);
+        let e = pg_options(&["hashjoins".into()]).unwrap_err().to_string();
+        assert!(e.contains("hashjoins") && e.contains("nestloop"), "{e}");
     }
 }

@@ -168,7 +168,9 @@ struct Common {
     /// repeatable.
     #[arg(long = "set", value_name = "NAME=VALUE")]
     sets: Vec<String>,
-    /// PostgreSQL: turn off plan types (seqscan, indexscan, indexonlyscan, bitmapscan, sort).
+    /// PostgreSQL: turn off plan types as `SET enable_x = off` does (seqscan, indexscan,
+    /// indexonlyscan, bitmapscan, sort; for joins also hashjoin, mergejoin, nestloop,
+    /// material, memoize, hashagg); comma-separated or repeated.
     #[arg(long, value_delimiter = ',')]
     disable: Vec<String>,
     /// MySQL: innodb_buffer_pool_size in MB.
@@ -282,7 +284,9 @@ struct MachineArgs {
     /// repeatable.
     #[arg(long = "set", value_name = "NAME=VALUE")]
     sets: Vec<String>,
-    /// PostgreSQL: turn off plan types (seqscan, indexscan, indexonlyscan, bitmapscan, sort).
+    /// PostgreSQL: turn off plan types as `SET enable_x = off` does (seqscan, indexscan,
+    /// indexonlyscan, bitmapscan, sort; for joins also hashjoin, mergejoin, nestloop,
+    /// material, memoize, hashagg); comma-separated or repeated.
     #[arg(long, value_delimiter = ',')]
     disable: Vec<String>,
     #[command(flatten)]
@@ -391,6 +395,12 @@ struct Dbt3Args {
     /// mrr_cost_based=0 belongs on both sides; repeatable.
     #[arg(long = "baseline-set", value_name = "NAME=VALUE")]
     baseline_sets: Vec<String>,
+    /// PostgreSQL: plan with these enable_* switches off, as `SET enable_nestloop = off`
+    /// does (nestloop, hashjoin, mergejoin, material, memoize, hashagg, seqscan, indexscan,
+    /// indexonlyscan, bitmapscan, sort): a session setting, so on both sides of the
+    /// comparison; comma-separated or repeated.
+    #[arg(long, value_delimiter = ',')]
+    disable: Vec<String>,
     /// Only this query (1 to 22; the workload's: its number), with both plans as trees.
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     query: Option<i64>,
@@ -764,6 +774,13 @@ fn prepare(c: &Common) -> Result<(ScenarioFile, KnobValues, Setup), Fail> {
 /// Applies `--set name=value` assignments; each must be a knob of `engine`.
 fn apply_sets(knobs: &mut KnobValues, sets: &[String], engine: Engine) -> Result<(), Fail> {
     for s in sets {
+        let name = s.split('=').next().unwrap_or_default().trim();
+        if name.to_ascii_lowercase().starts_with("enable_") {
+            return Err(Fail::Usage(format!(
+                "--set {name}: a planner switch, not a cost constant; turn it off with --disable {}",
+                &name["enable_".len()..]
+            )));
+        }
         let knob = knobs.set_assignment(s).map_err(usage)?;
         if knob.def().engine != engine {
             return Err(Fail::Usage(format!(
@@ -1394,11 +1411,6 @@ fn simulate_join(
     sql: String,
 ) -> Result<(), Fail> {
     use costlab::dbt3;
-    if !a.machine.disable.is_empty() {
-        return Err(usage(
-            "--disable applies to single-table queries; the join planners run with every enable_* on",
-        ));
-    }
     if costlab_core::workload::user::split_queries(&sql)?.len() != 1 {
         return Err(usage(
             "--query takes one query; for several use costlab workload --queries FILE",
@@ -1428,6 +1440,7 @@ fn simulate_join(
         query: Some(1),
         repeat: None,
         series: machine.series,
+        pg_options: machine.pg_options.clone(),
     };
     let report = dbt3::run(&setup)?;
     if let Some(r) = report.refused.first() {
@@ -1768,6 +1781,15 @@ fn dbt3_cmd(a: Dbt3Args, user: bool) -> Result<(), Fail> {
             v
         }
     };
+    let pg_options = match engine {
+        Engine::Postgres => engines::pg_options(&a.disable).map_err(usage)?,
+        Engine::Mysql if !a.disable.is_empty() => {
+            return Err(usage(
+                "--disable takes PostgreSQL's enable_* switches; not available for MySQL",
+            ))
+        }
+        Engine::Mysql => Default::default(),
+    };
     let sf = costlab_core::workload::dbt3::catalog::check_sf(a.sf)
         .map_err(|e| Fail::Usage(format!("--sf: {e}")))?;
     let query = match (user, a.query) {
@@ -1878,6 +1900,7 @@ fn dbt3_cmd(a: Dbt3Args, user: bool) -> Result<(), Fail> {
         query,
         repeat: a.timings,
         series: a.series,
+        pg_options,
     };
     if let Some((axes, grid)) = &diagram_axes {
         let report = costlab::diagram::run(&setup, axes, *grid)?;

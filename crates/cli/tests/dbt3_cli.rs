@@ -717,3 +717,94 @@ fn sweep_and_simulate_take_join_queries() {
         .iter()
         .any(|p| p.as_u64().unwrap() >= 2));
 }
+
+/// Every node's `op` in a JSON plan tree.
+fn ops(tree: &serde_json::Value, out: &mut Vec<String>) {
+    if let Some(op) = tree["op"].as_str() {
+        out.push(op.to_string());
+    }
+    for c in tree["children"].as_array().into_iter().flatten() {
+        ops(c, out);
+    }
+}
+
+/// `--disable` turns PostgreSQL's enable_* switches off as `SET enable_nestloop = off`
+/// does in a session: on both sides of the comparison, the join planner then never
+/// chooses the method, and the plan it chooses instead costs at least as much (the
+/// cheaper one was off the table). `--set enable_nestloop=off` points to it; MySQL has
+/// no such switches.
+#[test]
+fn disable_turns_join_methods_off_on_both_sides() {
+    let plan = |q: u8, disable: Option<&str>| {
+        let q = q.to_string();
+        let mut args = vec![
+            "dbt3",
+            "--engine",
+            "postgres",
+            "--sf",
+            "1",
+            "--release",
+            "15",
+            "--query",
+            &q,
+            "--json",
+        ];
+        if let Some(d) = disable {
+            args.extend(["--disable", d]);
+        }
+        let v: serde_json::Value =
+            serde_json::from_str(&assert_ok(&run(&args))).expect("JSON report");
+        v
+    };
+    for q in [2, 3, 9, 21] {
+        let on = plan(q, None);
+        let mut all = Vec::new();
+        ops(&on["rows"][0]["current"]["tree"], &mut all);
+        assert!(
+            all.iter().any(|o| o == "Nested Loop"),
+            "Q{q} uses a nested loop with every switch on: {all:?}"
+        );
+        assert!(on.get("switches_off").is_none(), "{}", on["switches_off"]);
+        for (disable, gone) in [
+            ("nestloop", vec!["Nested Loop"]),
+            ("enable_nestloop,hashjoin", vec!["Nested Loop", "Hash Join"]),
+        ] {
+            let off = plan(q, Some(disable));
+            let listed = off["switches_off"].as_array().expect("switches_off");
+            assert!(
+                listed.iter().any(|s| s == "enable_nestloop") && listed.len() == gone.len(),
+                "--disable {disable}: {listed:?}"
+            );
+            for side in ["baseline", "current"] {
+                let mut got = Vec::new();
+                ops(&off["rows"][0][side]["tree"], &mut got);
+                for g in &gone {
+                    assert!(
+                        !got.iter().any(|o| o == g),
+                        "Q{q} {side} --disable {disable}: {got:?}"
+                    );
+                }
+                let (c_on, c_off) = (
+                    on["rows"][0][side]["cost"].as_f64().unwrap(),
+                    off["rows"][0][side]["cost"].as_f64().unwrap(),
+                );
+                assert!(
+                    c_off >= c_on,
+                    "Q{q} {side} --disable {disable}: {c_off} < {c_on}"
+                );
+            }
+        }
+    }
+    let o = run(&[
+        "dbt3",
+        "--engine",
+        "postgres",
+        "--set",
+        "enable_nestloop=off",
+    ]);
+    assert_fails(&o, 2, &["planner switch", "--disable nestloop"]);
+    let o = run(&["dbt3", "--engine", "postgres", "--disable", "hashjoins"]);
+    assert_fails(&o, 2, &["hashjoins", "nestloop", "memoize"]);
+    let o = run(&["dbt3", "--engine", "mysql", "--disable", "nestloop"]);
+    assert_fails(&o, 2, &["--disable", "not available for MySQL"]);
+}

@@ -196,6 +196,13 @@ impl PgJoinPlanner {
         Ok(planner)
     }
 
+    /// Plans from now on with `opts`' enable_* switches (as `SET enable_nestloop = off`
+    /// does for a session). The memo holds only the queries' SQL analysis, which no
+    /// switch changes, so it stays.
+    pub fn set_options(&mut self, opts: crate::pg::PgOptions) {
+        self.env.opts = opts;
+    }
+
     /// The schema's functions `expr` calls, one entry per call (built-ins are not there).
     fn schema_calls<'f>(&'f self, expr: &str) -> impl Iterator<Item = &'f Function> {
         let names = if self.env.functions.is_empty() {

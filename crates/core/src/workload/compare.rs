@@ -145,6 +145,23 @@ impl WorkloadPlanner {
         })
     }
 
+    /// PostgreSQL's enable_* switches for every plan from now on, on both sides of a
+    /// comparison (a session's settings, not cost constants). MySQL has none of them: any
+    /// switch turned off there is an error.
+    pub fn with_pg_options(mut self, opts: crate::pg::PgOptions) -> Result<WorkloadPlanner> {
+        match &mut self.engine {
+            EnginePlanner::Postgres(p) => p.set_options(opts),
+            EnginePlanner::Mysql(_) if opts != crate::pg::PgOptions::default() => {
+                return Err(Error::invalid(
+                    "switches",
+                    "enable_* are PostgreSQL's planner switches; MySQL has none of them",
+                ))
+            }
+            EnginePlanner::Mysql(_) => {}
+        }
+        Ok(self)
+    }
+
     /// DBT3's scale factor (`None`: the user's own tables).
     pub fn sf(&self) -> Option<f64> {
         self.sf
