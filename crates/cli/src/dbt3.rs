@@ -397,6 +397,13 @@ pub fn planner(s: &Dbt3Setup) -> Result<(WorkloadPlanner, String, Vec<RefusedRep
 pub fn run(s: &Dbt3Setup) -> Result<Dbt3Report> {
     let start = Instant::now();
     let (planner, workload, refused) = planner(s)?;
+    // The one query asked for, refused by the front end: its own error, not "no query N".
+    if let Some(r) = refused.iter().find(|r| Some(r.query) == s.query) {
+        return Err(Error::invalid(
+            "query",
+            format!("query {}: {}", r.query, r.error),
+        ));
+    }
     let prepare_us = start.elapsed().as_secs_f64() * 1e6;
     let rows = planner.table(&s.baseline, &s.current, s.query)?;
     let with_tree = s.query.is_some();

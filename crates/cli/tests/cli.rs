@@ -940,3 +940,49 @@ fn simulate_times_the_ordering_scenario_as_costlab_ordering_does() {
         stderr(&o)
     );
 }
+
+/// `simulate` on a join query of one's own: `--disable` switches the join planner's
+/// methods off as a session's SET does (the merge join replaces the hash join here), and
+/// a query the SQL front end refuses fails with the front end's error, not "the workload
+/// has no query 1".
+#[test]
+fn simulate_a_join_with_switches_off_and_a_refused_query() {
+    let shop = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../static/example-shop.json");
+    let shop = shop.to_str().expect("utf-8");
+    let sim = |sql: &str, disable: Option<&str>| {
+        let mut args = vec![
+            "simulate",
+            "--engine",
+            "postgres",
+            "--profile",
+            "seed-nvme",
+            "--scenario",
+            shop,
+            "--query",
+            sql,
+        ];
+        if let Some(d) = disable {
+            args.extend(["--disable", d]);
+        }
+        run(&args)
+    };
+    let sql = "SELECT c.city, count(*) FROM customers c JOIN orders o ON o.cust_id = c.cust_id GROUP BY c.city";
+    let on = sim(sql, None);
+    assert!(on.status.success(), "{}", stderr(&on));
+    assert!(stdout(&on).contains("Hash Join"), "{}", stdout(&on));
+    let off = sim(sql, Some("hashjoin,nestloop"));
+    assert!(off.status.success(), "{}", stderr(&off));
+    let text = stdout(&off);
+    assert!(
+        text.contains("Merge Join") && !text.contains("Hash Join") && !text.contains("Nested Loop"),
+        "{text}"
+    );
+    let bad = sim(
+        "SELECT c.city FROM customers c JOIN orders o ON o.customer_id = c.cust_id",
+        None,
+    );
+    assert_eq!(bad.status.code(), Some(1), "{}", stderr(&bad));
+    let err = stderr(&bad);
+    assert!(err.contains("unknown column `customer_id`"), "{err}");
+    assert!(!err.contains("no query 1"), "{err}");
+}
