@@ -134,10 +134,10 @@ fn usage_errors_exit_2_with_one_line() {
             "--query",
             Q,
             "--disable",
-            "hashjoin",
+            "hashjoins",
         ]),
         2,
-        "hashjoin",
+        "hashjoins",
     );
     assert_fails(
         &run(&[

@@ -114,9 +114,20 @@ pub fn with_innodb_statistics(t: &Table) -> Table {
             let leaf_pages = if i.primary {
                 leaf
             } else {
-                let entry = key + pk_bytes + SEC_OVERHEAD;
+                // The primary key's columns the key already holds are stored once
+                // (dict_index_build_internal_non_clust).
+                let row_ref = primary.map_or(6.0, |p| {
+                    let rest: Vec<String> = p
+                        .columns
+                        .iter()
+                        .filter(|c| !i.columns.contains(c))
+                        .cloned()
+                        .collect();
+                    key_bytes(t, &rest)
+                });
+                let entry = key + row_ref + SEC_OVERHEAD;
                 let leaf = (t.rows / (FILL / entry).floor().max(1.0)).ceil().max(1.0);
-                secondary_pages += total_pages(leaf, key + pk_bytes + PTR_OVERHEAD);
+                secondary_pages += total_pages(leaf, key + row_ref + PTR_OVERHEAD);
                 leaf
             };
             Index {
