@@ -856,7 +856,7 @@ fn mysql_secondary(table: &str) -> &'static [SecDef] {
             ("i_l_suppkey", &["l_suppkey"], 4.0),
             ("i_l_receiptdate", &["l_receiptdate"], 3.0),
             ("i_l_orderkey", &["l_orderkey"], 4.0),
-            ("i_l_orderkey_quantity", &["l_orderkey", "l_quantity"], 9.0),
+            ("i_l_orderkey_quantity", &["l_orderkey", "l_quantity"], 11.0),
             ("i_l_commitdate", &["l_commitdate"], 3.0),
         ],
         "orders" => &[
@@ -894,13 +894,14 @@ fn prefix_distinct(t: &Logical, cols: &[&str]) -> f64 {
     d.clamp(1.0, t.rows.max(1.0))
 }
 
-/// Pages of an InnoDB B-tree with `leaf` leaves and node pointers of `ptr` bytes.
+/// Bytes of `cols` in an InnoDB index record, as the kit's DDL types them.
 fn key_bytes_of(t: &Logical, cols: &[&str]) -> f64 {
     cols.iter()
         .map(|c| {
             match t.columns.iter().find(|x| x.name == *c).map(|x| &x.ty) {
                 Some(ColumnType::Date) => 3.0,
-                Some(ColumnType::Numeric) => 5.0,
+                // DECIMAL(15,2): 13 integer digits in 4 + 2 bytes, 2 fraction digits in 1.
+                Some(ColumnType::Numeric) => 7.0,
                 _ => 4.0, // INTEGER in the kit DDL (BIGINT only in PostgreSQL's)
             }
         })
