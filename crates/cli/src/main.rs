@@ -771,6 +771,17 @@ fn prepare(c: &Common) -> Result<(ScenarioFile, KnobValues, Setup), Fail> {
     Ok((scenario, knobs, setup))
 }
 
+/// PostgreSQL's options with `--disable`'s switches off; MySQL has no such switches.
+fn switches(engine: Engine, disable: &[String]) -> Result<costlab_core::pg::PgOptions, Fail> {
+    match engine {
+        Engine::Postgres => engines::pg_options(disable).map_err(usage),
+        Engine::Mysql if !disable.is_empty() => Err(usage(
+            "--disable takes PostgreSQL's enable_* switches; not available for MySQL",
+        )),
+        Engine::Mysql => Ok(Default::default()),
+    }
+}
+
 /// Applies `--set name=value` assignments; each must be a knob of `engine`.
 fn apply_sets(knobs: &mut KnobValues, sets: &[String], engine: Engine) -> Result<(), Fail> {
     for s in sets {
@@ -1173,15 +1184,7 @@ fn machine_setup(a: &MachineArgs) -> Result<(Source, Machine, KnobValues), Fail>
     let (profile, mut server) =
         machine_profile(a.profile.as_deref(), a.profile_file.as_deref(), a.cold)?;
     a.server.apply(&mut server)?;
-    let pg_options = match engine {
-        Engine::Postgres => engines::pg_options(&a.disable).map_err(usage)?,
-        Engine::Mysql if !a.disable.is_empty() => {
-            return Err(usage(
-                "--disable takes PostgreSQL's enable_* switches; not available for MySQL",
-            ))
-        }
-        Engine::Mysql => Default::default(),
-    };
+    let pg_options = switches(engine, &a.disable)?;
     if a.series && engine == Engine::Mysql {
         return Err(usage(
             "--series is a PostgreSQL planner variant; not available for MySQL",
@@ -1781,15 +1784,7 @@ fn dbt3_cmd(a: Dbt3Args, user: bool) -> Result<(), Fail> {
             v
         }
     };
-    let pg_options = match engine {
-        Engine::Postgres => engines::pg_options(&a.disable).map_err(usage)?,
-        Engine::Mysql if !a.disable.is_empty() => {
-            return Err(usage(
-                "--disable takes PostgreSQL's enable_* switches; not available for MySQL",
-            ))
-        }
-        Engine::Mysql => Default::default(),
-    };
+    let pg_options = switches(engine, &a.disable)?;
     let sf = costlab_core::workload::dbt3::catalog::check_sf(a.sf)
         .map_err(|e| Fail::Usage(format!("--sf: {e}")))?;
     let query = match (user, a.query) {
