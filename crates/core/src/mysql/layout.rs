@@ -20,7 +20,8 @@ pub const FILL: f64 = PAGE * 15.0 / 16.0;
 /// 38-byte file header, 56-byte page header, infimum and supremum (26) and trailer (8).
 /// MariaDB 10.11 holds 984 i_l_shipdate entries of 11 key bytes on each leaf.
 pub const SORTED_FILL: f64 = PAGE - 128.0;
-/// A secondary entry is key bytes + primary key bytes + about 6 bytes of header.
+/// A secondary entry is its key bytes, the primary key's bytes the key does not hold, and
+/// about 6 bytes of header and directory.
 pub const SEC_OVERHEAD: f64 = 6.0;
 /// Node pointer: key + child page number (4) + record header and directory slot (7).
 pub const PTR_OVERHEAD: f64 = 11.0;
