@@ -440,33 +440,12 @@ pub fn run(s: &Dbt3Setup) -> Result<Dbt3Report> {
         server: (s.version.engine() == Engine::Mysql).then_some(s.server),
         baseline: s.baseline_label.clone(),
         sets: s.sets.clone(),
-        switches_off: switches_off(&s.pg_options),
+        switches_off: s.pg_options.switches_off(),
         rows,
         refused,
         totals,
         timings,
     })
-}
-
-/// The enable_* switches `o` turns off, by their names.
-fn switches_off(o: &costlab_core::pg::PgOptions) -> Vec<String> {
-    [
-        ("enable_seqscan", o.enable_seqscan),
-        ("enable_indexscan", o.enable_indexscan),
-        ("enable_indexonlyscan", o.enable_indexonlyscan),
-        ("enable_bitmapscan", o.enable_bitmapscan),
-        ("enable_sort", o.enable_sort),
-        ("enable_hashjoin", o.enable_hashjoin),
-        ("enable_mergejoin", o.enable_mergejoin),
-        ("enable_nestloop", o.enable_nestloop),
-        ("enable_material", o.enable_material),
-        ("enable_memoize", o.enable_memoize),
-        ("enable_hashagg", o.enable_hashagg),
-    ]
-    .into_iter()
-    .filter(|(_, on)| !on)
-    .map(|(n, _)| n.to_string())
-    .collect()
 }
 
 /// A title without its LIMIT, at most `max` characters.

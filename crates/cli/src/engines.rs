@@ -7,22 +7,9 @@ use costlab_core::query::Query;
 use costlab_core::scenario_file::ScenarioFile;
 use costlab_core::{mysql, pg, Error, Result};
 
-/// PostgreSQL's enable_* switches a user can turn off with `--disable`: the scans and
-/// sorts, then the join methods and the join planner's helpers (single-table plans have
-/// no joins, so there those change nothing, as on a server).
-pub const PG_SWITCHES: [&str; 11] = [
-    "seqscan",
-    "indexscan",
-    "indexonlyscan",
-    "bitmapscan",
-    "sort",
-    "hashjoin",
-    "mergejoin",
-    "nestloop",
-    "material",
-    "memoize",
-    "hashagg",
-];
+/// PostgreSQL's enable_* switches a user can turn off with `--disable` (single-table
+/// plans have no joins, so there the join switches change nothing, as on a server).
+pub const PG_SWITCHES: [&str; 11] = pg::PgOptions::SWITCHES;
 
 /// Everything besides the table, query and constants that decides a plan.
 #[derive(Clone, Debug)]
@@ -55,20 +42,10 @@ pub fn pg_options(disable: &[String]) -> Result<pg::PgOptions> {
     for name in disable {
         let n = name.trim().to_ascii_lowercase();
         let n = n.strip_prefix("enable_").unwrap_or(&n);
-        match n {
-            "seqscan" => o.enable_seqscan = false,
-            "indexscan" => o.enable_indexscan = false,
-            "indexonlyscan" => o.enable_indexonlyscan = false,
-            "bitmapscan" => o.enable_bitmapscan = false,
-            "sort" => o.enable_sort = false,
-            "hashjoin" => o.enable_hashjoin = false,
-            "mergejoin" => o.enable_mergejoin = false,
-            "nestloop" => o.enable_nestloop = false,
-            "material" => o.enable_material = false,
-            "memoize" => o.enable_memoize = false,
-            "hashagg" => o.enable_hashagg = false,
-            "" => {}
-            _ => {
+        match o.switch_mut(n) {
+            Some(flag) => *flag = false,
+            None if n.is_empty() => {}
+            None => {
                 return Err(Error::invalid(
                     "--disable",
                     format!("`{name}` is not one of {}", PG_SWITCHES.join(", ")),

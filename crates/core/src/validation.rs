@@ -186,25 +186,12 @@ pub fn switches_off(forced_with: &[String]) -> Result<PgOptions> {
         let name = f
             .strip_suffix("=off")
             .ok_or_else(|| Error::invalid("forced_with", format!("{f}: not `enable_...=off`")))?;
-        let flag = match name {
-            "enable_seqscan" => &mut o.enable_seqscan,
-            "enable_indexscan" => &mut o.enable_indexscan,
-            "enable_indexonlyscan" => &mut o.enable_indexonlyscan,
-            "enable_bitmapscan" => &mut o.enable_bitmapscan,
-            "enable_sort" => &mut o.enable_sort,
-            "enable_hashjoin" => &mut o.enable_hashjoin,
-            "enable_mergejoin" => &mut o.enable_mergejoin,
-            "enable_nestloop" => &mut o.enable_nestloop,
-            "enable_material" => &mut o.enable_material,
-            "enable_memoize" => &mut o.enable_memoize,
-            "enable_hashagg" => &mut o.enable_hashagg,
-            _ => {
-                return Err(Error::invalid(
-                    "forced_with",
-                    format!("{f}: not a switch the model knows"),
-                ))
-            }
-        };
+        let flag = name
+            .strip_prefix("enable_")
+            .and_then(|n| o.switch_mut(n))
+            .ok_or_else(|| {
+                Error::invalid("forced_with", format!("{f}: not a switch the model knows"))
+            })?;
         *flag = false;
     }
     Ok(o)

@@ -105,6 +105,52 @@ impl Default for PgOptions {
     }
 }
 
+impl PgOptions {
+    /// The enable_* switches a user turns off (names without `enable_`): the scans and
+    /// sorts, then the join methods and the join planner's helpers.
+    pub const SWITCHES: [&'static str; 11] = [
+        "seqscan",
+        "indexscan",
+        "indexonlyscan",
+        "bitmapscan",
+        "sort",
+        "hashjoin",
+        "mergejoin",
+        "nestloop",
+        "material",
+        "memoize",
+        "hashagg",
+    ];
+
+    /// The switch `name` (one of [`Self::SWITCHES`], without `enable_`).
+    pub fn switch_mut(&mut self, name: &str) -> Option<&mut bool> {
+        Some(match name {
+            "seqscan" => &mut self.enable_seqscan,
+            "indexscan" => &mut self.enable_indexscan,
+            "indexonlyscan" => &mut self.enable_indexonlyscan,
+            "bitmapscan" => &mut self.enable_bitmapscan,
+            "sort" => &mut self.enable_sort,
+            "hashjoin" => &mut self.enable_hashjoin,
+            "mergejoin" => &mut self.enable_mergejoin,
+            "nestloop" => &mut self.enable_nestloop,
+            "material" => &mut self.enable_material,
+            "memoize" => &mut self.enable_memoize,
+            "hashagg" => &mut self.enable_hashagg,
+            _ => return None,
+        })
+    }
+
+    /// The switches turned off, as `enable_nestloop`.
+    pub fn switches_off(&self) -> Vec<String> {
+        let mut o = self.clone();
+        Self::SWITCHES
+            .iter()
+            .filter(|n| o.switch_mut(n).is_some_and(|on| !*on))
+            .map(|n| format!("enable_{n}"))
+            .collect()
+    }
+}
+
 /// Plans `query` on `table` as PostgreSQL `version` would with the knob values.
 /// Validates everything on each call; to plan one table many times, use [`Prepared`].
 pub fn plan(
