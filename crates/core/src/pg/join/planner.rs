@@ -1625,7 +1625,7 @@ impl<'a> Planner<'a> {
                         && (!unique_inner || whole_condition)
                         && !memoized.iter().any(|m| m.0 == k && m.1 == calls)
                     {
-                        let (mp, info) = self.memoize(b, ip, outer, calls);
+                        let (mp, info) = self.memoize(b, s, ip, outer, calls);
                         memoized.push((k, calls, mp, info));
                     }
                 }
@@ -2200,7 +2200,14 @@ impl<'a> Planner<'a> {
 
     /// A Memoize over parameterized path `ip` whose parameters come from `outer`, for
     /// `calls` outer rows (PG14+, §2.4).
-    fn memoize(&self, b: &Block, ip: &JPath, outer: u64, calls: f64) -> (JPath, MemoInfo) {
+    fn memoize(
+        &self,
+        b: &Block,
+        s: &Search,
+        ip: &JPath,
+        outer: u64,
+        calls: f64,
+    ) -> (JPath, MemoInfo) {
         let jc = &self.jc;
         let pcols: SmallVec<[ColKey; 2]> = ip
             .param_ecs
@@ -2208,10 +2215,24 @@ impl<'a> Planner<'a> {
             .filter_map(|e| b.ecs[*e].iter().find(|m| outer & bit(m.rel) != 0).cloned())
             .collect();
         // A default ndistinct makes Memoize assume every call distinct (§2.4).
-        let nd = if pcols.iter().any(|c| b.stats(c).nd_default) {
-            calls
+        let distinct = || {
+            if pcols.iter().any(|c| b.stats(c).nd_default) {
+                calls
+            } else {
+                super::upper::estimate_num_groups(b, &pcols, calls)
+            }
+        };
+        // The cache key's columns follow from the classes and the outer relations; the
+        // same inner path under the same outer rows recurs across the outer paths and
+        // join orders of a search.
+        let ecs = ip.param_ecs.iter().fold(0, |a, &e| a | ec_bit(e));
+        let nd = if ip.param_ecs.iter().all(|&e| e < 64) {
+            *s.memo_groups
+                .borrow_mut()
+                .entry((ecs, outer, calls.to_bits()))
+                .or_insert_with(distinct)
         } else {
-            super::upper::estimate_num_groups(b, &pcols, calls)
+            distinct()
         };
         let pg16 = self.version >= EngineVersion::Pg16;
         let (rs, rt, hit) = costs::memoize_rescan(jc, ip.input(), calls, nd, pg16);
@@ -2565,6 +2586,9 @@ struct Search {
     param_paths: RelidsMap<(usize, u64), Rc<[JPath]>>,
     /// The node of a join candidate not yet built (see `Candidates`).
     pending: Rc<Node>,
+    /// Memoize's distinct parameter values per (parameter classes as bits, outer
+    /// relations, calls as bits): estimate_num_groups, a pure function of those.
+    memo_groups: std::cell::RefCell<RelidsMap<(u64, u64, u64), f64>>,
 }
 
 impl Search {
@@ -2632,6 +2656,7 @@ impl Search {
             ec_outer_join_edge,
             query_keys,
             param_paths: RelidsMap::default(),
+            memo_groups: Default::default(),
             pending: Node::leaf(crate::plan::PlanNode::leaf(
                 "(not built)",
                 crate::plan::Cost::new(0.0, 0.0),

@@ -163,6 +163,34 @@ pub(crate) struct Block<'a> {
     /// (preprocess_limit). A sub-select here is planned for full retrieval (tuple_fraction
     /// 0: scalar sublinks, and FROM sub-selects under a join); hashed ANY sublinks too.
     pub consider_startup: bool,
+    /// Per relation, per column it reads (a table's `uses`, a sub-select's `cols`), what
+    /// decides whether a join relation must pass the column up: filled once the classes
+    /// and join filters are final (`col_needs`), for `width_above`, which runs for every
+    /// join relation of the search.
+    pub col_needs: Vec<Vec<ColNeed>>,
+}
+
+/// Whether a column is needed above a join relation, reduced to relation bitmaps (see
+/// `Block::needed_above`), and its width.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ColNeed {
+    /// The block's result reads it.
+    pub out: bool,
+    /// The relations of its equivalence class (0: in none).
+    pub ec_rels: u64,
+    /// The relations of each join filter that reads it.
+    pub filter_rels: smallvec::SmallVec<[u64; 2]>,
+    /// Its width, for a table column the catalog has (0 otherwise).
+    pub width: f64,
+}
+
+impl ColNeed {
+    /// Needed above join relation `relids`: `Block::needed_above`, from bitmaps.
+    fn above(&self, relids: u64) -> bool {
+        self.out
+            || self.ec_rels & !relids != 0
+            || self.filter_rels.iter().any(|&f| f & !relids != 0)
+    }
 }
 
 /// The constant a correlated column is compared with in the single-table model (`col =
@@ -1357,6 +1385,7 @@ pub(crate) fn build<'a>(
         group: Vec::new(),
         order: Vec::new(),
         consider_startup: block.limit.is_some(),
+        col_needs: Vec::new(),
     };
 
     // Equivalence classes (union of join edges); edges to NOT IN tables are SubPlan tests.
@@ -1955,6 +1984,7 @@ pub(crate) fn build<'a>(
     }
 
     // Widths, then access paths.
+    b.col_needs = b.col_needs();
     for r in 0..b.rels.len() {
         b.rels[r].width = b.width_above(bit(r), r);
     }
@@ -2414,41 +2444,73 @@ impl<'a> Block<'a> {
             if relids & bit(r) == 0 || (relids.count_ones() == 1 && r != only) {
                 continue;
             }
+            let needs = &self.col_needs[r];
             match &br.kind {
-                RelKind::Table { rel, .. } => {
-                    for u in &br.uses {
-                        // (The name is shared, not copied: this runs for every join
-                        // relation.)
-                        let k = ColKey {
-                            rel: r,
-                            col: u.clone(),
-                        };
-                        if self.needed_above(&k, relids) {
-                            if let Some(c) =
-                                rel.cols.iter().find(|c| c.name.eq_ignore_ascii_case(u))
-                            {
-                                w += c.width;
-                            }
-                        }
+                RelKind::Table { .. } => {
+                    for c in needs.iter().filter(|c| c.above(relids)) {
+                        w += c.width;
                     }
                 }
-                RelKind::Sub { cols, path, .. } => {
+                RelKind::Sub { path, .. } => {
                     // Only the referenced output columns leave a Subquery Scan.
-                    let mut n: f64 = 0.0;
-                    for c in cols {
-                        let k = ColKey {
-                            rel: r,
-                            col: c.to_ascii_lowercase().into(),
-                        };
-                        if self.needed_above(&k, relids) {
-                            n += 1.0;
-                        }
-                    }
+                    let n = needs.iter().filter(|c| c.above(relids)).count() as f64;
                     w += (8.0 * n).min(path.width.max(8.0));
                 }
             }
         }
         w
+    }
+
+    /// `col_needs`' entries, from the final classes, join filters and outputs.
+    fn col_needs(&self) -> Vec<Vec<ColNeed>> {
+        let need = |k: ColKey, width: f64| ColNeed {
+            out: self.out_keys.contains(&k),
+            ec_rels: self
+                .ec_of
+                .get(&k)
+                .map_or(0, |&e| self.ecs[e].iter().fold(0, |a, m| a | bit(m.rel))),
+            filter_rels: self
+                .jfilters
+                .iter()
+                .filter(|f| f.cols.contains(&k))
+                .map(|f| f.rels)
+                .collect(),
+            width,
+        };
+        self.rels
+            .iter()
+            .enumerate()
+            .map(|(r, br)| match &br.kind {
+                RelKind::Table { rel, .. } => br
+                    .uses
+                    .iter()
+                    .map(|u| {
+                        let width = rel
+                            .cols
+                            .iter()
+                            .find(|c| c.name.eq_ignore_ascii_case(u))
+                            .map_or(0.0, |c| c.width);
+                        need(
+                            ColKey {
+                                rel: r,
+                                col: u.clone(),
+                            },
+                            width,
+                        )
+                    })
+                    .collect(),
+                RelKind::Sub { cols, .. } => cols
+                    .iter()
+                    .map(|c| {
+                        let k = ColKey {
+                            rel: r,
+                            col: c.to_ascii_lowercase().into(),
+                        };
+                        need(k, 0.0)
+                    })
+                    .collect(),
+            })
+            .collect()
     }
 
     fn needed_above(&self, k: &ColKey, relids: u64) -> bool {

@@ -1193,9 +1193,11 @@ struct KeyTexts<'k, 'a> {
     sql: &'k str,
     /// Columns qualified: the plan reads more than one relation (EXPLAIN's useprefix).
     prefix: bool,
-    /// The GROUP BY items of the block's own SQL, one per grouping column.
-    group_items: Option<Vec<(String, bool)>>,
-    order_items: Option<Vec<(String, bool)>>,
+    /// The GROUP BY items of the block's own SQL, one per grouping column, and its
+    /// ORDER BY items: read from the text when a key's text is first asked for (only
+    /// EXPLAIN's lines ask, and the text search cost 3 % of planning; see `items`).
+    group_items: std::cell::OnceCell<Option<Vec<(String, bool)>>>,
+    order_items: std::cell::OnceCell<Option<Vec<(String, bool)>>>,
     full_group: &'k [ColKey],
 }
 
@@ -1211,27 +1213,39 @@ impl<'k, 'a> KeyTexts<'k, 'a> {
             && block.tables.len() == 1
             && block.subqueries.is_empty()
             && block.nests.is_empty();
-        // The outer GROUP BY of a query that groups a grouped sub-select (Q13) is the
-        // second level's, not this block's.
-        let group_items = if sql.is_empty() || pl.db.memo.derived_grouped(sql) {
-            None
-        } else {
-            sqlexpr::outer_items(sql, "GROUP BY").filter(|v| v.len() == full_group.len())
-        };
-        let order_items = if sql.is_empty() {
-            None
-        } else {
-            sqlexpr::outer_items(sql, "ORDER BY")
-        };
         KeyTexts {
             pl,
             b,
             sql,
             prefix: !single,
-            group_items,
-            order_items,
+            group_items: std::cell::OnceCell::new(),
+            order_items: std::cell::OnceCell::new(),
             full_group,
         }
+    }
+
+    /// The block's GROUP BY items (`group`) or ORDER BY items, as `group_items` says.
+    fn items(&self, group: bool) -> Option<&Vec<(String, bool)>> {
+        let sql = self.sql;
+        if group {
+            self.group_items.get_or_init(|| {
+                // The outer GROUP BY of a query that groups a grouped sub-select (Q13) is
+                // the second level's, not this block's.
+                if sql.is_empty() || self.pl.db.memo.derived_grouped(sql) {
+                    None
+                } else {
+                    sqlexpr::outer_items(sql, "GROUP BY")
+                        .filter(|v| v.len() == self.full_group.len())
+                }
+            })
+        } else {
+            self.order_items.get_or_init(|| {
+                (!sql.is_empty())
+                    .then(|| sqlexpr::outer_items(sql, "ORDER BY"))
+                    .flatten()
+            })
+        }
+        .as_ref()
     }
 
     fn resolve(&self, name: &str) -> Option<(String, deparse::Ty)> {
@@ -1256,8 +1270,7 @@ impl<'k, 'a> KeyTexts<'k, 'a> {
     /// `directed` appends DESC where the ORDER BY sorts the same item descending.
     fn group_key(&self, g: &ColKey, directed: bool) -> String {
         let item = self
-            .group_items
-            .as_ref()
+            .items(true)
             .zip(self.full_group.iter().position(|x| x == g))
             .map(|(items, i)| items[i].0.clone());
         let mut text = match &item {
@@ -1268,8 +1281,8 @@ impl<'k, 'a> KeyTexts<'k, 'a> {
         };
         if directed {
             let desc = item.as_ref().is_some_and(|item| {
-                self.order_items
-                    .iter()
+                self.items(false)
+                    .into_iter()
                     .flatten()
                     .any(|(o, desc)| *desc && o.split_whitespace().eq(item.split_whitespace()))
             });
@@ -1282,7 +1295,7 @@ impl<'k, 'a> KeyTexts<'k, 'a> {
 
     /// The block's ORDER BY as a Sort Key, if its SQL has one.
     fn order_by(&self) -> Option<String> {
-        let items = self.order_items.as_ref()?;
+        let items = self.items(false)?;
         Some(
             items
                 .iter()
