@@ -20,6 +20,7 @@ use super::deparse::{self, Ty};
 use super::model::{JPath, Node, Rescan};
 use super::planner::{BlockOpts, Planner};
 use super::sqlexpr::{self, Expr, Lit, Op, Operand};
+use smallvec::SmallVec;
 
 /// A column of a relation of the join problem. The name is shared: keys are cloned into
 /// classes, clauses and sort keys all through the join search.
@@ -168,6 +169,9 @@ pub(crate) struct Block<'a> {
     /// and join filters are final (`col_needs`), for `width_above`, which runs for every
     /// join relation of the search.
     pub col_needs: Vec<Vec<ColNeed>>,
+    /// Per class, per member: the distinct values of a table column (`stats(m).nd`, which
+    /// depends on the table alone), filled with `col_needs`; empty before.
+    pub ec_nds: Vec<Vec<f64>>,
 }
 
 /// Whether a column is needed above a join relation, reduced to relation bitmaps (see
@@ -179,7 +183,7 @@ pub(crate) struct ColNeed {
     /// The relations of its equivalence class (0: in none).
     pub ec_rels: u64,
     /// The relations of each join filter that reads it.
-    pub filter_rels: smallvec::SmallVec<[u64; 2]>,
+    pub filter_rels: SmallVec<[u64; 2]>,
     /// Its width, for a table column the catalog has (0 otherwise).
     pub width: f64,
 }
@@ -1386,6 +1390,7 @@ pub(crate) fn build<'a>(
         order: Vec::new(),
         consider_startup: block.limit.is_some(),
         col_needs: Vec::new(),
+        ec_nds: Vec::new(),
     };
 
     // Equivalence classes (union of join edges); edges to NOT IN tables are SubPlan tests.
@@ -1985,6 +1990,11 @@ pub(crate) fn build<'a>(
 
     // Widths, then access paths.
     b.col_needs = b.col_needs();
+    b.ec_nds = b
+        .ecs
+        .iter()
+        .map(|ec| ec.iter().map(|m| b.stats(m).nd).collect())
+        .collect();
     for r in 0..b.rels.len() {
         b.rels[r].width = b.width_above(bit(r), r);
     }
@@ -2666,13 +2676,19 @@ impl Block<'_> {
                 rows *= br.true_rows;
             }
         }
-        for ec in &self.ecs {
-            let mut nds: Vec<(usize, f64)> = Vec::new();
-            for m in ec.iter().filter(|m| counted & bit(m.rel) != 0) {
+        for (e, ec) in self.ecs.iter().enumerate() {
+            let mut nds: SmallVec<[(usize, f64); 4]> = SmallVec::new();
+            for (i, m) in ec.iter().enumerate() {
+                if counted & bit(m.rel) == 0 {
+                    continue;
+                }
                 let nd = match &self.rels[m.rel].kind {
                     // A sub-select's join column is its grouping key: one row per value.
                     RelKind::Sub { .. } => self.rels[m.rel].true_rows,
-                    RelKind::Table { .. } => self.stats(m).nd,
+                    RelKind::Table { .. } => match self.ec_nds.get(e) {
+                        Some(nds) => nds[i],
+                        None => self.stats(m).nd,
+                    },
                 };
                 match nds.iter_mut().find(|(r, _)| *r == m.rel) {
                     Some(x) => x.1 = x.1.min(nd),
