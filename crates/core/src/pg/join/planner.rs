@@ -1825,7 +1825,7 @@ impl<'a> Planner<'a> {
             let mut buckets: SmallVec<[costs::BucketInput; 4]> = if jt == PJ::UniqueInner {
                 SmallVec::new()
             } else {
-                eqs.iter().map(|c| bucket_input(b, c.inner)).collect()
+                eqs.iter().map(|c| b.ec_buckets[c.ec][c.ii]).collect()
             };
             let mut inner_sel: f64 = eqs.iter().map(|c| c.sel).product();
             // `col = (SubPlan)` with the column on one side and the sub-select's inputs on
@@ -1846,7 +1846,7 @@ impl<'a> Planner<'a> {
                 qp.startup -= jf.qual.startup;
                 if jt != PJ::UniqueInner {
                     buckets.push(if col_inner {
-                        bucket_input(b, hc)
+                        b.bucket_input(hc)
                     } else {
                         costs::BucketInput {
                             nd: 200.0,
@@ -2425,19 +2425,6 @@ pub(crate) type SortCost = (f64, f64, f64, f64);
 
 /// A Sort's costs and its own disabled nodes (enable_sort).
 type DisabledSort = (SortCost, u32);
-
-/// Hash bucket statistics of a join column.
-fn bucket_input(b: &Block, k: &ColKey) -> costs::BucketInput {
-    let v = b.stats(k);
-    costs::BucketInput {
-        nd: v.nd,
-        nd_default: v.nd_default,
-        nullfrac: v.nullfrac,
-        mcv_freq: v.mcv.first().map_or(0.0, |m| m.1),
-        rel_rows: v.rows,
-        rel_tuples: v.tuples,
-    }
-}
 
 /// EXPLAIN's lines of a merge join whose merge clauses include `col = (SubPlan)` clauses
 /// (`subs`): those in the Merge Cond, the other join filters in the Join Filter. The sort

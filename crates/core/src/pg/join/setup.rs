@@ -172,6 +172,9 @@ pub(crate) struct Block<'a> {
     /// Per class, per member: the distinct values of a table column (`stats(m).nd`, which
     /// depends on the table alone), filled with `col_needs`; empty before.
     pub ec_nds: Vec<Vec<f64>>,
+    /// Per class, per member: its hash bucket statistics (`stats`, the relation's rows),
+    /// filled with `col_needs`; every hash join candidate reads its inner's.
+    pub ec_buckets: Vec<Vec<super::costs::BucketInput>>,
 }
 
 /// Whether a column is needed above a join relation, reduced to relation bitmaps (see
@@ -359,6 +362,19 @@ fn factor_or(e: Expr) -> Vec<Expr> {
 }
 
 impl<'a> Block<'a> {
+    /// Hash bucket statistics of a join column.
+    pub fn bucket_input(&self, k: &ColKey) -> super::costs::BucketInput {
+        let v = self.stats(k);
+        super::costs::BucketInput {
+            nd: v.nd,
+            nd_default: v.nd_default,
+            nullfrac: v.nullfrac,
+            mcv_freq: v.mcv.first().map_or(0.0, |m| m.1),
+            rel_rows: v.rows,
+            rel_tuples: v.tuples,
+        }
+    }
+
     pub fn stats(&self, k: &ColKey) -> VarStats<'_> {
         let r = &self.rels[k.rel];
         match &r.kind {
@@ -1391,6 +1407,7 @@ pub(crate) fn build<'a>(
         consider_startup: block.limit.is_some(),
         col_needs: Vec::new(),
         ec_nds: Vec::new(),
+        ec_buckets: Vec::new(),
     };
 
     // Equivalence classes (union of join edges); edges to NOT IN tables are SubPlan tests.
@@ -1994,6 +2011,11 @@ pub(crate) fn build<'a>(
         .ecs
         .iter()
         .map(|ec| ec.iter().map(|m| b.stats(m).nd).collect())
+        .collect();
+    b.ec_buckets = b
+        .ecs
+        .iter()
+        .map(|ec| ec.iter().map(|m| b.bucket_input(m)).collect())
         .collect();
     for r in 0..b.rels.len() {
         b.rels[r].width = b.width_above(bit(r), r);
