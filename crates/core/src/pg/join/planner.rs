@@ -2052,19 +2052,29 @@ impl<'a> Planner<'a> {
                                 None => op.node.clone(),
                                 Some((sc, dis)) => {
                                     // A join's sort keys name their relation (EXPLAIN's useprefix).
-                                    let key = mcl().map(|c| {
-                                        format!("{}.{}", b.rels[c.outer.rel].alias, c.outer.col)
+                                    let key = text(|| {
+                                        mcl()
+                                            .map(|c| {
+                                                let (r, col) = (c.outer.rel, &c.outer.col);
+                                                format!("{}.{}", b.rels[r].alias, col)
+                                            })
+                                            .collect()
                                     });
-                                    sort_node(op, sc, dis, key.collect())
+                                    sort_node(op, sc, dis, key.unwrap_or_default())
                                 }
                             };
                             let inode = match inner_sort {
                                 None => ip.node.clone(),
                                 Some((sc, dis)) => {
-                                    let key = mcl().map(|c| {
-                                        format!("{}.{}", b.rels[c.inner.rel].alias, c.inner.col)
+                                    let key = text(|| {
+                                        mcl()
+                                            .map(|c| {
+                                                let (r, col) = (c.inner.rel, &c.inner.col);
+                                                format!("{}.{}", b.rels[r].alias, col)
+                                            })
+                                            .collect()
                                     });
-                                    sort_node(ip, sc, dis, key.collect())
+                                    sort_node(ip, sc, dis, key.unwrap_or_default())
                                 }
                             };
                             let inode = if c.materialize_inner {
