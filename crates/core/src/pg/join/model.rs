@@ -546,6 +546,9 @@ pub(crate) struct JPath {
     /// add_path compares them before the costs; always 0 before 18, where a disabled
     /// node's disable_cost is in the costs instead).
     pub disabled: u32,
+    /// A join candidate kept by add_path whose node is not built yet: its number in the
+    /// deferred list of the join_paths call that offered it (0: the node is built).
+    pub pending: u32,
 }
 
 impl JPath {

@@ -294,6 +294,7 @@ impl<'a> Planner<'a> {
             pathkeys,
             param_ecs: SmallVec::new(),
             disabled,
+            pending: 0,
         }
     }
 
@@ -839,6 +840,7 @@ impl<'a> Planner<'a> {
                     param_ecs: params.iter().map(|(_, e)| *e).collect(),
                     can_mark: false,
                     disabled: bdis,
+                    pending: 0,
                 });
             }
             out.push(JPath {
@@ -857,6 +859,7 @@ impl<'a> Planner<'a> {
                 param_ecs: params.iter().map(|(_, e)| *e).collect(),
                 can_mark: true,
                 disabled: idis,
+                pending: 0,
             });
         }
         out
@@ -1246,6 +1249,7 @@ impl<'a> Planner<'a> {
                 param_ecs: SmallVec::new(),
                 can_mark: false,
                 disabled: rhs_path.disabled + hash_dis,
+                pending: 0,
             }
         } else {
             let sort = Node::new(
@@ -1289,6 +1293,7 @@ impl<'a> Planner<'a> {
                 param_ecs: SmallVec::new(),
                 can_mark: false,
                 disabled: rhs_path.disabled + sort_dis,
+                pending: 0,
             }
         }
     }
@@ -1699,6 +1704,7 @@ impl<'a> Planner<'a> {
             startup: b.consider_startup,
             list,
             prior: SmallVec::new(),
+            deferred: Vec::new(),
         };
         // Per outer path, the precheck bound of the list before this call.
         let bounds: SmallVec<[(u32, f64); 8]> = if !jt.is_right() {
@@ -2122,6 +2128,7 @@ impl<'a> Planner<'a> {
                 }
             }
         }
+        cand.finish();
     }
 
     /// mergejoinscansel of a clause, computed once per class and member pair.
@@ -2303,9 +2310,11 @@ fn memo_node(mp: &JPath, ip: &JPath, m: &MemoInfo) -> Rc<Node> {
 }
 
 /// Join candidates of one add_paths call, offered to add_path in the order they are
-/// built. A candidate's `node` is the shared placeholder `pending` until add_path keeps
-/// it; then `make` builds the real node.
-struct Candidates<'c, 'l> {
+/// built. A candidate's `node` is the shared placeholder `pending`; `make`, which builds
+/// the real node, runs in `finish` for the candidates still in the list then: a later
+/// candidate of the same call often displaces one add_path kept, and building and
+/// dropping its node cost more than costing it.
+struct Candidates<'c, 'l, 'f> {
     pending: &'c Rc<Node>,
     /// The join relation's consider_startup ([`Block::consider_startup`]).
     startup: bool,
@@ -2315,9 +2324,11 @@ struct Candidates<'c, 'l> {
     prior: SmallVec<[(u32, f64, &'c [usize]); 8]>,
     /// The join relation's true rows.
     true_rows: f64,
+    /// The node builders of kept candidates, by `JPath::pending` - 1.
+    deferred: Vec<Box<dyn FnOnce() -> Rc<Node> + 'f>>,
 }
 
-impl<'c> Candidates<'c, '_> {
+impl<'c, 'f> Candidates<'c, '_, 'f> {
     /// add_path_precheck against this call's earlier candidates.
     fn precheck(&self, disabled: u32, total: f64, pathkeys: &[usize]) -> bool {
         !self.prior.iter().any(|&(d, t, keys)| {
@@ -2341,9 +2352,10 @@ impl<'c> Candidates<'c, '_> {
         pathkeys: &[usize],
         rescan: Rescan,
         disabled: u32,
-        make: impl FnOnce() -> Rc<Node>,
+        make: impl FnOnce() -> Rc<Node> + 'f,
     ) {
-        add_path_keys(
+        let id = self.deferred.len() as u32 + 1;
+        let kept = add_path_keys(
             self.list,
             JPath {
                 startup,
@@ -2357,11 +2369,33 @@ impl<'c> Candidates<'c, '_> {
                 param_ecs: SmallVec::new(),
                 can_mark: false,
                 disabled,
+                pending: 0,
             },
             std::borrow::Cow::Borrowed(pathkeys),
             self.startup,
-            |p| p.node = Node::with_true_rows(make(), TrueRows::out(self.true_rows)),
+            |p| p.pending = id,
         );
+        if kept {
+            self.deferred.push(Box::new(make));
+        }
+    }
+
+    /// Builds the nodes of this call's candidates that are still in the list.
+    fn finish(self) {
+        if self.deferred.is_empty() {
+            return;
+        }
+        let mut makers: Vec<Option<_>> = self.deferred.into_iter().map(Some).collect();
+        for p in self.list.iter_mut().filter(|p| p.pending != 0) {
+            let make = makers
+                .get_mut(p.pending as usize - 1)
+                .and_then(Option::take);
+            debug_assert!(make.is_some(), "a kept join candidate without its node");
+            if let Some(make) = make {
+                p.node = Node::with_true_rows(make(), TrueRows::out(self.true_rows));
+            }
+            p.pending = 0;
+        }
     }
 }
 

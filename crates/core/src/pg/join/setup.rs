@@ -2606,6 +2606,7 @@ pub(crate) fn subquery_scan(br: &BaseRel, cop: f64, ctup: f64, elide: bool) -> O
         param_ecs: smallvec::SmallVec::new(),
         can_mark: false,
         disabled: path.disabled,
+        pending: 0,
     })
 }
 

@@ -506,6 +506,7 @@ fn sort_path(pl: &Planner, p: &JPath, keys: Vec<usize>, limit: f64, key_text: St
         param_ecs: smallvec::SmallVec::new(),
         can_mark: true,
         disabled: p.disabled + dis,
+        pending: 0,
     }
 }
 
@@ -641,6 +642,7 @@ fn incremental_sort_path(
         param_ecs: smallvec::SmallVec::new(),
         can_mark: true,
         disabled: p.disabled,
+        pending: 0,
     }
 }
 
@@ -941,6 +943,7 @@ pub(crate) fn finish(
                         param_ecs: smallvec::SmallVec::new(),
                         can_mark: false,
                         disabled: inp.disabled + adis,
+                        pending: 0,
                     },
                     b.consider_startup,
                 );
@@ -1025,6 +1028,7 @@ pub(crate) fn finish(
                             param_ecs: smallvec::SmallVec::new(),
                             can_mark: false,
                             disabled: p.disabled + dis,
+                            pending: 0,
                         },
                         b.consider_startup,
                     );
