@@ -2054,34 +2054,26 @@ impl<'a> Planner<'a> {
                         Rescan::Same,
                         disabled,
                         move || {
+                            // A join's sort keys name their relation (EXPLAIN's useprefix):
+                            // the merge clauses' outer (`inner` false) or inner columns.
+                            let keys = |inner: bool| {
+                                text(|| {
+                                    mcl()
+                                        .map(|c| {
+                                            let k = if inner { c.inner } else { c.outer };
+                                            format!("{}.{}", b.rels[k.rel].alias, k.col)
+                                        })
+                                        .collect()
+                                })
+                                .unwrap_or_default()
+                            };
                             let onode = match outer_sort {
                                 None => op.node.clone(),
-                                Some((sc, dis)) => {
-                                    // A join's sort keys name their relation (EXPLAIN's useprefix).
-                                    let key = text(|| {
-                                        mcl()
-                                            .map(|c| {
-                                                let (r, col) = (c.outer.rel, &c.outer.col);
-                                                format!("{}.{}", b.rels[r].alias, col)
-                                            })
-                                            .collect()
-                                    });
-                                    sort_node(op, sc, dis, key.unwrap_or_default())
-                                }
+                                Some((sc, dis)) => sort_node(op, sc, dis, keys(false)),
                             };
                             let inode = match inner_sort {
                                 None => ip.node.clone(),
-                                Some((sc, dis)) => {
-                                    let key = text(|| {
-                                        mcl()
-                                            .map(|c| {
-                                                let (r, col) = (c.inner.rel, &c.inner.col);
-                                                format!("{}.{}", b.rels[r].alias, col)
-                                            })
-                                            .collect()
-                                    });
-                                    sort_node(ip, sc, dis, key.unwrap_or_default())
-                                }
+                                Some((sc, dis)) => sort_node(ip, sc, dis, keys(true)),
                             };
                             let inode = if c.materialize_inner {
                                 Node::new(
