@@ -169,11 +169,9 @@ pub(crate) struct Block<'a> {
     /// and join filters are final (`col_needs`), for `width_above`, which runs for every
     /// join relation of the search.
     pub col_needs: Vec<Vec<ColNeed>>,
-    /// Per class, per member: the distinct values of a table column (`stats(m).nd`, which
-    /// depends on the table alone), filled with `col_needs`; empty before.
-    pub ec_nds: Vec<Vec<f64>>,
     /// Per class, per member: its hash bucket statistics (`stats`, the relation's rows),
-    /// filled with `col_needs`; every hash join candidate reads its inner's.
+    /// filled with `col_needs`, empty before; every hash join candidate reads its inner's,
+    /// and `true_rows_as` its distinct count.
     pub ec_buckets: Vec<Vec<super::costs::BucketInput>>,
 }
 
@@ -1406,7 +1404,6 @@ pub(crate) fn build<'a>(
         order: Vec::new(),
         consider_startup: block.limit.is_some(),
         col_needs: Vec::new(),
-        ec_nds: Vec::new(),
         ec_buckets: Vec::new(),
     };
 
@@ -2007,11 +2004,6 @@ pub(crate) fn build<'a>(
 
     // Widths, then access paths.
     b.col_needs = b.col_needs();
-    b.ec_nds = b
-        .ecs
-        .iter()
-        .map(|ec| ec.iter().map(|m| b.stats(m).nd).collect())
-        .collect();
     b.ec_buckets = b
         .ecs
         .iter()
@@ -2708,8 +2700,8 @@ impl Block<'_> {
                 let nd = match &self.rels[m.rel].kind {
                     // A sub-select's join column is its grouping key: one row per value.
                     RelKind::Sub { .. } => self.rels[m.rel].true_rows,
-                    RelKind::Table { .. } => match self.ec_nds.get(e) {
-                        Some(nds) => nds[i],
+                    RelKind::Table { .. } => match self.ec_buckets.get(e) {
+                        Some(buckets) => buckets[i].nd,
                         None => self.stats(m).nd,
                     },
                 };
