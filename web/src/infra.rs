@@ -273,6 +273,10 @@ pub fn mark(name: &str) {
 /// The helper worker's script, next to the page (trunk copies it; see index.html).
 pub const WORKER_URL: &str = "worker-loader.js";
 
+/// The script that loads the worker's wasm again on the page's thread (the DBT3 view's
+/// `PagePlanner`; trunk copies it too).
+pub const PLANNER_URL: &str = "planner-loader.js";
+
 /// A dedicated worker and the handlers of what it sends; dropping it stops the worker.
 pub struct WorkerLink {
     worker: web_sys::Worker,

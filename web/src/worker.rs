@@ -317,6 +317,25 @@ impl Worker {
         Reply { id: req.id, tables }
     }
 
+    /// Plans every query of the planners kept for `req` `rounds` times at its current
+    /// knobs, keeping nothing: the page's planner runs this while idle after it primed, so
+    /// that the browser has optimised the planners' code before the first knob moves (the
+    /// first replans otherwise run on the baseline compiler, about twice as long).
+    pub fn warm(&self, req: &Request, rounds: u32) {
+        let Ok(current) = knob_values(&req.current) else {
+            return;
+        };
+        for p in &self.engines {
+            if let Ok((planner, _)) = &p.planner {
+                for _ in 0..rounds {
+                    for q in planner.queries() {
+                        let _ = planner.outcome(q.number, &current);
+                    }
+                }
+            }
+        }
+    }
+
     /// Both trees of one query as the last reply planned it, with that reply's id.
     pub fn trees(&self, req: &TreesRequest) -> TreesReply {
         let trees = self

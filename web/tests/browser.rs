@@ -6,7 +6,9 @@ use costlab_core::knobs::{Engine, Knob};
 use costlab_core::scenario::{Engines, Workload};
 use costlab_web::app::App;
 use costlab_web::components::calibration::Pending;
-use costlab_web::components::dbt3::{Conversation, Dbt3Props, Dbt3Table, DiagramConversation};
+use costlab_web::components::dbt3::{
+    Conversation, Dbt3Props, Dbt3Table, DiagramConversation, PagePlanner,
+};
 use costlab_web::model::Shared;
 use costlab_web::state::{Action, State, WorkloadKind};
 use costlab_web::worker::{calibration, validation, Worker};
@@ -457,6 +459,66 @@ fn dbt3_conversation_keeps_one_request_in_flight_and_drops_stale_replies() {
     assert_eq!(next, None);
 }
 
+/// A `plan_on_page` for tests: a worker of its own behind a JS function, as the second
+/// instance of the worker's wasm is on the page's thread.
+fn page_function(f: impl FnMut(String) -> String + 'static) -> js_sys::Function {
+    use wasm_bindgen::JsCast;
+    let closure = wasm_bindgen::closure::Closure::<dyn FnMut(String) -> String>::new(f);
+    let function = closure.as_ref().unchecked_ref::<js_sys::Function>().clone();
+    closure.forget();
+    function
+}
+
+#[wasm_bindgen_test]
+fn the_page_planner_answers_knob_moves_as_the_worker_does_and_leaves_the_rest_to_it() {
+    let mut on_page = Worker::default();
+    let mut p = PagePlanner::with_function(page_function(move |m| on_page.handle_json(&m)));
+    let first = dbt3_request(1, "#v=1&w=dbt3");
+    // Not primed: the worker plans.
+    assert!(!p.takes(&first));
+    assert_eq!(p.replan(&first), None);
+    p.prime(&first);
+    // Knobs moved (Q6 flips at memory_block_read_cost 0.45): planned here, the worker's
+    // reply to the letter.
+    let moved = dbt3_request(2, "#v=1&w=dbt3&mbrc=0.45");
+    assert!(p.takes(&moved));
+    let reply = p.replan(&moved).expect("planned on the page");
+    assert_eq!(reply, Worker::default().handle(&moved));
+    let q6 = &reply.tables[0].rows.as_ref().unwrap()[5];
+    assert_eq!(q6.number, 6);
+    assert!(q6.change.is_some(), "Q6 flips at 0.45");
+    // Its trees are of that reply.
+    let trees = p.trees(TreesRequest {
+        engine: Engine::Mysql,
+        number: 6,
+    });
+    assert_eq!(trees.map(|t| (t.id, t.trees.is_ok())), Some((2, true)));
+    // Another scale factor, machine or engine needs new planners: the worker's job.
+    for other in [
+        "#v=1&w=dbt3&sf=1",
+        "#v=1&w=dbt3&m=hdd-7200",
+        "#v=1&w=dbt3&e=both",
+    ] {
+        assert!(!p.takes(&dbt3_request(3, other)), "{other}");
+    }
+    // Replans slower than the budget (the worker's, for these planners) send the next ones
+    // to the worker; quick ones bring them back.
+    for _ in 0..5 {
+        p.worker_answered(&moved, 4.0 * PagePlanner::BUDGET_MS);
+    }
+    assert!(!p.takes(&moved));
+    for _ in 0..10 {
+        p.worker_answered(&moved, 1.0);
+    }
+    assert!(p.takes(&moved));
+
+    // A planner that fails once (here: it answers nonsense) is not asked again.
+    let mut broken = PagePlanner::with_function(page_function(|_| "{".into()));
+    broken.prime(&first);
+    assert!(!broken.takes(&moved));
+    assert_eq!(broken.replan(&moved), None);
+}
+
 fn diagram_request(id: u64, table: u64, query: Option<u8>, fine: bool) -> DiagramRequest {
     let r = dbt3_request(table, "#v=1&w=dbt3");
     DiagramRequest {
@@ -697,6 +759,7 @@ fn table_props(table: Option<Table>) -> Dbt3Props {
         prefix: "dbt3".into(),
         focus: None,
         planning_ms: 0.0,
+        on_page: false,
     }
 }
 

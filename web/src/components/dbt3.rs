@@ -7,6 +7,8 @@
 //!
 //! The planning happens in the helper web worker (`worker`): the view sends the inputs, keeps
 //! showing the last reply meanwhile, and redraws when the reply for the latest inputs comes.
+//! When only knobs moved, a second instance of the worker's wasm on the page's thread
+//! ([`PagePlanner`]) answers at once, and the worker follows in the background.
 
 use crate::components::diagram::{DiagramPanel, COARSE};
 use crate::infra::{self, WorkerLink};
@@ -31,14 +33,30 @@ pub struct Conversation {
     in_flight: bool,
     waiting: Option<Request>,
     latest: u64,
+    /// The latest inputs (for the page's planner).
+    last: Option<Request>,
 }
 
 impl Conversation {
     /// New inputs; returns the message to post now, if the worker is free.
     pub fn request(&mut self, r: Request) -> Option<String> {
         self.latest = r.id;
+        self.last = Some(r.clone());
         self.waiting = Some(r);
         self.next()
+    }
+
+    /// New inputs the page's planner answered: nothing waits for the worker, and a reply
+    /// it is working on will be stale.
+    pub fn answered_on_page(&mut self, r: &Request) {
+        self.latest = r.id;
+        self.last = Some(r.clone());
+        self.waiting = None;
+    }
+
+    /// The latest inputs.
+    pub fn latest(&self) -> Option<&Request> {
+        self.last.as_ref()
     }
 
     /// The worker announced that it listens.
@@ -62,6 +80,203 @@ impl Conversation {
         self.in_flight = true;
         Some(worker_protocol::to_message(&ToWorker::Dbt3(Box::new(r))))
     }
+}
+
+/// The DBT3 planners a second time, on the page's own thread: the worker's wasm, loaded
+/// again by `planner-loader.js` once the worker has answered.
+///
+/// Why: after a discrete input (a key, a click) Chromium renders the input's frame before
+/// it runs anything else, the worker's reply included. A reply from the worker therefore
+/// reaches the screen a frame after the input, 10 to 20 ms, however quick the planning
+/// (sessions 23 to 26 traced it). When only knobs moved and replans have been quick, the
+/// view plans here instead, inside the input's own task. Everything else stays in the
+/// worker: new planners (another scale factor, machine, workload or engine), diagrams, and
+/// any replan while this one is not primed or has been slow.
+#[derive(Default)]
+pub struct PagePlanner {
+    /// The wasm's `plan_on_page`: a JSON `ToWorker` in, the JSON `FromWorker` out.
+    plan: Option<js_sys::Function>,
+    /// The wasm's `warm_on_page`: a JSON `ToWorker::Dbt3` and a number of rounds.
+    warm: Option<js_sys::Function>,
+    /// Loading has started (the loader script is in the page).
+    loading: bool,
+    /// The inputs its planners were built for, as [`PagePlanner::key`] gives them.
+    primed: Option<Request>,
+    /// A moving estimate of a knob-only replan's planning, ms (the page's or the worker's).
+    replan_ms: Option<f64>,
+}
+
+impl PagePlanner {
+    /// Above this estimate a replan goes to the worker: planning here blocks the page's
+    /// thread. A reply from the worker costs a frame (16.7 ms) besides its planning, so
+    /// planning here wins up to about a frame; the first replans after priming run
+    /// unoptimised wasm and may take 10 to 15 ms for both engines.
+    pub const BUDGET_MS: f64 = 16.0;
+
+    /// A planner around a function of the `plan_on_page` kind (the tests pass their own).
+    pub fn with_function(plan: js_sys::Function) -> PagePlanner {
+        PagePlanner {
+            plan: Some(plan),
+            loading: true,
+            ..PagePlanner::default()
+        }
+    }
+
+    /// What decides the planners: the request without its id and current knobs.
+    pub fn key(r: &Request) -> Request {
+        Request {
+            id: 0,
+            current: Vec::new(),
+            ..r.clone()
+        }
+    }
+
+    fn call(&mut self, message: &str) -> Option<FromWorker> {
+        let answer = self
+            .plan
+            .as_ref()?
+            .call1(&wasm_bindgen::JsValue::NULL, &message.into())
+            .ok()
+            .and_then(|v| v.as_string())
+            .and_then(|t| worker_protocol::parse(&t).ok());
+        // A failure (a trap, an unreadable answer) is not tried twice: the worker does
+        // everything from then on.
+        match answer {
+            Some(FromWorker::Failed(_)) | None => {
+                self.plan = None;
+                None
+            }
+            answer => answer,
+        }
+    }
+
+    /// Whether `r` would be planned here now.
+    pub fn takes(&self, r: &Request) -> bool {
+        self.plan.is_some()
+            && self.replan_ms.is_none_or(|ms| ms <= Self::BUDGET_MS)
+            && self.primed.as_ref() == Some(&Self::key(r))
+    }
+
+    /// Plans `r` here when it [`takes`](Self::takes) it.
+    pub fn replan(&mut self, r: &Request) -> Option<Reply> {
+        if !self.takes(r) {
+            return None;
+        }
+        infra::mark("costlab-page-planning");
+        let answer = self.call(&worker_protocol::to_message(&ToWorker::Dbt3(Box::new(
+            r.clone(),
+        ))));
+        infra::mark("costlab-page-planned");
+        match answer? {
+            FromWorker::Reply(reply) => {
+                self.observe(reply.tables.iter().map(|t| t.planning_ms).sum());
+                Some(reply)
+            }
+            _ => {
+                self.plan = None;
+                None
+            }
+        }
+    }
+
+    /// The worker answered `r` (the latest request) after `ms` of planning: a knob-only
+    /// replan's time counts toward the estimate.
+    pub fn worker_answered(&mut self, r: &Request, ms: f64) {
+        if self.primed.as_ref() == Some(&Self::key(r)) {
+            self.observe(ms);
+        }
+    }
+
+    fn observe(&mut self, ms: f64) {
+        self.replan_ms = Some(self.replan_ms.map_or(ms, |old| 0.7 * old + 0.3 * ms));
+    }
+
+    /// Whether [`prime`](Self::prime) has anything to do for `r`.
+    pub fn needs_priming(&self, r: &Request) -> bool {
+        self.plan.is_some() && self.primed.as_ref() != Some(&Self::key(r))
+    }
+
+    /// Builds the planners for `r`'s inputs (a long task: call it when the inputs have
+    /// rested). Its reply equals the worker's and is not shown.
+    pub fn prime(&mut self, r: &Request) {
+        if !self.needs_priming(r) {
+            return;
+        }
+        // Marks around the long task, so tests and curious users can see what it takes.
+        infra::mark("costlab-priming");
+        let answer = self.call(&worker_protocol::to_message(&ToWorker::Dbt3(Box::new(
+            r.clone(),
+        ))));
+        infra::mark("costlab-primed");
+        if let Some(FromWorker::Reply(_)) = answer {
+            self.primed = Some(Self::key(r));
+            self.replan_ms = None;
+        }
+    }
+
+    /// Plans `r` (the inputs it was primed with) once more, keeping nothing, so that the
+    /// browser optimises the planners' code before the first knob moves.
+    pub fn warm(&self, r: &Request) {
+        if let (Some(warm), true) = (&self.warm, self.takes(r)) {
+            let message = worker_protocol::to_message(&ToWorker::Dbt3(Box::new(r.clone())));
+            let _ = warm.call2(&wasm_bindgen::JsValue::NULL, &message.into(), &1.into());
+        }
+    }
+
+    /// One query's trees as this planner's last reply planned them.
+    pub fn trees(&mut self, r: TreesRequest) -> Option<TreesReply> {
+        match self.call(&worker_protocol::to_message(&ToWorker::Trees(r)))? {
+            FromWorker::Trees(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+/// Starts loading the page's planner (once); `loaded` runs when it is ready.
+fn load_page_planner(planner: &Rc<RefCell<PagePlanner>>, loaded: impl FnOnce() + 'static) {
+    use wasm_bindgen::closure::Closure;
+    use wasm_bindgen::JsCast;
+    if std::mem::replace(&mut planner.borrow_mut().loading, true) {
+        return;
+    }
+    // A planner that does not load leaves `plan` empty: the worker does everything.
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let (Ok(script), Some(root)) = (
+        document.create_element("script"),
+        document.document_element(),
+    ) else {
+        return;
+    };
+    let planner = planner.clone();
+    let onload = Closure::once_into_js(move || {
+        let promise = web_sys::window()
+            .and_then(|w| js_sys::Reflect::get(&w, &"costlabPlanner".into()).ok())
+            .and_then(|p| p.dyn_into::<js_sys::Promise>().ok());
+        let Some(promise) = promise else {
+            return;
+        };
+        wasm_bindgen_futures::spawn_local(async move {
+            let exports = wasm_bindgen_futures::JsFuture::from(promise).await.ok();
+            let export = |name: &str| {
+                exports
+                    .as_ref()
+                    .and_then(|e| js_sys::Reflect::get(e, &name.into()).ok())
+                    .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+            };
+            if let Some(f) = export("plan_on_page") {
+                let mut p = planner.borrow_mut();
+                p.plan = Some(f);
+                p.warm = export("warm_on_page");
+                drop(p);
+                loaded();
+            }
+        });
+    });
+    let _ = script.add_event_listener_with_callback("load", onload.unchecked_ref());
+    let _ = script.set_attribute("src", infra::PLANNER_URL);
+    let _ = root.append_with_node_1(&script);
 }
 
 /// The diagram's side of the conversation: at most one diagram in flight and the latest
@@ -132,10 +347,18 @@ pub struct Shown {
     pub diagram: Option<Shared<DiagramReply>>,
     /// Per engine, the worker's milliseconds for the reply shown.
     pub planning_ms: Vec<(Engine, f64)>,
+    /// The reply shown was planned on the page's thread (see [`PagePlanner`]).
+    pub on_page: bool,
+    /// The latest request the worker has planned: diagrams are drawn over its planners.
+    pub worker_id: u64,
 }
 
 pub enum Received {
-    Reply(Reply),
+    /// A reply, and whether the page's planner made it.
+    Reply(Reply, bool),
+    /// The worker has planned the request the page's planner answered (it follows, for
+    /// the diagrams).
+    WorkerCaughtUp(u64),
     Trees(Box<TreesReply>),
     Diagram(Box<DiagramReply>),
     Failed(String),
@@ -146,8 +369,10 @@ impl Reducible for Shown {
 
     fn reduce(self: Rc<Self>, action: Received) -> Rc<Self> {
         match action {
-            Received::Reply(r) => Rc::new(Shown {
+            Received::Reply(r, on_page) => Rc::new(Shown {
                 id: r.id,
+                on_page,
+                worker_id: if on_page { self.worker_id } else { r.id },
                 planning_ms: r.tables.iter().map(|t| (t.engine, t.planning_ms)).collect(),
                 refused: r
                     .tables
@@ -189,6 +414,19 @@ impl Reducible for Shown {
                 failed: self.failed.clone(),
                 diagram: Some(Shared(Rc::new(*d))),
                 planning_ms: self.planning_ms.clone(),
+                on_page: self.on_page,
+                worker_id: self.worker_id,
+            }),
+            Received::WorkerCaughtUp(id) => Rc::new(Shown {
+                worker_id: id,
+                id: self.id,
+                tables: self.tables.clone(),
+                refused: self.refused.clone(),
+                trees: self.trees.clone(),
+                failed: self.failed.clone(),
+                diagram: self.diagram.clone(),
+                planning_ms: self.planning_ms.clone(),
+                on_page: self.on_page,
             }),
             // Trees of plans no longer shown are dropped; the table asks again.
             Received::Trees(t) if t.id != self.id => self,
@@ -208,6 +446,8 @@ impl Reducible for Shown {
                     failed: self.failed.clone(),
                     diagram: self.diagram.clone(),
                     planning_ms: self.planning_ms.clone(),
+                    on_page: self.on_page,
+                    worker_id: self.worker_id,
                 })
             }
             Received::Failed(m) => Rc::new(Shown {
@@ -218,6 +458,8 @@ impl Reducible for Shown {
                 failed: Some(m),
                 diagram: self.diagram.clone(),
                 planning_ms: self.planning_ms.clone(),
+                on_page: self.on_page,
+                worker_id: self.worker_id,
             }),
         }
     }
@@ -288,6 +530,9 @@ pub fn dbt3_view(props: &Dbt3ViewProps) -> Html {
     // The query a click on the flip map opened, per engine, with a click count.
     let focus = use_state(|| None::<(Engine, u8, u64)>);
     let link = use_mut_ref(|| None::<WorkerLink>);
+    let page = use_mut_ref(PagePlanner::default);
+    // The id of the last reply the page's planner made (its trees are there while shown).
+    let on_page = use_mut_ref(|| 0u64);
     // Ids count the distinct inputs; the tables carry the latest and the shown one, so
     // tests (and the timing marks) can tell when the reply to an input is on screen.
     let counter = use_mut_ref(|| 0u64);
@@ -299,25 +544,58 @@ pub fn dbt3_view(props: &Dbt3ViewProps) -> Html {
         })
     });
     {
-        let (conversation, diagrams, link, shown) = (
-            conversation.clone(),
-            diagrams.clone(),
-            link.clone(),
-            shown.clone(),
-        );
+        let view = ViewLinks {
+            conversation: conversation.clone(),
+            diagrams: diagrams.clone(),
+            link: link.clone(),
+            page: page.clone(),
+            on_page: on_page.clone(),
+            shown: shown.dispatcher(),
+        };
         use_effect_with((), move |_| {
-            start_worker(&conversation, &diagrams, &link, shown.dispatcher());
+            let link = view.link.clone();
+            start_worker(view);
             move || drop(link.borrow_mut().take())
         });
     }
     {
-        let (conversation, link) = (conversation.clone(), link.clone());
+        let (conversation, link, page, on_page, shown) = (
+            conversation.clone(),
+            link.clone(),
+            page.clone(),
+            on_page.clone(),
+            shown.dispatcher(),
+        );
         use_effect_with(request.clone(), move |r| {
             if let Ok(r) = &**r {
-                if let Some(message) = conversation.borrow_mut().request(r.clone()) {
+                // Only knobs moved and the page's planner is quick: the reply is ready in
+                // this task, before the input's frame.
+                let on_page_reply = page.borrow_mut().replan(r);
+                if let Some(reply) = on_page_reply {
+                    *on_page.borrow_mut() = r.id;
+                    conversation.borrow_mut().answered_on_page(r);
+                    shown.dispatch(Received::Reply(reply, true));
+                } else if let Some(message) = conversation.borrow_mut().request(r.clone()) {
                     if let Some(l) = &*link.borrow() {
                         l.post(&message);
                         infra::mark("costlab-posted");
+                    }
+                }
+            }
+        });
+    }
+    // Diagrams are drawn over the worker's planners: while the panel is open, the worker
+    // plans what the page's planner answered too (in the background).
+    {
+        let (conversation, link) = (conversation.clone(), link.clone());
+        let behind =
+            s.diagram.is_some_and(|d| d.open) && shown.worker_id != shown.id && shown.on_page;
+        use_effect_with((behind, shown.id), move |&(behind, _)| {
+            let latest = conversation.borrow().latest().cloned();
+            if let Some(r) = latest.filter(|_| behind) {
+                if let Some(message) = conversation.borrow_mut().request(r) {
+                    if let Some(l) = &*link.borrow() {
+                        l.post(&message);
                     }
                 }
             }
@@ -330,12 +608,26 @@ pub fn dbt3_view(props: &Dbt3ViewProps) -> Html {
         }
     });
 
-    // A row opened: ask the worker for its trees (no request queue: the answer is quick, and
-    // one for plans no longer shown is dropped).
+    // A row opened: its trees come from the page's planner when it planned the latest
+    // inputs, else from the worker (no request queue: the answer is quick, and one for
+    // plans no longer shown is dropped).
     let on_open = {
-        let link = link.clone();
+        let (link, page, on_page, shown, conversation) = (
+            link.clone(),
+            page.clone(),
+            on_page.clone(),
+            shown.dispatcher(),
+            conversation.clone(),
+        );
         use_callback((), move |(engine, number): (Engine, u8), _| {
-            if let Some(l) = &*link.borrow() {
+            let latest = conversation.borrow().latest().map(|r| r.id);
+            let from_page = latest == Some(*on_page.borrow());
+            if let Some(t) = from_page
+                .then(|| page.borrow_mut().trees(TreesRequest { engine, number }))
+                .flatten()
+            {
+                shown.dispatch(Received::Trees(Box::new(t)));
+            } else if let Some(l) = &*link.borrow() {
                 l.post(&worker_protocol::to_message(&ToWorker::Trees(
                     TreesRequest { engine, number },
                 )));
@@ -376,7 +668,7 @@ pub fn dbt3_view(props: &Dbt3ViewProps) -> Html {
         let focus = focus.filter(|f| f.0 == e).map(|(_, n, k)| (n, k));
         let planning_ms = shown.planning_ms.iter().find(|(pe, _)| *pe == e).map_or(0.0, |p| p.1);
         html! {
-            <Dbt3Table key={e.name()} engine={e} {table} {refused} {trees} on_open={on_open.clone()} {focus} baseline={baseline} {requested} shown={shown.id} {planning_ms}
+            <Dbt3Table key={e.name()} engine={e} {table} {refused} {trees} on_open={on_open.clone()} {focus} baseline={baseline} {requested} shown={shown.id} {planning_ms} on_page={shown.on_page}
                 prefix={prefix}
                 title={format!("{}: {what} on {}", s.version_of(e).label(), analysis::machine_label(s))} />
         }
@@ -411,7 +703,7 @@ pub fn dbt3_view(props: &Dbt3ViewProps) -> Html {
         Some(on_set) if shown.failed.is_none() && request.is_ok() => html! {
             <DiagramPanel engines={s.engines.list().into_iter().map(|e| s.version_of(e)).collect::<Vec<_>>()}
                 queries={(*queries).clone()} knobs={s.knobs.clone()} reply={shown.diagram.clone()}
-                table={if shown.id == requested { shown.id } else { 0 }}
+                table={if shown.id == requested && shown.worker_id == requested { shown.id } else { 0 }}
                 on_request={on_diagram} on_set={on_set.clone()} on_open={on_focus}
                 spec={s.diagram} on_spec={props.on_diagram.clone()} />
         },
@@ -420,20 +712,85 @@ pub fn dbt3_view(props: &Dbt3ViewProps) -> Html {
     html! { <>{ for tables }{ diagram }</> }
 }
 
-/// Starts the worker and wires its messages to the conversation and the view.
-fn start_worker(
-    conversation: &Rc<RefCell<Conversation>>,
-    diagrams: &Rc<RefCell<DiagramConversation>>,
-    link: &Rc<RefCell<Option<WorkerLink>>>,
+/// What the worker's messages reach in the view.
+#[derive(Clone)]
+struct ViewLinks {
+    conversation: Rc<RefCell<Conversation>>,
+    diagrams: Rc<RefCell<DiagramConversation>>,
+    link: Rc<RefCell<Option<WorkerLink>>>,
+    page: Rc<RefCell<PagePlanner>>,
+    on_page: Rc<RefCell<u64>>,
     shown: UseReducerDispatcher<Shown>,
+}
+
+/// How long the planners' inputs (all but the knobs) must hold before the page's planner
+/// builds its own (a long task): a drag of the scale factor or of a machine setting goes
+/// to the worker alone.
+const PRIME_AFTER_MS: u32 = 300;
+
+/// Primes the page's planner for the latest inputs if what decides its planners has not
+/// changed [`PRIME_AFTER_MS`] from now (knobs may move meanwhile).
+fn prime_when_rested(conversation: &Rc<RefCell<Conversation>>, page: &Rc<RefCell<PagePlanner>>) {
+    let Some(latest) = conversation.borrow().latest().cloned() else {
+        return;
+    };
+    if !page.borrow().needs_priming(&latest) {
+        return;
+    }
+    let key = PagePlanner::key(&latest);
+    let (conversation, page) = (conversation.clone(), page.clone());
+    gloo_timers::callback::Timeout::new(PRIME_AFTER_MS, move || {
+        let latest = conversation.borrow().latest().cloned();
+        if let Some(r) = latest.filter(|r| PagePlanner::key(r) == key) {
+            page.borrow_mut().prime(&r);
+            warm_when_idle(conversation, page, r.id, WARM_ROUNDS);
+        }
+    })
+    .forget();
+}
+
+/// Replans after priming that the page's planner runs while the inputs rest (see
+/// [`PagePlanner::warm`]), one per task.
+const WARM_ROUNDS: u32 = 4;
+
+fn warm_when_idle(
+    conversation: Rc<RefCell<Conversation>>,
+    page: Rc<RefCell<PagePlanner>>,
+    id: u64,
+    rounds: u32,
 ) {
+    if rounds == 0 {
+        return;
+    }
+    gloo_timers::callback::Timeout::new(50, move || {
+        // Only while nothing has moved since the priming: a moved knob warms it anyway.
+        let latest = conversation
+            .borrow()
+            .latest()
+            .filter(|r| r.id == id)
+            .cloned();
+        if let Some(r) = latest {
+            page.borrow().warm(&r);
+            if rounds == 1 {
+                infra::mark("costlab-warmed");
+            }
+            warm_when_idle(conversation, page, id, rounds - 1);
+        }
+    })
+    .forget();
+}
+
+/// Starts the worker and wires its messages to the conversation and the view.
+fn start_worker(view: ViewLinks) {
     let on_message = {
-        let (conversation, diagrams, link, shown) = (
-            conversation.clone(),
-            diagrams.clone(),
-            link.clone(),
-            shown.clone(),
-        );
+        let ViewLinks {
+            conversation,
+            diagrams,
+            link,
+            page,
+            on_page,
+            shown,
+        } = view.clone();
         Callback::from(move |text: String| {
             // With "costlab-posted" and "costlab-drawn", splits an input's time into the
             // page's, the worker's (and the messages'), and the redraw's.
@@ -457,7 +814,27 @@ fn start_worker(
                 Ok(FromWorker::Reply(r)) => {
                     let (current, next) = conversation.borrow_mut().reply(r);
                     if let Some(r) = current {
-                        shown.dispatch(Received::Reply(r));
+                        let followed = *on_page.borrow() == r.id;
+                        if let Some(latest) =
+                            conversation.borrow().last.as_ref().filter(|_| !followed)
+                        {
+                            let ms = r.tables.iter().map(|t| t.planning_ms).sum();
+                            page.borrow_mut().worker_answered(latest, ms);
+                        }
+                        if followed {
+                            // The page's planner showed this reply already.
+                            shown.dispatch(Received::WorkerCaughtUp(r.id));
+                        } else {
+                            shown.dispatch(Received::Reply(r, false));
+                        }
+                        if page.borrow().plan.is_some() {
+                            prime_when_rested(&conversation, &page);
+                        } else {
+                            let (conversation, primed) = (conversation.clone(), page.clone());
+                            load_page_planner(&page, move || {
+                                prime_when_rested(&conversation, &primed)
+                            });
+                        }
                     }
                     next
                 }
@@ -484,12 +861,12 @@ fn start_worker(
         })
     };
     let on_error = {
-        let shown = shown.clone();
+        let shown = view.shown.clone();
         Callback::from(move |m: String| shown.dispatch(Received::Failed(m)))
     };
     match WorkerLink::start(infra::WORKER_URL, on_message, on_error) {
-        Ok(l) => *link.borrow_mut() = Some(l),
-        Err(e) => shown.dispatch(Received::Failed(e)),
+        Ok(l) => *view.link.borrow_mut() = Some(l),
+        Err(e) => view.shown.dispatch(Received::Failed(e)),
     }
 }
 
@@ -516,6 +893,9 @@ pub struct Dbt3Props {
     /// The worker's milliseconds for the reply shown (`data-planning-ms`, for measurements).
     #[prop_or_default]
     pub planning_ms: f64,
+    /// The reply shown was planned on the page's thread (`data-planned-on`, for measurements).
+    #[prop_or_default]
+    pub on_page: bool,
     /// The open row's trees, when the worker sent them (for the reply `shown`).
     #[prop_or_default]
     pub trees: Option<Shared<TreesReply>>,
@@ -719,7 +1099,8 @@ pub fn dbt3_table(props: &Dbt3Props) -> Html {
         html! {
             <section class="dbt3" id={format!("{prefix}-{id}")} aria-labelledby={title_id.clone()}
                 data-requested={props.requested.to_string()} data-shown={props.shown.to_string()}
-                data-planning-ms={format!("{:.2}", props.planning_ms)}>
+                data-planning-ms={format!("{:.2}", props.planning_ms)}
+                data-planned-on={if props.on_page { "page" } else { "worker" }}>
                 <h2 id={title_id.clone()}>{ props.title.clone() }</h2>
                 { body }
             </section>
