@@ -97,8 +97,12 @@ pub fn build_release() -> Result<(), String> {
 /// The helper worker's files (see web/index.html): loaded only when the DBT3 view opens or a
 /// calibration file or validation report is loaded, so they are counted apart from the
 /// page's bundle.
+/// The worker's files, and the page planner's loader (it loads the worker's wasm again on
+/// the page's thread, after the DBT3 view's first reply): none loads at first render.
 fn is_worker_file(name: &str) -> bool {
-    name.starts_with("costlab-worker") || name.starts_with("worker-loader")
+    name.starts_with("costlab-worker")
+        || name.starts_with("worker-loader")
+        || name.starts_with("planner-loader")
 }
 
 /// Prints each bundle file's size raw and gzipped, the page's bundle (what loads at first
@@ -136,7 +140,7 @@ fn size() -> Result<u64, String> {
         (false, "page bundle (loads at first render)"),
         (
             true,
-            "worker (loads when the DBT3 view opens or a calibration file or validation report is loaded)",
+            "worker (loads when the DBT3 view opens or a calibration file or validation report is loaded; the DBT3 view loads its wasm again on the page's thread)",
         ),
     ] {
         let mine: Vec<_> = rows.iter().filter(|r| r.0 == worker).collect();
