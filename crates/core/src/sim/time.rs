@@ -861,10 +861,18 @@ fn check_work(w: &Work) -> Result<()> {
     }
     for r in &w.page_reads {
         let f = |x: &str| format!("work.page_reads[{}].{x}", r.object);
-        check_range(&f("object_pages"), r.object_pages, 0.0, MAX)?;
-        check_range(&f("page_bytes"), r.page_bytes, 512.0, 1_048_576.0)?;
-        check_range(&f("requests"), r.requests, 0.0, MAX)?;
-        check_range(&f("distinct"), r.distinct, 0.0, MAX)?;
+        for (x, v, lo, hi) in [
+            ("object_pages", r.object_pages, 0.0, MAX),
+            ("page_bytes", r.page_bytes, 512.0, 1_048_576.0),
+            ("requests", r.requests, 0.0, MAX),
+            ("distinct", r.distinct, 0.0, MAX),
+        ] {
+            // The field's name is formatted only for the error: this runs for every read
+            // of every plan timed (a tenth of the t1 view's time when it always did).
+            if check_range(x, v, lo, hi).is_err() {
+                check_range(&f(x), v, lo, hi)?;
+            }
+        }
         if r.distinct > r.requests * (1.0 + 1e-9) + 1e-9 {
             return Err(Error::invalid(
                 f("distinct"),
