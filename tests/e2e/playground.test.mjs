@@ -133,6 +133,10 @@ test('measure: input-to-redraw time and first render (printed, not asserted)', a
     const drawn = performance.getEntriesByName('costlab-drawn')[0];
     return drawn ? drawn.startTime : NaN;
   });
+  // A second, as a reader looks at the chart before moving a knob (the browser finishes
+  // optimising the first render's code in the background; the DBT3 measure waits too).
+  // The first input still runs code for the first time: its figure is printed apart.
+  await page.waitForTimeout(1000);
   await slider.focus();
   // Issue 17 asks for three runs of 60 inputs, each printed.
   for (const run of [1, 2, 3]) {
@@ -157,7 +161,8 @@ test('measure: input-to-redraw time and first render (printed, not asserted)', a
     assert.ok(total.n >= 50, `only ${total.n} redraws measured`);
     // Where the time goes: input to curves computed, then to both charts drawn.
     const parts = split(samples, ['compute', 'draw']);
-    console.log(`# measure t1 view (MySQL, cost + time charts), run ${run} of 3: first render ${first.toFixed(0)} ms after navigation; input to redraw median ${total.median.toFixed(1)} ms, p95 ${total.p95.toFixed(1)} ms over ${total.n} inputs (median/p95 ms: ${parts})`);
+    const firstInput = run === 1 ? `, the first input ${samples[0].total.toFixed(1)} ms` : '';
+    console.log(`# measure t1 view (MySQL, cost + time charts), run ${run} of 3: first render ${first.toFixed(0)} ms after navigation${firstInput}; inputs from 1 s later: input to redraw median ${total.median.toFixed(1)} ms, p95 ${total.p95.toFixed(1)} ms over ${total.n} inputs (median/p95 ms: ${parts})`);
   }
   assert.deepEqual(problems, []);
 });
