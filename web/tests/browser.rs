@@ -512,6 +512,20 @@ fn the_page_planner_answers_knob_moves_as_the_worker_does_and_leaves_the_rest_to
     }
     assert!(p.takes(&moved));
 
+    // Planners the worker took long to build (a large workload of the user's) are not
+    // built again on the page's thread.
+    let slow = dbt3_request(4, "#v=1&w=dbt3&sf=1");
+    p.worker_answered(&slow, 2.0 * PagePlanner::PRIME_BUDGET_MS);
+    assert!(!p.needs_priming(&slow));
+    p.prime(&slow);
+    assert!(!p.takes(&Request {
+        id: 5,
+        ..slow.clone()
+    }));
+    let quick = dbt3_request(6, "#v=1&w=dbt3&sf=3");
+    p.worker_answered(&quick, 20.0);
+    assert!(p.needs_priming(&quick));
+
     // A planner that fails once (here: it answers nonsense) is not asked again.
     let mut broken = PagePlanner::with_function(page_function(|_| "{".into()));
     broken.prime(&first);

@@ -104,6 +104,9 @@ pub struct PagePlanner {
     primed: Option<Request>,
     /// A moving estimate of a knob-only replan's planning, ms (the page's or the worker's).
     replan_ms: Option<f64>,
+    /// The last planners' inputs the worker built planners for, and how long its reply
+    /// took: what priming would cost the page's thread.
+    built: Option<(Request, f64)>,
 }
 
 impl PagePlanner {
@@ -179,11 +182,20 @@ impl PagePlanner {
         }
     }
 
+    /// Priming builds planners on the page's thread: not when the worker took longer than
+    /// this to build them (a large workload of the user's), lest the page stall.
+    pub const PRIME_BUDGET_MS: f64 = 150.0;
+
     /// The worker answered `r` (the latest request) after `ms` of planning: a knob-only
-    /// replan's time counts toward the estimate.
+    /// replan's time counts toward the estimate; the first reply for new planners' inputs
+    /// says what building them costs.
     pub fn worker_answered(&mut self, r: &Request, ms: f64) {
-        if self.primed.as_ref() == Some(&Self::key(r)) {
+        let key = Self::key(r);
+        if self.primed.as_ref() == Some(&key) {
             self.observe(ms);
+        }
+        if self.built.as_ref().is_none_or(|(k, _)| *k != key) {
+            self.built = Some((key, ms));
         }
     }
 
@@ -193,7 +205,12 @@ impl PagePlanner {
 
     /// Whether [`prime`](Self::prime) has anything to do for `r`.
     pub fn needs_priming(&self, r: &Request) -> bool {
-        self.plan.is_some() && self.primed.as_ref() != Some(&Self::key(r))
+        let key = Self::key(r);
+        let affordable = self
+            .built
+            .as_ref()
+            .is_none_or(|(k, ms)| *k != key || *ms <= Self::PRIME_BUDGET_MS);
+        self.plan.is_some() && affordable && self.primed.as_ref() != Some(&key)
     }
 
     /// Builds the planners for `r`'s inputs (a long task: call it when the inputs have
