@@ -177,6 +177,45 @@ test('both engines: the PostgreSQL and MySQL tables are what costlab dbt3 comput
   assert.deepEqual(problems, []);
 });
 
+test("knob moves planned on the page's thread: both tables are the core's, the trees open, the diagram follows", async () => {
+  const { page, problems } = await open(browser, '#v=1&e=both&w=dbt3');
+  await page.locator('#dbt3-pg tbody tr').first().waitFor();
+  // The page's planner loads after the worker's first reply and primes once the inputs
+  // have rested.
+  await page.waitForFunction(() => performance.getEntriesByName('costlab-primed').length > 0, null, { timeout: 30000 });
+  const set = async (knob, value) => {
+    const before = await requested(page);
+    const input = page.locator(`[data-knob="${knob}"] input[type="number"]`);
+    await input.fill(String(value));
+    await input.press('Enter');
+    await frame(page);
+    await replied(page, before);
+  };
+  await set('random_page_cost', 1.1);
+  await set('memory_block_read_cost', 0.5);
+  for (const id of ['pg', 'mysql']) {
+    assert.equal(await page.locator(`#dbt3-${id}`).getAttribute('data-planned-on'), 'page', id);
+  }
+  const pg = cli(['dbt3', '--engine', 'postgres', '--version', '18', '--sf', '10', '--profile', 'wl8737-memory',
+    '--set', 'random_page_cost=1.1', '--json']);
+  await assertTableIsTheCores(page, 'pg', pg);
+  const mysql = cli(['dbt3', '--engine', 'mysql', '--version', '5.7', '--sf', '10', '--profile', 'wl8737-memory',
+    '--baseline', 'mysql-5.7', '--set', 'memory_block_read_cost=0.5', '--json']);
+  await assertTableIsTheCores(page, 'mysql', mysql);
+  // A changed row's trees come from the page's planner: the plans of the table shown.
+  const changed = mysql.rows.find((r) => r.plan_changed);
+  await page.locator(`#dbt3-mysql tr[data-q="${changed.query}"]`).click();
+  const detail = page.locator('#dbt3-mysql-detail');
+  await detail.locator('.plan-tree.current').waitFor();
+  assert.equal(await detail.locator('.plan-tree.current h4').innerText(),
+    `current: cost ${amount(changed.current.cost)}, ${amount(changed.current.rows)} rows, ${seconds(changed.current.time_s)}`);
+  // The diagram is drawn in the worker, which plans the page's inputs too once it is open.
+  await page.locator('#diagram-open').check();
+  await page.waitForSelector('svg.diagram', { timeout: 60000 });
+  assert.equal(await page.locator('.error').count(), 0);
+  assert.deepEqual(problems, []);
+});
+
 test('the disk-bound server at io_block_read_cost 4: a plan changed inside a view or by DS-MRR is marked, and the row says where', async () => {
   const { page, problems } = await open(browser, '#v=1&e=mysql&w=dbt3&m=wl8737-disk&my=5.7&iobrc=4');
   await page.locator('#dbt3-mysql tbody tr').first().waitFor();

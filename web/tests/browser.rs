@@ -514,6 +514,10 @@ fn the_page_planner_answers_knob_moves_as_the_worker_does_and_leaves_the_rest_to
 
     // Planners the worker took long to build (a large workload of the user's) are not
     // built again on the page's thread.
+    // (The first reply the planner hears of counts a quarter: the worker's code is cold.)
+    let mut fresh = PagePlanner::with_function(page_function(|_| "{".into()));
+    fresh.worker_answered(&first, 2.0 * PagePlanner::PRIME_BUDGET_MS);
+    assert!(fresh.needs_priming(&first));
     let slow = dbt3_request(4, "#v=1&w=dbt3&sf=1");
     p.worker_answered(&slow, 2.0 * PagePlanner::PRIME_BUDGET_MS);
     assert!(!p.needs_priming(&slow));
