@@ -5,6 +5,7 @@
 //!   (300) of the 22 plans; prints the mean round and each query's best time. Under
 //!   `valgrind --tool=callgrind`, (instructions at N = 11 minus at N = 1) / 10 is one
 //!   round's count, which this 2-core guest measures far more steadily than time.
+//! - `... -- N Q`: only query Q, N rounds (to profile one query).
 //! - `... -- dump [text]`: every plan at random_page_cost 1.1, 4 and 40 (signature, cost
 //!   bits, rows, the tree without detail lines; with `text`, the whole tree too). Compare
 //!   the output of two builds with `cmp`; add `--no-default-features` for the page's build.
@@ -56,10 +57,14 @@ fn main() {
         return;
     }
     let rounds: usize = arg.and_then(|s| s.parse().ok()).unwrap_or(300);
+    let only: Option<u8> = std::env::args().nth(2).and_then(|s| s.parse().ok());
     let mut best = [f64::INFINITY; 23];
     let t0 = Instant::now();
     for _ in 0..rounds {
         for n in 1..=22u8 {
+            if only.is_some_and(|q| q != n) {
+                continue;
+            }
             let t = Instant::now();
             black_box(p.plan(n, &k).expect("a plan"));
             let e = t.elapsed().as_secs_f64() * 1e6;
@@ -67,7 +72,13 @@ fn main() {
         }
     }
     let mean = t0.elapsed().as_secs_f64() * 1e3 / rounds.max(1) as f64;
-    let mut by_query: Vec<(usize, f64)> = best.iter().copied().enumerate().skip(1).collect();
+    let mut by_query: Vec<(usize, f64)> = best
+        .iter()
+        .copied()
+        .enumerate()
+        .skip(1)
+        .filter(|q| q.1.is_finite())
+        .collect();
     by_query.sort_by(|a, b| b.1.total_cmp(&a.1));
     let sum: f64 = by_query.iter().map(|q| q.1).sum();
     println!(
