@@ -2,7 +2,9 @@
 // PagePlanner): `costlabPlanner` is a promise of its exports (`plan_on_page`,
 // `warm_on_page`). The wasm-bindgen glue is
 // the no-modules kind, whose `wasm_bindgen` is a global binding of classic scripts.
-window.costlabPlanner = new Promise((resolve, reject) => {
+// The glue's `let wasm_bindgen` may be declared once per page: a view mounted again reuses
+// the promise.
+window.costlabPlanner ??= new Promise((resolve, reject) => {
   const here = document.currentScript.src;
   const glue = document.createElement('script');
   glue.src = new URL('./costlab-worker.js', here).href;

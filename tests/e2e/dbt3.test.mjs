@@ -213,6 +213,16 @@ test("knob moves planned on the page's thread: both tables are the core's, the t
   await page.locator('#diagram-open').check();
   await page.waitForSelector('svg.diagram', { timeout: 60000 });
   assert.equal(await page.locator('.error').count(), 0);
+  // Away to the t1 sweep and back: the view mounts again and reuses the loaded wasm
+  // (its glue may be declared once per page).
+  await page.selectOption('#workload', 't1');
+  await page.locator('canvas#cost-mysql').waitFor();
+  await page.evaluate(() => performance.clearMarks());
+  await page.selectOption('#workload', 'dbt3');
+  await page.locator('#dbt3-pg tbody tr').first().waitFor();
+  await page.waitForFunction(() => performance.getEntriesByName('costlab-primed').length > 0, null, { timeout: 30000 });
+  await set('random_page_cost', 2);
+  assert.equal(await page.locator('#dbt3-pg').getAttribute('data-planned-on'), 'page');
   assert.deepEqual(problems, []);
 });
 

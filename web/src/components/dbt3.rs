@@ -273,11 +273,16 @@ fn load_page_planner(planner: &Rc<RefCell<PagePlanner>>, loaded: impl FnOnce() +
         return;
     };
     let planner = planner.clone();
-    let onload = Closure::once_into_js(move || {
-        let promise = web_sys::window()
+    // The loader's promise: there already when an earlier mount of the view loaded it.
+    let promise = || {
+        web_sys::window()
             .and_then(|w| js_sys::Reflect::get(&w, &"costlabPlanner".into()).ok())
-            .and_then(|p| p.dyn_into::<js_sys::Promise>().ok());
-        let Some(promise) = promise else {
+            .and_then(|p| p.dyn_into::<js_sys::Promise>().ok())
+    };
+    let earlier = promise();
+    let loaded_before = earlier.is_some();
+    let start = move || {
+        let Some(promise) = earlier.or_else(promise) else {
             return;
         };
         wasm_bindgen_futures::spawn_local(async move {
@@ -296,7 +301,11 @@ fn load_page_planner(planner: &Rc<RefCell<PagePlanner>>, loaded: impl FnOnce() +
                 loaded();
             }
         });
-    });
+    };
+    if loaded_before {
+        return start();
+    }
+    let onload = Closure::once_into_js(start);
     let _ = script.add_event_listener_with_callback("load", onload.unchecked_ref());
     let _ = script.set_attribute("src", infra::PLANNER_URL);
     let _ = root.append_with_node_1(&script);
