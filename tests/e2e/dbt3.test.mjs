@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { launch, open, SCREENSHOTS, cli, seconds } from './browser.mjs';
-import { frame, requested, replied, amount, assertTableIsTheCores, percentiles, split } from './tables.mjs';
+import { frame, requested, replied, setKnob, amount, assertTableIsTheCores, percentiles, split } from './tables.mjs';
 
 let browser;
 before(async () => {
@@ -55,15 +55,6 @@ async function rows(page) {
 
 
 
-async function setMbrc(page, value) {
-  const before = await requested(page);
-  const input = page.locator('[data-knob="memory_block_read_cost"] input[type="number"]');
-  await input.fill(String(value));
-  await input.press('Enter');
-  // After two frames the page has rendered the input, with its new request if it made one.
-  await frame(page);
-  await replied(page, before);
-}
 
 test('DBT3 at SF 10: Q6 flips to the range on i_l_shipdate where the core says', async () => {
   const { page, problems } = await open(browser);
@@ -85,7 +76,7 @@ test('DBT3 at SF 10: Q6 flips to the range on i_l_shipdate where the core says',
   assert.equal(await page.locator('canvas#cost-mysql').count(), 0);
 
   for (const mbrc of [1.0, 0.55, 0.5]) {
-    await setMbrc(page, mbrc);
+    await setKnob(page, 'memory_block_read_cost', mbrc);
     if (mbrc !== 1.0) await page.waitForFunction((m) => location.hash.includes(`mbrc=${m}`), mbrc);
     const shown = await rows(page);
     assert.equal(shown.length, 22);
@@ -183,16 +174,8 @@ test("knob moves planned on the page's thread: both tables are the core's, the t
   // The page's planner loads after the worker's first reply and primes once the inputs
   // have rested.
   await page.waitForFunction(() => performance.getEntriesByName('costlab-primed').length > 0, null, { timeout: 30000 });
-  const set = async (knob, value) => {
-    const before = await requested(page);
-    const input = page.locator(`[data-knob="${knob}"] input[type="number"]`);
-    await input.fill(String(value));
-    await input.press('Enter');
-    await frame(page);
-    await replied(page, before);
-  };
-  await set('random_page_cost', 1.1);
-  await set('memory_block_read_cost', 0.5);
+  await setKnob(page, 'random_page_cost', 1.1);
+  await setKnob(page, 'memory_block_read_cost', 0.5);
   for (const id of ['pg', 'mysql']) {
     assert.equal(await page.locator(`#dbt3-${id}`).getAttribute('data-planned-on'), 'page', id);
   }
@@ -221,7 +204,7 @@ test("knob moves planned on the page's thread: both tables are the core's, the t
   await page.selectOption('#workload', 'dbt3');
   await page.locator('#dbt3-pg tbody tr').first().waitFor();
   await page.waitForFunction(() => performance.getEntriesByName('costlab-primed').length > 0, null, { timeout: 30000 });
-  await set('random_page_cost', 2);
+  await setKnob(page, 'random_page_cost', 2);
   assert.equal(await page.locator('#dbt3-pg').getAttribute('data-planned-on'), 'page');
   assert.deepEqual(problems, []);
 });

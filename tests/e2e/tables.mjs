@@ -20,6 +20,18 @@ export async function replied(page, before = 0) {
   }, before);
 }
 
+/** Types `value` into knob `name`'s number field, presses Enter, and waits for the tables
+ *  to show the reply (from the worker or the page's planner). */
+export async function setKnob(page, name, value) {
+  const before = await requested(page);
+  const input = page.locator(`[data-knob="${name}"] input[type="number"]`);
+  await input.fill(String(value));
+  await input.press('Enter');
+  // After two frames the page has rendered the input, with its new request if it made one.
+  await frame(page);
+  await replied(page, before);
+}
+
 /** A change as the table writes it: `{:+.1} %`. */
 export const change = (pct) => `${pct < 0 || Object.is(pct, -0) ? '' : '+'}${pct.toFixed(1)} %`;
 /** `amount` of the detail view: costs and rows. */

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launch, open, cli } from './browser.mjs';
-import { frame, requested, replied, assertTableIsTheCores } from './tables.mjs';
+import { frame, requested, replied, setKnob, assertTableIsTheCores } from './tables.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const EXAMPLE = join(ROOT, 'static', 'example-shop.json');
@@ -41,15 +41,6 @@ function queriesFile(text) {
 async function pasteQueries(page, text) {
   const before = await requested(page);
   await page.locator('#user-queries').fill(text);
-  await frame(page);
-  await replied(page, before);
-}
-
-async function setKnob(page, name, value) {
-  const before = await requested(page);
-  const input = page.locator(`[data-knob="${name}"] input[type="number"]`);
-  await input.fill(String(value));
-  await input.press('Enter');
   await frame(page);
   await replied(page, before);
 }

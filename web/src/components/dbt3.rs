@@ -32,15 +32,13 @@ pub struct Conversation {
     ready: bool,
     in_flight: bool,
     waiting: Option<Request>,
-    latest: u64,
-    /// The latest inputs (for the page's planner).
+    /// The latest inputs: only a reply to them is shown.
     last: Option<Request>,
 }
 
 impl Conversation {
     /// New inputs; returns the message to post now, if the worker is free.
     pub fn request(&mut self, r: Request) -> Option<String> {
-        self.latest = r.id;
         self.last = Some(r.clone());
         self.waiting = Some(r);
         self.next()
@@ -49,7 +47,6 @@ impl Conversation {
     /// New inputs the page's planner answered: nothing waits for the worker, and a reply
     /// it is working on will be stale.
     pub fn answered_on_page(&mut self, r: &Request) {
-        self.latest = r.id;
         self.last = Some(r.clone());
         self.waiting = None;
     }
@@ -68,7 +65,11 @@ impl Conversation {
     /// A reply came: the reply if it answers the latest request, and the message to post next.
     pub fn reply(&mut self, r: Reply) -> (Option<Reply>, Option<String>) {
         self.in_flight = false;
-        let current = (r.id == self.latest).then_some(r);
+        let current = self
+            .last
+            .as_ref()
+            .is_some_and(|l| l.id == r.id)
+            .then_some(r);
         (current, self.next())
     }
 
@@ -847,9 +848,7 @@ fn start_worker(view: ViewLinks) {
                     let (current, next) = conversation.borrow_mut().reply(r);
                     if let Some(r) = current {
                         let followed = *on_page.borrow() == r.id;
-                        if let Some(latest) =
-                            conversation.borrow().last.as_ref().filter(|_| !followed)
-                        {
+                        if let Some(latest) = conversation.borrow().latest().filter(|_| !followed) {
                             let ms = r.tables.iter().map(|t| t.planning_ms).sum();
                             page.borrow_mut().worker_answered(latest, ms);
                         }
