@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { launch, open, SCREENSHOTS, cli, readShortNumber } from './browser.mjs';
+import { launch, open, BASE_URL, SCREENSHOTS, cli, readShortNumber } from './browser.mjs';
 import { percentiles, split } from './tables.mjs';
 
 let browser;
@@ -124,15 +124,32 @@ test('keyboard reaches and labels every knob', async () => {
   assert.notEqual(await page.locator('#knob-mbrc').getAttribute('aria-valuetext'), '1');
 });
 
+/** Navigation to the first drawn chart (`costlab-drawn`), over `n` fresh loads, each left
+ *  alone for a second before it is read. A locator's first query evaluates Playwright's
+ *  injected script in the page (Chromium's trace: an EvaluateScript task of 20 to 30 ms
+ *  between the first frame and the charts' drawing), which a reader's browser never runs;
+ *  `page.evaluate` after the wait reads the mark without it. */
+async function firstRenders(n) {
+  const ms = [];
+  for (let i = 0; i < n; i++) {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
+    await page.goto(BASE_URL);
+    await page.waitForTimeout(1000);
+    ms.push(await page.evaluate(() => performance.getEntriesByName('costlab-drawn')[0]?.startTime ?? NaN));
+    await page.close();
+  }
+  return ms;
+}
+
 test('measure: input-to-redraw time and first render (printed, not asserted)', async () => {
+  const loads = await firstRenders(5);
+  assert.ok(loads.every(Number.isFinite), `a load drew no chart: ${loads}`);
+  const sorted = [...loads].sort((a, b) => a - b);
+  console.log(`# measure t1 view first render, 5 fresh loads: median ${sorted[2].toFixed(0)} ms after navigation (${loads.map((x) => x.toFixed(0)).join(', ')} ms)`);
   const { page, problems } = await open(browser);
   const slider = page.locator('#knob-mbrc');
   await slider.waitFor();
   await frame(page);
-  const first = await page.evaluate(() => {
-    const drawn = performance.getEntriesByName('costlab-drawn')[0];
-    return drawn ? drawn.startTime : NaN;
-  });
   // A second, as a reader looks at the chart before moving a knob (the browser finishes
   // optimising the first render's code in the background; the DBT3 measure waits too).
   // The first input still runs code for the first time: its figure is printed apart.
@@ -161,8 +178,8 @@ test('measure: input-to-redraw time and first render (printed, not asserted)', a
     assert.ok(total.n >= 50, `only ${total.n} redraws measured`);
     // Where the time goes: input to curves computed, then to both charts drawn.
     const parts = split(samples, ['compute', 'draw']);
-    const firstInput = run === 1 ? `, the first input ${samples[0].total.toFixed(1)} ms` : '';
-    console.log(`# measure t1 view (MySQL, cost + time charts), run ${run} of 3: first render ${first.toFixed(0)} ms after navigation${firstInput}; inputs from 1 s later: input to redraw median ${total.median.toFixed(1)} ms, p95 ${total.p95.toFixed(1)} ms over ${total.n} inputs (median/p95 ms: ${parts})`);
+    const firstInput = run === 1 ? `: the first input ${samples[0].total.toFixed(1)} ms` : '';
+    console.log(`# measure t1 view (MySQL, cost + time charts), run ${run} of 3${firstInput}; inputs from 1 s later: input to redraw median ${total.median.toFixed(1)} ms, p95 ${total.p95.toFixed(1)} ms over ${total.n} inputs (median/p95 ms: ${parts})`);
   }
   assert.deepEqual(problems, []);
 });
