@@ -524,6 +524,10 @@ pub(crate) enum Rescan {
     Fixed(f64, f64),
 }
 
+/// A path's sort order: most are one or two classes long, and paths are built and cloned
+/// for every join candidate, so the keys live inline.
+pub(crate) type PathKeys = SmallVec<[usize; 4]>;
+
 /// One path of a relation.
 #[derive(Clone, Debug)]
 pub(crate) struct JPath {
@@ -532,7 +536,7 @@ pub(crate) struct JPath {
     pub rows: f64,
     pub width: f64,
     /// Sort order as equivalence-class ids, ascending.
-    pub pathkeys: Vec<usize>,
+    pub pathkeys: PathKeys,
     /// Required outer relations (parameterized paths), as a relid bitmap.
     pub param: u64,
     pub rescan: Rescan,
@@ -656,7 +660,7 @@ pub(crate) fn add_path_with(
     keep: impl FnOnce(&mut JPath),
 ) -> bool {
     let keys = std::mem::take(&mut new.pathkeys);
-    add_path_keys(list, new, std::borrow::Cow::Owned(keys), startup, keep)
+    add_path_keys(list, new, &keys, startup, keep)
 }
 
 /// add_path_with for a path whose pathkeys are `keys` (its own are left empty): they
@@ -664,7 +668,7 @@ pub(crate) fn add_path_with(
 pub(crate) fn add_path_keys(
     list: &mut Vec<JPath>,
     mut new: JPath,
-    keys: std::borrow::Cow<'_, [usize]>,
+    keys: &[usize],
     startup: bool,
     keep: impl FnOnce(&mut JPath),
 ) -> bool {
@@ -682,7 +686,7 @@ pub(crate) fn add_path_keys(
             let keyscmp = if new.param != 0 || old.param != 0 {
                 Cmp::Equal
             } else {
-                compare_keys(&keys, &old.pathkeys)
+                compare_keys(keys, &old.pathkeys)
             };
             if keyscmp != Cmp::Different {
                 let outercmp = compare_param(new.param, old.param);
@@ -745,7 +749,7 @@ pub(crate) fn add_path_keys(
         }
         i += 1;
     }
-    new.pathkeys = keys.into_owned();
+    new.pathkeys = PathKeys::from_slice(keys);
     keep(&mut new);
     list.push(new);
     true

@@ -19,7 +19,8 @@ use crate::query::{CmpOp, OrderKey, Predicate, Query};
 
 use super::costs::{self, JKind, JoinConsts, Qual, ScanSel, SemiFactors};
 use super::model::{
-    add_path, add_path_keys, cheaper_total, cheapest_total, JPath, Node, Rescan, TrueRows, FUZZ,
+    add_path, add_path_keys, cheaper_total, cheapest_total, JPath, Node, PathKeys, Rescan,
+    TrueRows, FUZZ,
 };
 use super::setup::{self, bit, BaseRel, Block, ColKey, IxDesc, RelKind, Special};
 use super::PgJoinPlanner;
@@ -291,7 +292,7 @@ impl<'a> Planner<'a> {
             rescan: Rescan::Same,
             can_mark: is_index,
             node: Node::with_true_rows(Node::leaf(node), TrueRows::out(br.true_rows)),
-            pathkeys,
+            pathkeys: pathkeys.into(),
             param_ecs: SmallVec::new(),
             disabled,
             pending: 0,
@@ -833,7 +834,7 @@ impl<'a> Planner<'a> {
                     total: bt,
                     rows,
                     width: br.width,
-                    pathkeys: Vec::new(),
+                    pathkeys: PathKeys::new(),
                     param: required,
                     rescan: Rescan::Same,
                     node: heap,
@@ -849,9 +850,9 @@ impl<'a> Planner<'a> {
                 rows,
                 width: br.width,
                 pathkeys: if outer == 0 && useful_order {
-                    vec![pk_of(b, &lead_key)]
+                    smallvec![pk_of(b, &lead_key)]
                 } else {
-                    Vec::new()
+                    PathKeys::new()
                 },
                 param: required,
                 rescan: Rescan::Same,
@@ -1242,7 +1243,7 @@ impl<'a> Planner<'a> {
                 total: ht,
                 rows: groups,
                 width: rhs_path.width,
-                pathkeys: Vec::new(),
+                pathkeys: PathKeys::new(),
                 param: 0,
                 rescan: Rescan::Same,
                 node,
@@ -2354,7 +2355,7 @@ impl<'c, 'f> Candidates<'c, '_, 'f> {
                 total,
                 rows,
                 width,
-                pathkeys: Vec::new(),
+                pathkeys: PathKeys::new(),
                 param: 0,
                 rescan,
                 node: self.pending.clone(),
@@ -2363,7 +2364,7 @@ impl<'c, 'f> Candidates<'c, '_, 'f> {
                 disabled,
                 pending: 0,
             },
-            std::borrow::Cow::Borrowed(pathkeys),
+            pathkeys,
             self.startup,
             |p| p.pending = id,
         );

@@ -17,7 +17,7 @@ use crate::query::{CmpOp, Predicate, Query};
 
 use super::costs::{JKind, Qual};
 use super::deparse::{self, Ty};
-use super::model::{JPath, Node, Rescan};
+use super::model::{JPath, Node, PathKeys, Rescan};
 use super::planner::{BlockOpts, Planner};
 use super::sqlexpr::{self, Expr, Lit, Op, Operand};
 use smallvec::SmallVec;
@@ -2591,7 +2591,7 @@ pub(crate) fn subquery_scan(br: &BaseRel, cop: f64, ctup: f64, elide: bool) -> O
         total,
         rows: br.rows,
         width: br.width,
-        pathkeys: Vec::new(),
+        pathkeys: PathKeys::new(),
         param: 0,
         rescan: Rescan::Same,
         node,

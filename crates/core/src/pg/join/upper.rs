@@ -10,7 +10,9 @@ use crate::plan::Work;
 
 use super::costs::{self, AggCosts, AggStrategy, In};
 use super::deparse;
-use super::model::{add_path, cheaper_total, cheapest_total, JPath, Node, Rescan, TrueRows};
+use super::model::{
+    add_path, cheaper_total, cheapest_total, JPath, Node, PathKeys, Rescan, TrueRows,
+};
 use super::planner::{pk_of, text, JoinRel, Planner};
 use super::setup::{Block, ColKey, RelKind};
 use super::sqlexpr;
@@ -499,7 +501,7 @@ fn sort_path(pl: &Planner, p: &JPath, keys: Vec<usize>, limit: f64, key_text: St
         total: t,
         rows: p.rows,
         width: p.width,
-        pathkeys: keys,
+        pathkeys: keys.into(),
         param: 0,
         rescan: Rescan::Fixed(0.0, pl.jc.cop() * p.rows),
         node,
@@ -635,7 +637,7 @@ fn incremental_sort_path(
         total: startup + run,
         rows: p.rows,
         width: p.width,
-        pathkeys: keys.to_vec(),
+        pathkeys: PathKeys::from_slice(keys),
         param: 0,
         rescan: Rescan::Fixed(0.0, pl.jc.cop() * p.rows),
         node,
@@ -933,9 +935,9 @@ pub(crate) fn finish(
                         rows: out_rows,
                         width: gwidth,
                         pathkeys: if st == AggStrategy::Sorted {
-                            gkeys.clone()
+                            PathKeys::from_slice(&gkeys)
                         } else {
-                            Vec::new()
+                            PathKeys::new()
                         },
                         param: 0,
                         rescan: Rescan::Same,
@@ -1021,7 +1023,7 @@ pub(crate) fn finish(
                             total: t2,
                             rows: g2,
                             width: 16.0,
-                            pathkeys: Vec::new(),
+                            pathkeys: PathKeys::new(),
                             param: 0,
                             rescan: Rescan::Same,
                             node,
