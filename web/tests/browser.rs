@@ -1031,6 +1031,92 @@ fn the_legend_is_drawn_inside_exports_only() {
     }
 }
 
+/// A fresh canvas of `w` x `h` pixels (not on the page).
+fn canvas(w: u32, h: u32) -> web_sys::HtmlCanvasElement {
+    use wasm_bindgen::JsCast;
+    let c: web_sys::HtmlCanvasElement = web_sys::window()
+        .unwrap()
+        .document()
+        .unwrap()
+        .create_element("canvas")
+        .unwrap()
+        .dyn_into()
+        .unwrap();
+    c.set_width(w);
+    c.set_height(h);
+    c
+}
+
+fn pixels(c: &web_sys::HtmlCanvasElement) -> Vec<u8> {
+    use wasm_bindgen::JsCast;
+    let ctx: web_sys::CanvasRenderingContext2d =
+        c.get_context("2d").unwrap().unwrap().dyn_into().unwrap();
+    ctx.get_image_data(0.0, 0.0, c.width() as f64, c.height() as f64)
+        .unwrap()
+        .data()
+        .0
+}
+
+#[wasm_bindgen_test]
+fn batched_canvas_lines_draw_what_plotters_canvas_draws() {
+    use costlab_web::chart::{draw, Backend, Legend, Theme};
+    use plotters::prelude::*;
+    // PostgreSQL's t1 charts: dashed curves, the mesh's translucent light lines, text.
+    let s = costlab_core::scenario::Scenario {
+        engines: Engines::One(Engine::Postgres),
+        ..Default::default()
+    };
+    let view = costlab_web::model::engine_view(&s, Engine::Postgres).unwrap();
+    for data in [&view.cost, &view.time] {
+        let (plain, batched) = (canvas(800, 450), canvas(800, 450));
+        {
+            let backend =
+                plotters_canvas::CanvasBackend::with_canvas_object(plain.clone()).unwrap();
+            draw(
+                &backend.into_drawing_area(),
+                data,
+                Theme::new(false),
+                1.0,
+                Legend::Outside,
+            )
+            .unwrap();
+        }
+        {
+            let backend = Backend::canvas(batched.clone()).unwrap();
+            draw(
+                &backend.into_drawing_area(),
+                data,
+                Theme::new(false),
+                1.0,
+                Legend::Outside,
+            )
+            .unwrap();
+        }
+        let (a, b) = (pixels(&plain), pixels(&batched));
+        // Drawn: not the background (the corner's colour).
+        let inked = a.chunks(4).filter(|p| *p != &a[..4]).count();
+        let differ: Vec<u8> = a
+            .chunks(4)
+            .zip(b.chunks(4))
+            .map(|(p, q)| (0..4).map(|i| p[i].abs_diff(q[i])).max().unwrap_or(0))
+            .filter(|&d| d > 0)
+            .collect();
+        // Only where two translucent lines of one style cross (painted once, not twice)
+        // may a pixel differ, and only a little.
+        assert!(inked > 5_000, "the chart drew only {inked} pixels");
+        assert!(
+            differ.len() * 100 < inked,
+            "{} of {inked} drawn pixels differ",
+            differ.len()
+        );
+        assert!(
+            differ.iter().all(|&d| d <= 16),
+            "a pixel differs by {:?}",
+            differ.iter().max()
+        );
+    }
+}
+
 /// The committed PostgreSQL 15 validation report (the one the end-to-end test loads too).
 const PG15_REPORT: &str = include_str!("../../docs/validation/pg15.json");
 

@@ -3,7 +3,6 @@
 
 use crate::chart::{self, ChartData, Geometry, Legend, MarkShape, ScatterChart, Swatch, Theme};
 use crate::infra;
-use plotters_canvas::CanvasBackend;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
@@ -29,9 +28,8 @@ fn paint(
     legend: Legend,
 ) -> Result<Geometry, String> {
     let scale = infra::fit_canvas(&el);
-    let backend = CanvasBackend::with_canvas_object(el)
-        .map(chart::Backend::Canvas)
-        .ok_or_else(|| "the canvas has no 2D context".to_string())?;
+    let backend =
+        chart::Backend::canvas(el).ok_or_else(|| "the canvas has no 2D context".to_string())?;
     let root = plotters::prelude::IntoDrawingArea::into_drawing_area(backend);
     chart::draw(&root, data, Theme::new(dark), scale, legend)
 }
