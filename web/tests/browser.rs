@@ -1067,31 +1067,23 @@ fn batched_canvas_lines_draw_what_plotters_canvas_draws() {
         ..Default::default()
     };
     let view = costlab_web::model::engine_view(&s, Engine::Postgres).unwrap();
+    fn paint<DB: DrawingBackend>(backend: DB, data: &costlab_web::chart::ChartData) {
+        draw(
+            &backend.into_drawing_area(),
+            data,
+            Theme::new(false),
+            1.0,
+            Legend::Outside,
+        )
+        .unwrap();
+    }
     for data in [&view.cost, &view.time] {
         let (plain, batched) = (canvas(800, 450), canvas(800, 450));
-        {
-            let backend =
-                plotters_canvas::CanvasBackend::with_canvas_object(plain.clone()).unwrap();
-            draw(
-                &backend.into_drawing_area(),
-                data,
-                Theme::new(false),
-                1.0,
-                Legend::Outside,
-            )
-            .unwrap();
-        }
-        {
-            let backend = Backend::canvas(batched.clone()).unwrap();
-            draw(
-                &backend.into_drawing_area(),
-                data,
-                Theme::new(false),
-                1.0,
-                Legend::Outside,
-            )
-            .unwrap();
-        }
+        paint(
+            plotters_canvas::CanvasBackend::with_canvas_object(plain.clone()).unwrap(),
+            data,
+        );
+        paint(Backend::canvas(batched.clone()).unwrap(), data);
         let (a, b) = (pixels(&plain), pixels(&batched));
         // Drawn: not the background (the corner's colour).
         let inked = a.chunks(4).filter(|p| *p != &a[..4]).count();
