@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { launch, open, BASE_URL, SCREENSHOTS, cli, readShortNumber } from './browser.mjs';
+import { launch, open, SCREENSHOTS, cli, readShortNumber } from './browser.mjs';
 import { percentiles, split } from './tables.mjs';
 
 let browser;
@@ -132,10 +132,10 @@ test('keyboard reaches and labels every knob', async () => {
 async function firstRenders(n) {
   const ms = [];
   for (let i = 0; i < n; i++) {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
-    await page.goto(BASE_URL);
+    const { page, problems } = await open(browser);
     await page.waitForTimeout(1000);
     ms.push(await page.evaluate(() => performance.getEntriesByName('costlab-drawn')[0]?.startTime ?? NaN));
+    assert.deepEqual(problems, []);
     await page.close();
   }
   return ms;
