@@ -56,6 +56,10 @@ use costlab_core::workload::compare::WorkloadPlanner;
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
 
+// As the command line (see the workspace Cargo.toml).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const SF: f64 = 10.0;
 
 fn mysql57() -> KnobValues {

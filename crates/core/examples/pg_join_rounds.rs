@@ -18,6 +18,10 @@ use costlab_core::workload::compare::WorkloadPlanner;
 use std::hint::black_box;
 use std::time::Instant;
 
+// As the command line (see the workspace Cargo.toml).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn strip(t: &mut PlanNode) {
     t.details.clear();
     for c in &mut t.children {

@@ -33,16 +33,30 @@ pub(crate) fn page_size(rows: f64, width: f64) -> f64 {
     (relation_byte_size(rows, width) / 8192.0).ceil()
 }
 
+/// Above this, the powers of two come from log2 (no u64 holds the next one).
+const POW2_BY_BITS: f64 = (1u64 << 62) as f64;
+
+/// The smallest power of two at or above `x` (at least 1), as PostgreSQL's
+/// pg_nextpower2 finds it on integers: by bits, not by log2 and powf, which took a
+/// twentieth of the join search's time and can round a count just above a power of two
+/// down onto it.
 fn next_pow2(x: f64) -> f64 {
     if x <= 1.0 {
         return 1.0;
     }
+    if x < POW2_BY_BITS {
+        return (x.ceil() as u64).next_power_of_two() as f64;
+    }
     2f64.powf(x.log2().ceil())
 }
 
+/// The largest power of two at or below `x` (at least 1), by bits as [`next_pow2`].
 fn prev_pow2(x: f64) -> f64 {
     if x < 1.0 {
         return 1.0;
+    }
+    if x < POW2_BY_BITS {
+        return (1u64 << (63 - (x as u64).leading_zeros())) as f64;
     }
     2f64.powf(x.log2().floor())
 }
@@ -756,4 +770,41 @@ pub(crate) fn bitmap_loop_cost(
     let total =
         startup + pages * cost_per_page + (c.cpu_tuple_cost + qual.per_tuple) * tuples_fetched;
     (startup, total, pages, tuples_fetched)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{next_pow2, prev_pow2};
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The powers of two by bits: a power of two, on the right side of `x`, and the
+        /// nearest such; on counts below 2^40 the same as log2 and powf give.
+        #[test]
+        fn powers_of_two_by_bits_bracket_x(x in 1.0f64..1e15) {
+            let (up, down) = (next_pow2(x), prev_pow2(x));
+            for p in [up, down] {
+                prop_assert_eq!(p.log2().fract(), 0.0, "{} is no power of two", p);
+            }
+            prop_assert!(up >= x && up / 2.0 < x, "next_pow2({x}) = {up}");
+            prop_assert!(down <= x && down * 2.0 > x, "prev_pow2({x}) = {down}");
+            let n = x.floor().min(2f64.powi(40));
+            prop_assert_eq!(next_pow2(n), 2f64.powf(n.log2().ceil()));
+            prop_assert_eq!(prev_pow2(n), 2f64.powf(n.log2().floor()));
+        }
+    }
+
+    #[test]
+    fn powers_of_two_at_the_edges() {
+        assert_eq!(next_pow2(0.5), 1.0);
+        assert_eq!(next_pow2(1024.0), 1024.0);
+        assert_eq!(next_pow2(1024.5), 2048.0);
+        assert_eq!(next_pow2(1025.0), 2048.0);
+        assert_eq!(prev_pow2(0.5), 1.0);
+        assert_eq!(prev_pow2(1023.9), 512.0);
+        assert_eq!(prev_pow2(1024.0), 1024.0);
+        assert!(next_pow2(f64::NAN).is_nan());
+        assert_eq!(next_pow2(1e30), 2f64.powi(100));
+        assert_eq!(prev_pow2(1e30), 2f64.powi(99));
+    }
 }

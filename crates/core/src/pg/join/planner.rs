@@ -1,6 +1,7 @@
 //! Base access paths, the dynamic-programming join search with nested loop, hash and
 //! merge joins (§2-§4, §6.3), and the planning of one query block end to end.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -437,8 +438,8 @@ impl<'a> Planner<'a> {
                     tuples: ix.tuples,
                     height: ix.tree_height,
                     unique: ix.unique,
-                    keys: ix.keys.clone(),
-                    covers: ix.covers.clone(),
+                    keys: Cow::Borrowed(&ix.keys),
+                    covers: Cow::Borrowed(&ix.covers),
                     implied_clauses: Vec::new(),
                     implied_filters: Vec::new(),
                     pred_sel: 1.0,
@@ -456,23 +457,23 @@ impl<'a> Planner<'a> {
             let mut required = 0u64;
             let mut all_eq = true;
             let mut covered = 0;
-            for &k in &ix.keys {
+            for &k in ix.keys.iter() {
                 let name = &rel.cols[k].name;
-                let eqc: Vec<usize> = rel
-                    .clauses
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, cl)| {
-                        cl.col == k
-                            && matches!(
-                                cl.kind,
-                                crate::pg::inputs::ClauseKind::Op { op: CmpOp::Eq, .. }
-                            )
-                    })
-                    .map(|(i, _)| i)
-                    .collect();
-                if !eqc.is_empty() {
-                    const_quals.extend(eqc);
+                let before = const_quals.len();
+                const_quals.extend(
+                    rel.clauses
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, cl)| {
+                            cl.col == k
+                                && matches!(
+                                    cl.kind,
+                                    crate::pg::inputs::ClauseKind::Op { op: CmpOp::Eq, .. }
+                                )
+                        })
+                        .map(|(i, _)| i),
+                );
+                if const_quals.len() > before {
                     covered += 1;
                     continue;
                 }
@@ -492,14 +493,13 @@ impl<'a> Planner<'a> {
                     covered += 1;
                     continue;
                 }
-                let rng: Vec<usize> = rel
-                    .clauses
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, cl)| cl.col == k && !cl.is_eq())
-                    .map(|(i, _)| i)
-                    .collect();
-                const_quals.extend(rng);
+                const_quals.extend(
+                    rel.clauses
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, cl)| cl.col == k && !cl.is_eq())
+                        .map(|(i, _)| i),
+                );
                 all_eq = false;
                 break;
             }

@@ -3,7 +3,8 @@
 //! IN / EXISTS / NOT EXISTS nests and the LEFT JOIN, filters with their selectivity and
 //! cost, sub-selects planned as SubPlans or InitPlans (§6.1, §6.2).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
+use std::borrow::Cow;
 use std::rc::Rc;
 
 use crate::block::{ColRef, FilterKind, NestKind, NestOrigin, QueryBlock, Source, SubqueryKind};
@@ -128,7 +129,7 @@ pub(crate) struct VarStats<'s> {
 pub(crate) struct Block<'a> {
     pub rels: Vec<BaseRel<'a>>,
     pub ecs: Vec<Vec<ColKey>>,
-    pub ec_of: HashMap<ColKey, usize>,
+    pub ec_of: FxHashMap<ColKey, usize>,
     /// Join edges as given (clause choice prefers them, §1).
     pub edges: Vec<(ColKey, ColKey)>,
     pub specials: Vec<Special>,
@@ -1027,14 +1028,16 @@ pub(crate) struct SingleFilter {
 
 /// An index as the parameterized / partial path builder sees it.
 #[derive(Clone, Debug)]
-pub(crate) struct IxDesc {
+pub(crate) struct IxDesc<'r> {
     pub name: crate::plan::Name,
     pub pages: f64,
     pub tuples: f64,
     pub height: f64,
     pub unique: bool,
-    pub keys: Vec<usize>,
-    pub covers: Vec<usize>,
+    /// Borrowed from a plain index (param_paths runs for every outer set it is asked
+    /// about), owned for a partial index's description.
+    pub keys: Cow<'r, [usize]>,
+    pub covers: Cow<'r, [usize]>,
     /// Restriction clauses and filters the predicate implies (not rechecked).
     pub implied_clauses: Vec<usize>,
     pub implied_filters: Vec<usize>,
@@ -1067,7 +1070,12 @@ fn normal(e: &Expr) -> Option<(String, Op, String)> {
 
 /// The partial index as usable for relation `r`, when the relation's conditions imply
 /// its predicate (predicate_implied_by, reduced to matching conditions).
-pub(crate) fn partial_desc(b: &Block, r: usize, rel: &Rel, p: &PartialIndex) -> Option<IxDesc> {
+pub(crate) fn partial_desc(
+    b: &Block,
+    r: usize,
+    rel: &Rel,
+    p: &PartialIndex,
+) -> Option<IxDesc<'static>> {
     let br = &b.rels[r];
     let mut implied_clauses = Vec::new();
     let mut implied_filters = Vec::new();
@@ -1124,8 +1132,8 @@ pub(crate) fn partial_desc(b: &Block, r: usize, rel: &Rel, p: &PartialIndex) -> 
             .clamp(1.0, rel.tuples.max(1.0)),
         height: pg.tree_height.floor(),
         unique: p.index.unique || p.index.primary,
-        keys,
-        covers,
+        keys: Cow::Owned(keys),
+        covers: Cow::Owned(covers),
         implied_clauses,
         implied_filters,
         pred_sel,
@@ -1386,7 +1394,7 @@ pub(crate) fn build<'a>(
     let mut b = Block {
         rels,
         ecs: Vec::new(),
-        ec_of: HashMap::new(),
+        ec_of: FxHashMap::default(),
         edges: Vec::new(),
         specials: Vec::new(),
         jfilters: Vec::new(),
