@@ -1,15 +1,19 @@
 //! The page: controls on one side, the views they drive on the other.
 
-use crate::components::calibration::CalibrationLoader;
 use crate::components::chart_view::{chart, ChartView};
-use crate::components::dbt3::Dbt3View;
+#[cfg(not(feature = "full"))]
+use crate::components::first_load::{
+    CalibrationLoader, Dbt3View, OrderingView, UserWorkloadPanel, ValidationView,
+};
 use crate::components::knobs::{KnobRow, PresetPicker};
 use crate::components::machine::MachineEditor;
-use crate::components::ordering::OrderingView;
 use crate::components::select::{fixed_options, preset_options, select};
 use crate::components::share::SharePanel;
-use crate::components::user_workload::UserWorkloadPanel;
-use crate::components::validation::ValidationView;
+#[cfg(feature = "full")]
+use crate::components::{
+    calibration::CalibrationLoader, dbt3::Dbt3View, ordering::OrderingView,
+    user_workload::UserWorkloadPanel, validation::ValidationView,
+};
 use crate::infra;
 use crate::model::{self, switch_pct};
 use crate::state::{Action, HistoryWrite, State, WorkloadKind};
@@ -135,6 +139,14 @@ pub fn app() -> Html {
             },
         );
     }
+    // The first load hands over to the full playground when the scenario needs it.
+    #[cfg(not(feature = "full"))]
+    let handover_error = crate::handover::use_full_playground(
+        url::encode(&state.scenario, &state.embed),
+        crate::handover::needs_full(&state.scenario.workload),
+    );
+    #[cfg(feature = "full")]
+    let handover_error: Option<String> = None;
     let resize = infra::use_resize_tick();
     let theme_choice = use_state(|| state.embed.theme.clone());
     {
@@ -397,6 +409,9 @@ pub fn app() -> Html {
                 </div>
             }
             if let Some(err) = &state.error {
+                <p class="error banner" role="alert">{ err }</p>
+            }
+            if let Some(err) = &handover_error {
                 <p class="error banner" role="alert">{ err }</p>
             }
             <div class="layout">

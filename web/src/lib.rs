@@ -8,6 +8,7 @@ pub mod app;
 pub mod chart;
 pub mod components;
 pub mod diagram_render;
+pub mod handover;
 mod infra;
 pub mod model;
 pub mod state;
@@ -17,5 +18,9 @@ pub mod worker_protocol;
 /// Mounts the playground on the page's body.
 pub fn start() {
     infra::install_panic_reporter();
-    yew::Renderer::<app::App>::new().render();
+    let app = yew::Renderer::<app::App>::new().render();
+    #[cfg(not(feature = "full"))]
+    handover::keep(app);
+    #[cfg(feature = "full")]
+    let _ = app;
 }

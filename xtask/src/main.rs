@@ -94,59 +94,91 @@ pub fn build_release() -> Result<(), String> {
     Ok(())
 }
 
-/// The helper worker's files (see web/index.html): loaded only when the DBT3 view opens or a
-/// calibration file or validation report is loaded, so they are counted apart from the
-/// page's bundle.
-/// The worker's files, and the page planner's loader (it loads the worker's wasm again on
-/// the page's thread, after the DBT3 view's first reply): none loads at first render.
-fn is_worker_file(name: &str) -> bool {
-    name.starts_with("costlab-worker")
-        || name.starts_with("worker-loader")
-        || name.starts_with("planner-loader")
+/// The parts of the bundle, by when the page loads them (see web/index.html).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Part {
+    /// What a first visit loads: the page's t1 view (costlab-web built without `full`),
+    /// its glue and snippets, and the style sheet.
+    FirstLoad,
+    /// The full playground (web/src/handover.rs), when the scenario needs more than t1.
+    Full,
+    /// The helper worker's files, and the page planner's loader (it loads the worker's wasm
+    /// again on the page's thread, after the DBT3 view's first reply).
+    Worker,
 }
 
-/// Prints each bundle file's size raw and gzipped, the page's bundle (what loads at first
-/// render) and the worker apart; returns the page bundle's gzipped total.
+impl Part {
+    fn of(name: &str) -> Part {
+        if name.starts_with("costlab-full") {
+            Part::Full
+        } else if name.starts_with("costlab-worker")
+            || name.starts_with("worker-loader")
+            || name.starts_with("planner-loader")
+        {
+            Part::Worker
+        } else {
+            Part::FirstLoad
+        }
+    }
+
+    fn title(self) -> &'static str {
+        match self {
+            Part::FirstLoad => "first load (what a first visit fetches: the t1 view)",
+            Part::Full => "full playground (loads when the scenario needs more than t1: another workload, a calibration file, a validation report)",
+            Part::Worker => "worker (loads when the DBT3 view opens or a calibration file or validation report is loaded; the DBT3 view loads its wasm again on the page's thread)",
+        }
+    }
+}
+
+/// The bundle's files under `dir` (wasm, JS, CSS; snippets included), as paths from dist.
+fn bundle_files(dir: &Path, under: &str, out: &mut Vec<(String, PathBuf)>) {
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = e.path();
+        let name = format!("{under}{}", e.file_name().to_string_lossy());
+        if path.is_dir() && name.starts_with("snippets") {
+            bundle_files(&path, &format!("{name}/"), out);
+        } else if matches!(
+            path.extension().and_then(|x| x.to_str()),
+            Some("wasm" | "js" | "css")
+        ) {
+            out.push((name, path));
+        }
+    }
+}
+
+/// Prints each bundle file's size raw and gzipped, by part; returns the first load's
+/// gzipped total.
 fn size() -> Result<u64, String> {
     let dist = root().join("dist");
-    let entries = std::fs::read_dir(&dist)
-        .map_err(|e| format!("{}: {e} (build first: cargo xtask serve)", dist.display()))?;
+    if !dist.is_dir() {
+        return Err(format!(
+            "{}: no bundle (build first: cargo xtask serve)",
+            dist.display()
+        ));
+    }
+    let mut files = Vec::new();
+    bundle_files(&dist, "", &mut files);
     let mut rows = Vec::new();
-    for e in entries.flatten() {
-        let path = e.path();
-        let kind = match path.extension().and_then(|x| x.to_str()) {
-            Some("wasm") => "wasm",
-            Some("js") => "js",
-            Some("css") => "css",
-            _ => continue,
-        };
+    for (name, path) in files {
         let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let name = path
-            .file_name()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .to_string();
+        let kind = path.extension().and_then(|x| x.to_str()).unwrap_or("");
+        // A snippet belongs to the build that imports it: only the first load has any.
+        let part = Part::of(name.rsplit('/').next().unwrap_or(&name));
         rows.push((
-            is_worker_file(&name),
-            kind,
+            part,
+            kind.to_string(),
             name,
             bytes.len() as u64,
             gzip_len(&bytes),
         ));
     }
     rows.sort();
-    let mut page_gz = 0;
-    for (worker, title) in [
-        (false, "page bundle (loads at first render)"),
-        (
-            true,
-            "worker (loads when the DBT3 view opens or a calibration file or validation report is loaded; the DBT3 view loads its wasm again on the page's thread)",
-        ),
-    ] {
-        let mine: Vec<_> = rows.iter().filter(|r| r.0 == worker).collect();
+    let mut first_gz = 0;
+    for part in [Part::FirstLoad, Part::Full, Part::Worker] {
+        let mine: Vec<_> = rows.iter().filter(|r| r.0 == part).collect();
         let raw: u64 = mine.iter().map(|r| r.3).sum();
         let gz: u64 = mine.iter().map(|r| r.4).sum();
-        println!("    {title}");
+        println!("    {}", part.title());
         println!("    kind        raw KB   gzip KB   file");
         for (_, kind, name, raw, gz) in &mine {
             println!(
@@ -160,11 +192,11 @@ fn size() -> Result<u64, String> {
             raw as f64 / 1024.0,
             gz as f64 / 1024.0
         );
-        if !worker {
-            page_gz = gz;
+        if part == Part::FirstLoad {
+            first_gz = gz;
         }
     }
-    Ok(page_gz)
+    Ok(first_gz)
 }
 
 fn gzip_len(bytes: &[u8]) -> u64 {
@@ -327,6 +359,22 @@ fn test() -> Result<(), String> {
             "--target",
             "wasm32-unknown-unknown",
             "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ],
+    );
+    t.cargo_check(
+        "cargo clippy (wasm32 web app's first load, without `full`; warnings denied)",
+        &[
+            "clippy",
+            "-p",
+            "costlab-web",
+            "--target",
+            "wasm32-unknown-unknown",
+            "--no-default-features",
+            "--lib",
+            "--bins",
             "--",
             "-D",
             "warnings",

@@ -169,11 +169,29 @@ pub fn calibration_loader(props: &CalibrationLoaderProps) -> Html {
         let message = message.clone();
         Callback::from(move |e: String| message.set(Some(Err(e))))
     };
+    // A file dropped on the first load's loader (see `handover`).
+    {
+        let on_text = on_text.clone();
+        use_effect_with((), move |_| {
+            if let Some(file) = crate::handover::take_file("calibration") {
+                on_text.emit(file);
+            }
+        });
+    }
+    calibration_drop(on_text, on_error, &message)
+}
+
+/// The calibration loader's file picker and drop zone, with what the latest file gave.
+pub fn calibration_drop(
+    on_text: Callback<(String, String)>,
+    on_error: Callback<String>,
+    message: &Option<Result<Vec<String>, String>>,
+) -> Html {
     html! {
         <FileDrop id="calibration-file" class="calibration-drop"
             label="Load a costlab-probe calibration file (or drop it here)"
             max_bytes={MAX_BYTES} kind="a calibration file" {on_text} {on_error}>
-            { match &*message {
+            { match message {
                 Some(Ok(lines)) => html! {
                     <ul class="calibration-summary" aria-label="Loaded calibration">
                         { for lines.iter().map(|l| html! { <li>{ l }</li> }) }

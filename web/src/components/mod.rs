@@ -5,6 +5,8 @@ pub mod chart_view;
 pub mod dbt3;
 pub mod diagram;
 pub mod file_drop;
+#[cfg(not(feature = "full"))]
+pub mod first_load;
 pub mod knobs;
 pub mod machine;
 pub mod ordering;

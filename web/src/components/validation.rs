@@ -146,6 +146,30 @@ pub fn validation_view(props: &ValidationViewProps) -> Html {
         let shown = shown.dispatcher();
         Callback::from(move |e: String| shown.dispatch(Received::Failed(e)))
     };
+    // A report dropped on the first load's loader (see `handover`).
+    {
+        let on_text = on_text.clone();
+        use_effect_with((), move |_| {
+            if let Some(file) = crate::handover::take_file("validation") {
+                on_text.emit(file);
+            }
+        });
+    }
+    let report = match &shown.report {
+        Some((name, v)) => report_html(name, v, props.dark, props.resize),
+        None => html! {},
+    };
+    validation_section(on_text, on_error, shown.error.as_deref(), report)
+}
+
+/// The validation view's frame: what a report is, its file picker and drop zone, why the
+/// latest file was refused, and `report`.
+pub fn validation_section(
+    on_text: Callback<(String, String)>,
+    on_error: Callback<String>,
+    error: Option<&str>,
+    report: Html,
+) -> Html {
     html! {
         <section class="validation panel" aria-labelledby="validation-title">
             <h2 id="validation-title">{ "Simulated against real: a validation report" }</h2>
@@ -156,13 +180,11 @@ pub fn validation_view(props: &ValidationViewProps) -> Html {
             <FileDrop id="validation-file" class="validation-drop"
                 label="Load a validation report (or drop it here)"
                 max_bytes={MAX_BYTES} kind="a validation report" {on_text} {on_error}>
-                if let Some(e) = &shown.error {
+                if let Some(e) = error {
                     <p class="error" role="alert">{ e }</p>
                 }
             </FileDrop>
-            if let Some((name, v)) = &shown.report {
-                { report_html(name, v, props.dark, props.resize) }
-            }
+            { report }
         </section>
     }
 }

@@ -1,0 +1,141 @@
+//! The first load and the full playground.
+//!
+//! The page first loads a build of this crate without the `full` feature: the t1 view, the
+//! machine, the constants and the links, which is what a first visit sees. The rest (the
+//! DBT3 and ordering views, the user's workload, calibration files, validation reports) is
+//! in a second build, `costlab-full` (`src/full_main.rs`, with `full`), which the first one
+//! loads when the scenario needs it: a workload other than t1 (picked, or in the link it
+//! opened), or a file dropped on one of the loaders. The scenario passes over in the
+//! address bar (every scenario lives there); a file passes over in `window`
+//! (`costlabPendingFile`), and the full build's loader takes it when it mounts.
+//!
+//! The handing over is built only without `full` (`first_load`); the full build's
+//! loaders take what was handed over (`take_file`).
+
+use wasm_bindgen::JsCast;
+use wasm_bindgen::JsValue;
+
+/// Where a file handed over waits, on `window`: `[kind, name, text]`.
+const PENDING_FILE: &str = "costlabPendingFile";
+
+/// Whether the scenario needs the full playground (anything but the t1 sweep).
+pub fn needs_full(workload: &costlab_core::scenario::Workload) -> bool {
+    !matches!(workload, costlab_core::scenario::Workload::T1Sweep { .. })
+}
+
+/// The file of `kind` ("calibration", "validation") that the first load handed over, once.
+pub fn take_file(kind: &str) -> Option<(String, String)> {
+    let window: JsValue = web_sys::window()?.into();
+    let key = JsValue::from_str(PENDING_FILE);
+    let pending: js_sys::Array = js_sys::Reflect::get(&window, &key).ok()?.dyn_into().ok()?;
+    if pending.get(0).as_string().as_deref() != Some(kind) {
+        return None;
+    }
+    let _ = js_sys::Reflect::delete_property(&window.into(), &key);
+    Some((pending.get(1).as_string()?, pending.get(2).as_string()?))
+}
+
+#[cfg(not(feature = "full"))]
+pub use first_load::*;
+
+#[cfg(not(feature = "full"))]
+mod first_load {
+    use super::*;
+    use std::cell::{Cell, RefCell};
+    use wasm_bindgen::closure::Closure;
+    use wasm_bindgen::prelude::wasm_bindgen;
+    use yew::prelude::*;
+
+    // The glue and the wasm of `costlab-full` sit next to the page (trunk's worker-type
+    // output, unhashed); this snippet sits two folders below it. The wasm is compiled
+    // first, so the first load stays on screen (and usable) while it downloads, and is
+    // taken down only right before the full build mounts.
+    #[wasm_bindgen(inline_js = r#"
+export async function load_full(before_start) {
+  const at = (name) => new URL(`../../${name}`, import.meta.url);
+  const compile = () =>
+    fetch(at('costlab-full_bg.wasm')).then((r) => {
+      if (!r.ok) throw new Error(`${r.url}: HTTP ${r.status}`);
+      return WebAssembly.compileStreaming(r).catch(() =>
+        fetch(at('costlab-full_bg.wasm')).then((r) => r.arrayBuffer()).then((b) => WebAssembly.compile(b)));
+    });
+  const [glue, module] = await Promise.all([import(at('costlab-full.js')), compile()]);
+  before_start();
+  await glue.default({ module_or_path: module });
+}
+"#)]
+    extern "C" {
+        #[wasm_bindgen(catch)]
+        async fn load_full(before_start: JsValue) -> Result<JsValue, JsValue>;
+    }
+
+    thread_local! {
+        /// The first load's app, taken down when the full build mounts.
+        static APP: RefCell<Option<yew::AppHandle<crate::app::App>>> = const { RefCell::new(None) };
+        /// The scenario's latest link fragment (the address bar may lag behind a drag).
+        static FRAGMENT: RefCell<String> = const { RefCell::new(String::new()) };
+        static STARTED: Cell<bool> = const { Cell::new(false) };
+        /// Why the full playground did not load, for the page to show.
+        static ON_ERROR: RefCell<Option<Callback<String>>> = const { RefCell::new(None) };
+    }
+
+    /// Keeps the first load's app, so that the handover can take it down.
+    pub fn keep(app: yew::AppHandle<crate::app::App>) {
+        APP.with(|a| *a.borrow_mut() = Some(app));
+    }
+
+    /// Loads the full playground on the scenario of the latest fragment (once).
+    pub fn start() {
+        if STARTED.with(|s| s.replace(true)) {
+            return;
+        }
+        let fragment = FRAGMENT.with(|f| f.borrow().clone());
+        crate::infra::write_fragment(&fragment, false);
+        let before_start = Closure::once_into_js(|| {
+            if let Some(app) = APP.with(|a| a.borrow_mut().take()) {
+                app.destroy();
+            }
+        });
+        wasm_bindgen_futures::spawn_local(async move {
+            if let Err(e) = load_full(before_start).await {
+                STARTED.with(|s| s.set(false));
+                let why = js_sys::Error::from(e)
+                    .message()
+                    .as_string()
+                    .unwrap_or_default();
+                let message = format!("The rest of the playground did not load ({why}).");
+                ON_ERROR.with(|c| c.borrow().as_ref().map(|c| c.emit(message)));
+            }
+        });
+    }
+
+    /// Hands a file picked or dropped on a loader of the first load to the full build.
+    pub fn hand_over_file(kind: &str, name: String, text: String) {
+        if let Some(window) = web_sys::window() {
+            let pending = js_sys::Array::of3(&kind.into(), &name.into(), &text.into());
+            let _ = js_sys::Reflect::set(&window, &PENDING_FILE.into(), &pending);
+        }
+        start();
+    }
+
+    /// The first load's side, in the app: remembers the scenario's fragment, starts the
+    /// full playground when the workload needs it, and says why it did not load.
+    #[hook]
+    pub fn use_full_playground(fragment: String, needed: bool) -> Option<String> {
+        let error = use_state(|| None::<String>);
+        {
+            let error = error.clone();
+            use_effect_with((), move |_| {
+                ON_ERROR
+                    .with(|c| *c.borrow_mut() = Some(Callback::from(move |e| error.set(Some(e)))));
+            });
+        }
+        use_effect_with((fragment, needed), |(fragment, needed)| {
+            FRAGMENT.with(|f| f.borrow_mut().clone_from(fragment));
+            if *needed {
+                start();
+            }
+        });
+        (*error).clone()
+    }
+}
