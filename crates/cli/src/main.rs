@@ -19,9 +19,9 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-// See the workspace Cargo.toml: the planners allocate much, and mimalloc is quicker at it.
+// mimalloc: the planners allocate much (see crates/alloc).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: costlab_alloc::Mimalloc = costlab_alloc::Mimalloc;
 
 #[derive(Parser)]
 #[command(

@@ -56,9 +56,9 @@ use costlab_core::workload::compare::WorkloadPlanner;
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
 
-// As the command line (see the workspace Cargo.toml).
+// As the command line (see crates/alloc).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: costlab_alloc::Mimalloc = costlab_alloc::Mimalloc;
 
 const SF: f64 = 10.0;
 

@@ -18,9 +18,9 @@ use costlab_core::workload::compare::WorkloadPlanner;
 use std::hint::black_box;
 use std::time::Instant;
 
-// As the command line (see the workspace Cargo.toml).
+// As the command line (see crates/alloc).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: costlab_alloc::Mimalloc = costlab_alloc::Mimalloc;
 
 fn strip(t: &mut PlanNode) {
     t.details.clear();
