@@ -123,6 +123,9 @@ pub fn app() -> Html {
             (state.scenario.clone(), state.embed.clone()),
             move |(s, e)| {
                 let fragment = url::encode(s, e);
+                // The handover starts from the latest scenario, not the debounced bar.
+                #[cfg(not(feature = "full"))]
+                crate::handover::note_fragment(&fragment);
                 let timer = match history {
                     HistoryWrite::Push => {
                         infra::write_fragment(&fragment, true);
@@ -141,10 +144,8 @@ pub fn app() -> Html {
     }
     // The first load hands over to the full playground when the scenario needs it.
     #[cfg(not(feature = "full"))]
-    let handover_error = crate::handover::use_full_playground(
-        url::encode(&state.scenario, &state.embed),
-        crate::handover::needs_full(&state.scenario.workload),
-    );
+    let handover_error =
+        crate::handover::use_full_playground(crate::handover::needs_full(&state.scenario.workload));
     #[cfg(feature = "full")]
     let handover_error: Option<String> = None;
     let resize = infra::use_resize_tick();

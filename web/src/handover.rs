@@ -109,6 +109,12 @@ export async function load_full(before_start) {
         });
     }
 
+    /// The scenario's latest link fragment, which the app encodes when the scenario
+    /// changes (for the address bar).
+    pub fn note_fragment(fragment: &str) {
+        FRAGMENT.with(|f| f.borrow_mut().replace_range(.., fragment));
+    }
+
     /// Hands a file picked or dropped on a loader of the first load to the full build.
     pub fn hand_over_file(kind: &str, name: String, text: String) {
         if let Some(window) = web_sys::window() {
@@ -118,10 +124,10 @@ export async function load_full(before_start) {
         start();
     }
 
-    /// The first load's side, in the app: remembers the scenario's fragment, starts the
-    /// full playground when the workload needs it, and says why it did not load.
+    /// The first load's side, in the app (after the effect that calls [`note_fragment`]):
+    /// starts the full playground when the workload needs it, and says why it did not load.
     #[hook]
-    pub fn use_full_playground(fragment: String, needed: bool) -> Option<String> {
+    pub fn use_full_playground(needed: bool) -> Option<String> {
         let error = use_state(|| None::<String>);
         {
             let error = error.clone();
@@ -130,9 +136,8 @@ export async function load_full(before_start) {
                     .with(|c| *c.borrow_mut() = Some(Callback::from(move |e| error.set(Some(e)))));
             });
         }
-        use_effect_with((fragment, needed), |(fragment, needed)| {
-            FRAGMENT.with(|f| f.borrow_mut().clone_from(fragment));
-            if *needed {
+        use_effect_with(needed, |&needed| {
+            if needed {
                 start();
             }
         });
