@@ -299,12 +299,14 @@ impl Table {
                 if (*ty == ColumnType::Point) != (i.method == IndexMethod::Gist) {
                     return Err(Error::invalid(
                         format!("index {}", i.name),
+                        // ASCII lowercasing: `str::to_lowercase` would put Unicode's case
+                        // tables (about 5 KB gzipped) in the page for one message.
                         format!(
-                            "a {:?} index on {c} of type {ty:?}: btree keys cannot be points, \
+                            "a {} index on {c} of type {}: btree keys cannot be points, \
                              and costlab models GiST over points only",
-                            i.method
-                        )
-                        .to_lowercase(),
+                            format!("{:?}", i.method).to_ascii_lowercase(),
+                            format!("{ty:?}").to_ascii_lowercase()
+                        ),
                     ));
                 }
             }
