@@ -1,15 +1,20 @@
-//! Charts drawn with plotters, generic over the backend so the same code draws the canvas
-//! on screen and the SVG a user exports. The page draws both through one backend type,
-//! [`Backend`], so the drawing code is compiled once into its bundle instead of once per
-//! backend.
+//! Charts drawn through plotters' backend interface, so that the same code draws the canvas
+//! on screen and the SVG a user exports. The layout (plotting area, grid, axes, labels,
+//! legend) is done here rather than by the plotters crate, whose generic chart code was a
+//! quarter of the page's first load; the page draws through one backend type, [`Backend`],
+//! so this code is compiled once into its bundle instead of once per backend.
 
-use plotters::coord::Shift;
-use plotters::prelude::*;
-// Named by path, not imported: `BackendStyle` in scope would make `stroke_width`
-// ambiguous for colours.
-use plotters_backend as pb;
-use plotters_backend::{BackendColor, BackendCoord, DrawingErrorKind};
+use plotters_backend::text_anchor::{HPos, Pos, VPos};
+use plotters_backend::{
+    BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingBackend, DrawingErrorKind,
+    FontFamily, FontTransform,
+};
 use plotters_canvas::CanvasBackend;
+use plotters_svg::SVGBackend;
+
+/// A colour of the charts: red, green, blue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RGBColor(pub u8, pub u8, pub u8);
 
 /// Okabe–Ito colours: distinguishable with the common forms of colour blindness.
 pub const PALETTE: [RGBColor; 7] = [
@@ -249,10 +254,6 @@ fn pad(r: Option<(f64, f64)>, from_zero: bool) -> (f64, f64) {
     }
 }
 
-fn style(i: usize, width: u32) -> ShapeStyle {
-    PALETTE[i % PALETTE.len()].stroke_width(width)
-}
-
 /// Axis label text: 1234567 → "1.23M", with powers of ten undone on log axes.
 pub fn axis_number(v: f64, log: bool) -> String {
     tick_number(if log { 10f64.powf(v) } else { v })
@@ -311,7 +312,6 @@ pub fn tick_count(
     format: &dyn Fn(f64) -> String,
     extent: &dyn Fn(&str) -> f64,
 ) -> usize {
-    use plotters::coord::ranged1d::Ranged;
     let (lo, hi) = range;
     // Also refuses NaN: a chart without data or without room gets the two ends.
     let usable = hi.partial_cmp(&lo) == Some(std::cmp::Ordering::Greater)
@@ -319,9 +319,8 @@ pub fn tick_count(
     if !usable {
         return 2;
     }
-    let coord = plotters::coord::types::RangedCoordf64::from(lo..hi);
     for n in (2..=11usize).rev() {
-        let ticks = coord.key_points(n);
+        let ticks = ticks(range, n);
         if ticks.len() < 2 {
             return n;
         }
@@ -483,33 +482,470 @@ fn tick_counts(
     (xs, ys)
 }
 
-/// Draws a chart filling `root`; `scale` multiplies text and line sizes (the pixel ratio).
+/// Draws a chart filling `backend`; `scale` multiplies text and line sizes (the pixel ratio).
 /// The number of axis labels follows the plot's size in pixels, so labels never overlap.
 pub fn draw<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
+    backend: &mut DB,
     data: &ChartData,
     theme: Theme,
     scale: f64,
     legend: Legend,
 ) -> Result<Geometry, String> {
-    match data {
-        ChartData::Lines(c) => draw_lines(root, c, theme, scale, legend),
-        ChartData::Heat(h) => draw_heat(root, h, theme, scale, legend),
-        ChartData::Scatter(c) => draw_scatter(root, c, theme, scale, legend),
+    backend.ensure_prepared().map_err(|e| e.to_string())?;
+    let mut canvas = Canvas {
+        b: backend,
+        scale,
+        theme,
+    };
+    let mut keys = Vec::new();
+    let plot = match data {
+        ChartData::Lines(c) => draw_lines(&mut canvas, c, &mut keys),
+        ChartData::Heat(h) => draw_heat(&mut canvas, h, &mut keys),
+        ChartData::Scatter(c) => draw_scatter(&mut canvas, c, &mut keys),
+    }
+    .map_err(|e| e.to_string())?;
+    if legend == Legend::Inside {
+        canvas.legend(&plot, &keys).map_err(|e| e.to_string())?;
+    }
+    canvas.b.present().map_err(|e| e.to_string())?;
+    Ok(Geometry {
+        size: canvas.b.get_size(),
+        px_x: (plot.left, plot.right),
+        px_y: (plot.top, plot.bottom),
+        x: plot.x,
+        y: plot.y,
+        log_x: plot.log.0,
+        log_y: plot.log.1,
+    })
+}
+
+type Drawn<T, DB> = Result<T, DrawingErrorKind<<DB as DrawingBackend>::ErrorType>>;
+
+/// A line's colour and width, as the backends take it.
+#[derive(Clone, Copy)]
+struct Pen {
+    color: BackendColor,
+    width: u32,
+}
+
+impl BackendStyle for Pen {
+    fn color(&self) -> BackendColor {
+        self.color
+    }
+
+    fn stroke_width(&self) -> u32 {
+        self.width
     }
 }
 
-fn draw_lines<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    data: &LineChart,
-    theme: Theme,
+/// Sans-serif text at a size, colour, anchor, upright or turned to read upwards. Both
+/// backends write text themselves (`fillText`, `<text>`), so no glyph is ever laid out here.
+#[derive(Clone, Copy)]
+struct Font {
+    size: f64,
+    color: BackendColor,
+    anchor: Pos,
+    upwards: bool,
+}
+
+/// Never made: a [`Font`] measures with [`label_width`] and draws nothing itself.
+#[derive(Debug)]
+pub struct NoGlyphs;
+
+impl std::fmt::Display for NoGlyphs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("no glyph rendering")
+    }
+}
+
+impl std::error::Error for NoGlyphs {}
+
+impl BackendTextStyle for Font {
+    type FontError = NoGlyphs;
+
+    fn color(&self) -> BackendColor {
+        self.color
+    }
+
+    fn size(&self) -> f64 {
+        self.size
+    }
+
+    fn transform(&self) -> FontTransform {
+        if self.upwards {
+            FontTransform::Rotate270
+        } else {
+            FontTransform::None
+        }
+    }
+
+    fn anchor(&self) -> Pos {
+        self.anchor
+    }
+
+    fn family(&self) -> FontFamily<'_> {
+        FontFamily::SansSerif
+    }
+
+    fn layout_box(&self, text: &str) -> Result<((i32, i32), (i32, i32)), NoGlyphs> {
+        Ok((
+            (0, 0),
+            (label_width(text, self.size) as i32, self.size as i32),
+        ))
+    }
+
+    fn draw<E, F: FnMut(i32, i32, BackendColor) -> Result<(), E>>(
+        &self,
+        _: &str,
+        _: BackendCoord,
+        _: F,
+    ) -> Result<Result<(), E>, NoGlyphs> {
+        Err(NoGlyphs)
+    }
+}
+
+/// `v` in `range` to a pixel between `a` and `b` (either way round), rounding as plotters
+/// did so that lines stay on the pixels the earlier charts used.
+fn to_px(v: f64, (lo, hi): (f64, f64), (a, b): (i32, i32)) -> i32 {
+    if hi == lo {
+        return (b - a) / 2;
+    }
+    let t = (v - lo) / (hi - lo);
+    let len = b - a;
+    if len == 0 {
+        return b;
+    }
+    if t.is_infinite() {
+        return if t > 0.0 { b } else { a };
+    }
+    if len > 0 {
+        a + (len as f64 * t + 1e-3).floor() as i32
+    } else {
+        a + (len as f64 * t - 1e-3).ceil() as i32
+    }
+}
+
+/// The plotting area in backend pixels (right and bottom exclusive) and the data ranges it
+/// shows (log10 of the data on a log axis).
+struct Plot {
+    left: i32,
+    right: i32,
+    top: i32,
+    bottom: i32,
+    x: (f64, f64),
+    y: (f64, f64),
+    log: (bool, bool),
+}
+
+impl Plot {
+    /// The pixel of (x, y) in axis units.
+    fn at(&self, x: f64, y: f64) -> BackendCoord {
+        (
+            to_px(x, self.x, (self.left, self.right - 1)),
+            to_px(y, self.y, (self.bottom - 1, self.top)),
+        )
+    }
+}
+
+/// What a chart's axes show: label counts, formats and descriptions, and the grid.
+struct Axes<'a> {
+    ticks: (usize, usize),
+    format: (&'a dyn Fn(f64) -> String, &'a dyn Fn(f64) -> String),
+    desc: (&'a str, &'a str),
+    /// Bold grid lines at the labels, and light ones up to ten times as many (0: none).
+    grid: bool,
+    light: usize,
+}
+
+/// One legend entry of an export: the label and its sample.
+enum Key<'a> {
+    Fill(&'a str, BackendColor),
+    Line(&'a str, Pen),
+    Mark(&'a str, MarkShape, BackendColor, bool),
+}
+
+impl Key<'_> {
+    fn label(&self) -> &str {
+        match self {
+            Key::Fill(l, _) | Key::Line(l, _) | Key::Mark(l, ..) => l,
+        }
+    }
+}
+
+fn rgb(c: RGBColor, alpha: f64) -> BackendColor {
+    BackendColor {
+        alpha,
+        rgb: (c.0, c.1, c.2),
+    }
+}
+
+/// The backend with the drawing's scale and theme.
+struct Canvas<'b, DB: DrawingBackend> {
+    b: &'b mut DB,
     scale: f64,
-    legend: Legend,
-) -> Result<Geometry, String> {
-    let px = |v: f64| (v * scale).round().max(1.0) as u32;
-    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    theme: Theme,
+}
+
+impl<DB: DrawingBackend> Canvas<'_, DB> {
+    /// `v` CSS pixels in backend pixels, at least one.
+    fn px(&self, v: f64) -> u32 {
+        (v * self.scale).round().max(1.0) as u32
+    }
+
+    fn pen(&self, color: BackendColor, width: f64) -> Pen {
+        Pen {
+            color,
+            width: self.px(width),
+        }
+    }
+
+    fn font(&self, h: HPos, v: VPos) -> Font {
+        Font {
+            size: self.px(13.0) as f64,
+            color: rgb(self.theme.foreground, 1.0),
+            anchor: Pos::new(h, v),
+            upwards: false,
+        }
+    }
+
+    fn text(&mut self, text: &str, font: Font, at: BackendCoord) -> Drawn<(), DB> {
+        self.b.draw_text(text, &font, at)
+    }
+
+    fn line(&mut self, points: &[BackendCoord], pen: Pen) -> Drawn<(), DB> {
+        self.b.draw_path(points.iter().copied(), &pen)
+    }
+
+    /// A polyline drawn as dashes of `dash` pixels with `gap` pixels between them, the
+    /// pattern running on across its corners (a dash over a corner bends with it).
+    fn dashed(&mut self, points: &[BackendCoord], dash: u32, gap: u32, pen: Pen) -> Drawn<(), DB> {
+        let (dash, period) = (dash as f64, (dash + gap) as f64);
+        let (mut phase, mut current) = (0.0, Vec::new());
+        for w in points.windows(2) {
+            let (a, b) = (
+                (w[0].0 as f64, w[0].1 as f64),
+                (w[1].0 as f64, w[1].1 as f64),
+            );
+            let len = (b.0 - a.0).hypot(b.1 - a.1);
+            let at = |d: f64| {
+                let t = d / len;
+                (
+                    (a.0 + (b.0 - a.0) * t).round() as i32,
+                    (a.1 + (b.1 - a.1) * t).round() as i32,
+                )
+            };
+            let mut d = 0.0;
+            while d < len {
+                let into = phase % period;
+                let step = if into < dash {
+                    dash - into
+                } else {
+                    period - into
+                };
+                let end = (d + step).min(len);
+                if into < dash {
+                    if current.is_empty() {
+                        current.push(at(d));
+                    }
+                    current.push(at(end));
+                    if d + step <= len {
+                        self.line(&current, pen)?;
+                        current.clear();
+                    }
+                }
+                phase += end - d;
+                d = end;
+            }
+        }
+        if current.len() > 1 {
+            self.line(&current, pen)?;
+        }
+        Ok(())
+    }
+
+    /// Fills the background, lays out the plotting area (plotters' chart builder's layout:
+    /// a 10 px margin, 28 px on the right, 40 px of labels under the plot and 72 px left of
+    /// it) and draws the grid, the axes, their labels and descriptions.
+    fn frame(
+        &mut self,
+        x: (f64, f64),
+        y: (f64, f64),
+        log: (bool, bool),
+        axes: &Axes,
+    ) -> Drawn<Plot, DB> {
+        let (w, h) = self.b.get_size();
+        let bg = rgb(self.theme.background, 1.0);
+        self.b.draw_rect((0, 0), (w as i32, h as i32), &bg, true)?;
+        let p = |v: f64| self.px(v) as i32;
+        let (margin, right_margin, under, beside) = (p(10.0), p(28.0), p(40.0), p(72.0));
+        let tick = p(5.0);
+        let plot = Plot {
+            left: margin + beside,
+            right: (w as i32 - right_margin).max(margin + beside + 1),
+            top: margin,
+            bottom: (h as i32 - margin - under).max(margin + 1),
+            x,
+            y,
+            log,
+        };
+        let (xs, ys) = (ticks(x, axes.ticks.0), ticks(y, axes.ticks.1));
+        if axes.grid {
+            let light = self.pen(rgb(self.theme.grid, 0.4), 1.0);
+            let bold = self.pen(rgb(self.theme.grid, 1.0), 1.0);
+            let n = axes.light;
+            let mut lines = |xs: &[f64], ys: &[f64], pen: Pen| -> Drawn<(), DB> {
+                for &v in xs {
+                    let (px, _) = plot.at(v, y.0);
+                    self.b
+                        .draw_line((px, plot.bottom - 1), (px, plot.top), &pen)?;
+                }
+                for &v in ys {
+                    let (_, py) = plot.at(x.0, v);
+                    self.b
+                        .draw_line((plot.left, py), (plot.right - 1, py), &pen)?;
+                }
+                Ok(())
+            };
+            if n > 0 {
+                lines(
+                    &ticks(x, axes.ticks.0 * n),
+                    &ticks(y, axes.ticks.1 * n),
+                    light,
+                )?;
+            }
+            lines(&xs, &ys, bold)?;
+        }
+        let ink = self.pen(rgb(self.theme.foreground, 1.0), 1.0);
+        // The y axis: its line just left of the plot, labels right-aligned 2 ticks away.
+        let axis_x = plot.left - 1;
+        self.line(&[(axis_x, plot.top), (axis_x, plot.bottom - 1)], ink)?;
+        let label = self.font(HPos::Right, VPos::Center);
+        for &v in &ys {
+            let (_, py) = plot.at(x.0, v);
+            self.text(&(axes.format.1)(v), label, (axis_x - 2 * tick + 1, py))?;
+            self.line(&[(axis_x - tick, py), (axis_x, py)], ink)?;
+        }
+        // The x axis: its line just under the plot, labels centred under their ticks.
+        self.line(
+            &[(plot.left, plot.bottom), (plot.right - 1, plot.bottom)],
+            ink,
+        )?;
+        let label = self.font(HPos::Center, VPos::Top);
+        for &v in &xs {
+            let (px, _) = plot.at(v, y.0);
+            self.text(&(axes.format.0)(v), label, (px, plot.bottom + 2 * tick))?;
+            self.line(&[(px, plot.bottom), (px, plot.bottom + tick)], ink)?;
+        }
+        let mut upwards = self.font(HPos::Center, VPos::Top);
+        upwards.upwards = true;
+        self.text(axes.desc.1, upwards, (margin, (plot.top + plot.bottom) / 2))?;
+        let under_font = self.font(HPos::Center, VPos::Bottom);
+        self.text(
+            axes.desc.0,
+            under_font,
+            ((plot.left + plot.right) / 2, plot.bottom + under),
+        )?;
+        Ok(plot)
+    }
+
+    /// The legend of an export, inside the plot at its lower right: a frame, each entry's
+    /// sample in a 30 px column and its label, lines 1.25 font heights apart.
+    fn legend(&mut self, plot: &Plot, keys: &[Key]) -> Drawn<(), DB> {
+        if keys.is_empty() {
+            return Ok(());
+        }
+        let size = self.px(13.0) as f64;
+        let line = (size * 1.25).round() as i32;
+        let widest = keys
+            .iter()
+            .map(|k| label_width(k.label(), size))
+            .fold(0.0, f64::max) as i32;
+        let (margin, sample) = (10, 30);
+        let (w, h) = (
+            widest + sample + 2 * margin,
+            line * keys.len() as i32 + 2 * margin,
+        );
+        let (x, y) = (plot.right - w - 5, plot.bottom - h - 5);
+        let fill = rgb(self.theme.background, 0.85);
+        self.b.draw_rect((x, y), (x + w, y + h), &fill, true)?;
+        let edge = rgb(self.theme.grid, 1.0);
+        self.b.draw_rect((x, y), (x + w, y + h), &edge, false)?;
+        let font = self.font(HPos::Left, VPos::Center);
+        for (i, key) in keys.iter().enumerate() {
+            let mid = y + margin + line * i as i32 + line / 2;
+            let at = x + margin;
+            self.text(key.label(), font, (at + sample, mid))?;
+            match *key {
+                Key::Fill(_, c) => self
+                    .b
+                    .draw_rect((at, mid - 5), (at + 20, mid + 5), &c, true)?,
+                Key::Line(_, pen) => self.line(&[(at, mid), (at + 20, mid)], pen)?,
+                Key::Mark(_, shape, c, filled) => {
+                    let r = if shape == MarkShape::Circle { 4 } else { 5 };
+                    self.mark((at + 10, mid), shape, r, c, filled, 2)?
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A scatter mark of radius `r` pixels centred on `at`: filled, or outlined `width` wide.
+    /// Triangles by fixed offsets (7/8 of the radius to each side, half of it down), not
+    /// by sine and cosine.
+    fn mark(
+        &mut self,
+        at: BackendCoord,
+        shape: MarkShape,
+        r: i32,
+        color: BackendColor,
+        filled: bool,
+        width: u32,
+    ) -> Drawn<(), DB> {
+        let pen = Pen { color, width };
+        match shape {
+            MarkShape::Circle => self.b.draw_circle(at, r as u32, &pen, filled),
+            MarkShape::Triangle => {
+                let (x, y) = at;
+                let corners = [
+                    (x, y - r),
+                    (x + r * 7 / 8, y + r / 2),
+                    (x - r * 7 / 8, y + r / 2),
+                ];
+                if filled {
+                    self.b.fill_polygon(corners, &pen)
+                } else {
+                    self.line(&[corners[0], corners[1], corners[2], corners[0]], pen)
+                }
+            }
+        }
+    }
+}
+
+/// Round values for at most `max` labels over `range`: every multiple in it of a step of
+/// 1, 2 or 5 times a power of ten, the smallest such step that keeps to `max`.
+pub fn ticks((lo, hi): (f64, f64), max: usize) -> Vec<f64> {
+    if max == 0 || !lo.is_finite() || !hi.is_finite() || hi <= lo {
+        return Vec::new();
+    }
+    let mut step = 10f64.powi((hi - lo).log10().floor() as i32 - 3);
+    loop {
+        for m in [1.0, 2.0, 5.0] {
+            let s = step * m;
+            let (first, last) = ((lo / s).ceil(), (hi / s).floor());
+            if last - first + 1.0 <= max as f64 {
+                return (first as i64..=last as i64).map(|i| i as f64 * s).collect();
+            }
+        }
+        step *= 10.0;
+    }
+}
+
+fn draw_lines<'d, DB: DrawingBackend>(
+    c: &mut Canvas<DB>,
+    data: &'d LineChart,
+    keys: &mut Vec<Key<'d>>,
+) -> Drawn<Plot, DB> {
     let log = data.log_y;
-    root.fill(&theme.background).map_err(err)?;
     let (x0, x1) = finite_range(
         data.series
             .iter()
@@ -526,78 +962,49 @@ fn draw_lines<DB: DrawingBackend>(
                 .flat_map(|b| b.points.iter().map(|p| to_y(p.2, log))),
         );
     let (y0, y1) = pad(finite_range(ys), !log);
-    let (x_ticks, y_ticks) = tick_counts(
-        root.dim_in_pixel(),
-        (x0, x1),
-        (y0, y1),
-        &|v| axis_number(v, log),
-        scale,
-    );
-    let font = (FontFamily::SansSerif, px(13.0))
-        .into_font()
-        .color(&theme.foreground);
-    let mut chart = ChartBuilder::on(root)
-        .margin(px(10.0))
-        .margin_right(px(28.0))
-        .x_label_area_size(px(40.0))
-        .y_label_area_size(px(72.0))
-        .build_cartesian_2d(x0..x1.max(x0 + f64::EPSILON), y0..y1)
-        .map_err(err)?;
-    let mut keys: Keys<DB> = Vec::new();
-    chart
-        .configure_mesh()
-        .light_line_style(theme.grid.mix(0.4))
-        .bold_line_style(theme.grid)
-        .axis_style(theme.foreground)
-        .label_style(font.clone())
-        .axis_desc_style(font.clone())
-        .x_desc(&data.x_label)
-        .y_desc(&data.y_label)
-        .x_labels(x_ticks)
-        .y_labels(y_ticks)
-        .x_label_formatter(&|v| tick_number(*v))
-        .y_label_formatter(&|v| axis_number(*v, log))
-        .draw()
-        .map_err(err)?;
+    let x1 = x1.max(x0 + f64::EPSILON);
+    let y_format = |v| axis_number(v, log);
+    let axes = Axes {
+        ticks: tick_counts(c.b.get_size(), (x0, x1), (y0, y1), &y_format, c.scale),
+        format: (&tick_number, &y_format),
+        desc: (&data.x_label, &data.y_label),
+        grid: true,
+        light: 10,
+    };
+    let plot = c.frame((x0, x1), (y0, y1), (false, log), &axes)?;
     if let Some(band) = &data.band {
-        let color = PALETTE[1].mix(0.25);
+        let color = rgb(PALETTE[1], 0.25);
         let mut poly: Vec<(f64, f64)> = band.points.iter().map(|p| (p.0, to_y(p.2, log))).collect();
         poly.extend(band.points.iter().rev().map(|p| (p.0, to_y(p.1, log))));
         poly.retain(|p| p.1.is_finite());
         if poly.len() > 2 {
-            chart
-                .draw_series(std::iter::once(Polygon::new(poly, color.filled())))
-                .map_err(err)?;
-            add_key(&mut keys, &band.label, move |(x, y)| {
-                Rectangle::new([(x, y - 5), (x + 20, y + 5)], color.filled())
-            });
+            c.b.fill_polygon(poly.iter().map(|p| plot.at(p.0, p.1)), &color)?;
+            keys.push(Key::Fill(&band.label, color));
         }
     }
     if let Some(env) = &data.envelope {
-        let color = theme.foreground.mix(0.18);
-        chart
-            .draw_series(LineSeries::new(
-                env.points
-                    .iter()
-                    .map(|p| (p.0, to_y(p.1, log)))
-                    .filter(|p| p.1.is_finite()),
-                color.stroke_width(px(9.0)),
-            ))
-            .map_err(err)?;
-        add_key(&mut keys, &env.label, move |(x, y)| {
-            PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(8))
-        });
+        let color = rgb(c.theme.foreground, 0.18);
+        let points: Vec<BackendCoord> = env
+            .points
+            .iter()
+            .map(|p| (p.0, to_y(p.1, log)))
+            .filter(|p| p.1.is_finite())
+            .map(|p| plot.at(p.0, p.1))
+            .collect();
+        c.line(&points, c.pen(color, 9.0))?;
+        keys.push(Key::Line(&env.label, Pen { color, width: 8 }));
     }
     for s in &data.series {
-        let st = style(s.color, px(2.0));
+        let color = rgb(PALETTE[s.color % PALETTE.len()], 1.0);
+        let pen = c.pen(color, 2.0);
         let dash = DASHES[s.color % DASHES.len()];
         // Split at gaps (NaN) so a path missing in part of the sweep is not bridged.
-        let mut runs: Vec<Vec<(f64, f64)>> = vec![Vec::new()];
+        let mut runs: Vec<Vec<BackendCoord>> = vec![Vec::new()];
         for p in &s.points {
             let y = to_y(p.1, log);
             if y.is_finite() {
                 if let Some(r) = runs.last_mut() {
-                    r.push((p.0, y));
+                    r.push(plot.at(p.0, y));
                 }
             } else if runs.last().is_some_and(|r| !r.is_empty()) {
                 runs.push(Vec::new());
@@ -606,43 +1013,30 @@ fn draw_lines<DB: DrawingBackend>(
         let mut first = true;
         for run in runs.into_iter().filter(|r| !r.is_empty()) {
             match dash {
-                None => chart.draw_series(LineSeries::new(run, st)).map_err(err)?,
-                Some((d, g)) => chart
-                    .draw_series(DashedLineSeries::new(run, px(d as f64), px(g as f64), st))
-                    .map_err(err)?,
-            };
+                None => c.line(&run, pen)?,
+                Some((d, g)) => c.dashed(&run, c.px(d as f64), c.px(g as f64), pen)?,
+            }
             if first {
-                let c = s.color;
-                add_key(&mut keys, &s.label, move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], style(c, 3))
-                });
+                keys.push(Key::Line(&s.label, Pen { color, width: 3 }));
                 first = false;
             }
         }
     }
     // Switch-point labels: each on the first line down where it clears the labels before
     // it, turned to the left of its marker where it would run past the plot's right edge.
-    let (area_x, area_y) = chart.plotting_area().get_pixel_range();
-    let (left, right) = (area_x.start as f64, area_x.end as f64);
-    let (top, bottom) = (area_y.start as f64, area_y.end as f64);
-    let data_x = |p: f64| x0 + (p - left) / (right - left).max(1.0) * (x1 - x0);
-    let data_y = |p: f64| y1 - (p - top) / (bottom - top).max(1.0) * (y1 - y0);
+    let (left, right) = (plot.left as f64, plot.right as f64);
+    let ink = c.pen(rgb(c.theme.foreground, 1.0), 1.0);
+    let font = c.font(HPos::Left, VPos::Top);
     let mut line_ends: Vec<f64> = Vec::new();
     for Marker { x, label, short } in &data.markers {
         if *x >= x0 && *x <= x1 {
-            chart
-                .draw_series(DashedLineSeries::new(
-                    vec![(*x, y0), (*x, y1)],
-                    px(4.0),
-                    px(3.0),
-                    theme.foreground.stroke_width(px(1.0)),
-                ))
-                .map_err(err)?;
+            let (top, bottom) = (plot.at(*x, y1), plot.at(*x, y0));
+            c.dashed(&[bottom, top], c.px(4.0), c.px(3.0), ink)?;
             let mut text = format!(" {label} ");
-            let mut width = label_width(&text, 13.0 * scale);
+            let mut width = label_width(&text, 13.0 * c.scale);
             if width > right - left {
                 text = format!(" {short} ");
-                width = label_width(&text, 13.0 * scale);
+                width = label_width(&text, 13.0 * c.scale);
             }
             let at = left + (x - x0) / (x1 - x0).max(f64::EPSILON) * (right - left);
             let start = if at + width > right {
@@ -658,49 +1052,32 @@ fn draw_lines<DB: DrawingBackend>(
                 }
             };
             line_ends[line] = start + width;
-            let y_px = top + (4.0 + 17.0 * line as f64) * scale;
-            chart
-                .draw_series(std::iter::once(Text::new(
-                    text,
-                    (data_x(start), data_y(y_px)),
-                    font.clone(),
-                )))
-                .map_err(err)?;
+            let y_px = plot.top as f64 + (4.0 + 17.0 * line as f64) * c.scale;
+            c.text(&text, font, (start as i32, y_px as i32))?;
         }
     }
-    finish(
-        root,
-        &mut chart,
-        keys,
-        theme,
-        font,
-        ((x0, x1), (y0, y1)),
-        (false, log),
-        legend,
-    )
+    Ok(plot)
 }
 
-fn draw_heat<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    data: &HeatMap,
-    theme: Theme,
-    scale: f64,
-    legend: Legend,
-) -> Result<Geometry, String> {
-    let px = |v: f64| (v * scale).round().max(1.0) as u32;
-    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+fn draw_heat<'d, DB: DrawingBackend>(
+    c: &mut Canvas<DB>,
+    data: &'d HeatMap,
+    keys: &mut Vec<Key<'d>>,
+) -> Drawn<Plot, DB> {
     let log = data.log_y;
-    root.fill(&theme.background).map_err(err)?;
     let ys: Vec<f64> = data.ys.iter().map(|y| to_y(*y, log)).collect();
     let (x0, x1) = finite_range(data.xs.iter().copied()).unwrap_or((0.0, 1.0));
     let (y0, y1) = finite_range(ys.iter().copied()).unwrap_or((0.0, 1.0));
-    let (x_ticks, y_ticks) = tick_counts(
-        root.dim_in_pixel(),
-        (x0, x1),
-        (y0, y1),
-        &|v| axis_number(v, log),
-        scale,
-    );
+    let (x1, y1) = (x1.max(x0 + f64::EPSILON), y1.max(y0 + f64::EPSILON));
+    let y_format = |v| axis_number(v, log);
+    let axes = Axes {
+        ticks: tick_counts(c.b.get_size(), (x0, x1), (y0, y1), &y_format, c.scale),
+        format: (&tick_number, &y_format),
+        desc: (&data.x_label, &data.y_label),
+        grid: false,
+        light: 0,
+    };
+    let plot = c.frame((x0, x1), (y0, y1), (false, log), &axes)?;
     let half = |v: &[f64], i: usize| -> (f64, f64) {
         let lo = if i == 0 {
             v[0]
@@ -714,104 +1091,54 @@ fn draw_heat<DB: DrawingBackend>(
         };
         (lo, hi)
     };
-    let font = (FontFamily::SansSerif, px(13.0))
-        .into_font()
-        .color(&theme.foreground);
-    let mut chart = ChartBuilder::on(root)
-        .margin(px(10.0))
-        .margin_right(px(28.0))
-        .x_label_area_size(px(40.0))
-        .y_label_area_size(px(72.0))
-        .build_cartesian_2d(x0..x1.max(x0 + f64::EPSILON), y0..y1.max(y0 + f64::EPSILON))
-        .map_err(err)?;
-    let mut keys: Keys<DB> = Vec::new();
-    chart
-        .configure_mesh()
-        .disable_mesh()
-        .axis_style(theme.foreground)
-        .label_style(font.clone())
-        .axis_desc_style(font.clone())
-        .x_desc(&data.x_label)
-        .y_desc(&data.y_label)
-        .x_labels(x_ticks)
-        .y_labels(y_ticks)
-        .x_label_formatter(&|v| tick_number(*v))
-        .y_label_formatter(&|v| axis_number(*v, log))
-        .draw()
-        .map_err(err)?;
-    let mut rects = Vec::new();
     for (j, row) in data.cells.iter().enumerate().take(ys.len()) {
         let (ya, yb) = half(&ys, j);
         for (i, cell) in row.iter().enumerate().take(data.xs.len()) {
             if let Some(p) = cell {
                 let (xa, xb) = half(&data.xs, i);
                 let color = PALETTE[data.plans.get(*p).map_or(0, |p| p.1) % PALETTE.len()];
-                rects.push(Rectangle::new(
-                    [(xa, ya), (xb, yb)],
-                    color.mix(0.75).filled(),
-                ));
+                let (a, b) = (plot.at(xa, ya), plot.at(xb, yb));
+                c.b.draw_rect(
+                    (a.0.min(b.0), a.1.min(b.1)),
+                    (a.0.max(b.0), a.1.max(b.1)),
+                    &rgb(color, 0.75),
+                    true,
+                )?;
             }
         }
     }
-    chart.draw_series(rects).map_err(err)?;
     // Each switch as a dot where it lies on its cell edge: together they trace the
     // boundaries at their bisected values, finer than the cells.
-    let dot = theme.foreground.filled();
-    let radius = px(1.5);
-    let dots = data.switches.iter().filter_map(|&(axis, r, c, at)| {
-        let (x, y) = if axis == 0 {
-            (at, *ys.get(r)?)
+    let dot = rgb(c.theme.foreground, 1.0);
+    let radius = c.px(1.5);
+    for &(axis, r, col, at) in &data.switches {
+        let point = if axis == 0 {
+            ys.get(r).map(|&y| (at, y))
         } else {
-            (*data.xs.get(c)?, to_y(at, log))
+            data.xs.get(col).map(|&x| (x, to_y(at, log)))
         };
-        (x.is_finite() && y.is_finite()).then(|| Circle::new((x, y), radius, dot))
-    });
-    chart.draw_series(dots).map_err(err)?;
-    for (plan, color) in &data.plans {
-        let c = PALETTE[color % PALETTE.len()];
-        add_key(&mut keys, plan, move |(x, y)| {
-            Rectangle::new([(x, y - 5), (x + 14, y + 5)], c.mix(0.75).filled())
-        });
+        if let Some((x, y)) = point.filter(|p| p.0.is_finite() && p.1.is_finite()) {
+            c.b.draw_circle(plot.at(x, y), radius, &dot, true)?;
+        }
     }
+    for (plan, color) in &data.plans {
+        keys.push(Key::Fill(plan, rgb(PALETTE[color % PALETTE.len()], 0.75)));
+    }
+    let font = c.font(HPos::Left, VPos::Top);
     for (k, (value, label)) in data.lines.iter().enumerate() {
         let y = to_y(*value, log);
         if y.is_finite() && y >= y0 && y <= y1 {
-            let st = theme
-                .foreground
-                .stroke_width(px(if k == 0 { 2.0 } else { 1.0 }));
+            let ends = [plot.at(x0, y), plot.at(x1, y)];
+            let ink = rgb(c.theme.foreground, 1.0);
             if k == 0 {
-                chart
-                    .draw_series(LineSeries::new(vec![(x0, y), (x1, y)], st))
-                    .map_err(err)?;
+                c.line(&ends, c.pen(ink, 2.0))?;
             } else {
-                chart
-                    .draw_series(DashedLineSeries::new(
-                        vec![(x0, y), (x1, y)],
-                        px(6.0),
-                        px(4.0),
-                        st,
-                    ))
-                    .map_err(err)?;
+                c.dashed(&ends, c.px(6.0), c.px(4.0), c.pen(ink, 1.0))?;
             }
-            chart
-                .draw_series(std::iter::once(Text::new(
-                    format!(" {label}"),
-                    (x0, y),
-                    font.clone(),
-                )))
-                .map_err(err)?;
+            c.text(&format!(" {label}"), font, ends[0])?;
         }
     }
-    finish(
-        root,
-        &mut chart,
-        keys,
-        theme,
-        font,
-        ((x0, x1), (y0, y1)),
-        (false, log),
-        legend,
-    )
+    Ok(plot)
 }
 
 /// Decade labels on a log axis of data units: "1e-4", "0.001", ..., "10".
@@ -819,68 +1146,45 @@ fn log_tick(v: f64) -> String {
     axis_number(v, true).replace(".0e", "e")
 }
 
-fn draw_scatter<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    data: &ScatterChart,
-    theme: Theme,
-    scale: f64,
-    legend: Legend,
-) -> Result<Geometry, String> {
-    let px = |v: f64| (v * scale).round().max(1.0) as u32;
-    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-    root.fill(&theme.background).map_err(err)?;
+fn draw_scatter<'d, DB: DrawingBackend>(
+    c: &mut Canvas<DB>,
+    data: &'d ScatterChart,
+    keys: &mut Vec<Key<'d>>,
+) -> Drawn<Plot, DB> {
     let log = |v: f64| to_y(v, true);
     let (lo, hi) = match (log(data.range.0), log(data.range.1)) {
         (a, b) if a.is_finite() && b.is_finite() && b > a => (a, b),
         _ => (-1.0, 1.0),
     };
-    // One label per decade at most (plotters picks steps of 1, 2 or 5: with no more labels
-    // than whole decades it takes 1), fewer where the plot is too small for them.
+    // One label per decade at most (steps of 1, 2 or 5: with no more labels than whole
+    // decades the step is 1), fewer where the plot is too small for them.
     let decades = (hi.floor() - lo.ceil()) as usize + 1;
     let (fit_x, fit_y) = {
-        let font = 13.0 * scale;
-        let (w, h) = root.dim_in_pixel();
-        let plot_w = w as f64 - (72.0 + 10.0 + 28.0) * scale;
-        let plot_h = h as f64 - (40.0 + 20.0) * scale;
+        let font = 13.0 * c.scale;
+        let (w, h) = c.b.get_size();
+        let plot_w = w as f64 - (72.0 + 10.0 + 28.0) * c.scale;
+        let plot_h = h as f64 - (40.0 + 20.0) * c.scale;
         (
-            tick_count((lo, hi), plot_w, 10.0 * scale, &log_tick, &|t| {
+            tick_count((lo, hi), plot_w, 10.0 * c.scale, &log_tick, &|t| {
                 label_width(t, font)
             }),
             tick_count((lo, hi), plot_h, 0.6 * font, &log_tick, &|_| font),
         )
     };
-    let font = (FontFamily::SansSerif, px(13.0))
-        .into_font()
-        .color(&theme.foreground);
-    let mut chart = ChartBuilder::on(root)
-        .margin(px(10.0))
-        .margin_right(px(28.0))
-        .x_label_area_size(px(40.0))
-        .y_label_area_size(px(72.0))
-        .build_cartesian_2d(lo..hi, lo..hi)
-        .map_err(err)?;
-    let mut keys: Keys<DB> = Vec::new();
-    chart
-        .configure_mesh()
+    let axes = Axes {
+        ticks: (decades.min(fit_x).max(2), decades.min(fit_y).max(2)),
+        format: (&log_tick, &log_tick),
+        desc: (&data.x_label, &data.y_label),
+        grid: true,
         // Light lines would divide a decade evenly in log10, which means nothing here.
-        .max_light_lines(0)
-        .bold_line_style(theme.grid)
-        .axis_style(theme.foreground)
-        .label_style(font.clone())
-        .axis_desc_style(font.clone())
-        .x_desc(&data.x_label)
-        .y_desc(&data.y_label)
-        .x_labels(decades.min(fit_x).max(2))
-        .y_labels(decades.min(fit_y).max(2))
-        .x_label_formatter(&|v| log_tick(*v))
-        .y_label_formatter(&|v| log_tick(*v))
-        .draw()
-        .map_err(err)?;
+        light: 0,
+    };
+    let plot = c.frame((lo, hi), (lo, hi), (true, true), &axes)?;
     if let Some((f, label)) = &data.band {
         let d = log(*f);
         if d.is_finite() && d > 0.0 && hi - lo > d {
-            let color = theme.foreground.mix(BAND_OPACITY);
-            let band = vec![
+            let color = rgb(c.theme.foreground, BAND_OPACITY);
+            let band = [
                 (lo, lo),
                 (lo, lo + d),
                 (hi - d, hi),
@@ -888,201 +1192,58 @@ fn draw_scatter<DB: DrawingBackend>(
                 (hi, hi - d),
                 (lo + d, lo),
             ];
-            chart
-                .draw_series(std::iter::once(Polygon::new(band, color.filled())))
-                .map_err(err)?;
-            add_key(&mut keys, label, move |(x, y)| {
-                Rectangle::new([(x, y - 5), (x + 20, y + 5)], color.filled())
-            });
+            c.b.fill_polygon(band.iter().map(|p| plot.at(p.0, p.1)), &color)?;
+            keys.push(Key::Fill(label, color));
         }
     }
-    let diagonal = theme.foreground.mix(0.5);
-    chart
-        .draw_series(LineSeries::new(
-            [(lo, lo), (hi, hi)],
-            diagonal.stroke_width(px(1.5)),
-        ))
-        .map_err(err)?;
-    add_key(&mut keys, &data.diagonal, move |(x, y)| {
-        PathElement::new(vec![(x, y), (x + 20, y)], diagonal)
-    });
+    let diagonal = rgb(c.theme.foreground, 0.5);
+    c.line(&[plot.at(lo, lo), plot.at(hi, hi)], c.pen(diagonal, 1.5))?;
+    keys.push(Key::Line(
+        &data.diagonal,
+        Pen {
+            color: diagonal,
+            width: 1,
+        },
+    ));
     if let Some((x, label)) = &data.limit {
         let x = log(*x);
         if x.is_finite() && x >= lo && x <= hi {
-            chart
-                .draw_series(DashedLineSeries::new(
-                    vec![(x, lo), (x, hi)],
-                    px(4.0),
-                    px(3.0),
-                    theme.foreground.stroke_width(px(1.0)),
-                ))
-                .map_err(err)?;
-            let width = label_width(&format!("{label} "), 13.0 * scale);
-            let (area_x, area_y) = chart.plotting_area().get_pixel_range();
-            let per_px = (hi - lo) / f64::from((area_x.end - area_x.start).max(1));
-            let per_py = (hi - lo) / f64::from((area_y.end - area_y.start).max(1));
-            chart
-                .draw_series(std::iter::once(Text::new(
-                    format!("{label} "),
-                    ((x - width * per_px).max(lo), hi - 4.0 * scale * per_py),
-                    font.clone(),
-                )))
-                .map_err(err)?;
+            let ink = c.pen(rgb(c.theme.foreground, 1.0), 1.0);
+            c.dashed(&[plot.at(x, lo), plot.at(x, hi)], c.px(4.0), c.px(3.0), ink)?;
+            let text = format!("{label} ");
+            let width = label_width(&text, 13.0 * c.scale) as i32;
+            let at = (
+                (plot.at(x, lo).0 - width).max(plot.left),
+                plot.top + (4.0 * c.scale) as i32,
+            );
+            c.text(&text, c.font(HPos::Left, VPos::Top), at)?;
         }
     }
-    let radius = px(4.0);
+    let radius = c.px(4.0) as i32;
     for s in &data.series {
-        let c = PALETTE[s.color % PALETTE.len()];
-        let style = if s.filled {
-            c.mix(0.8).filled()
+        let base = PALETTE[s.color % PALETTE.len()];
+        let (color, width) = if s.filled {
+            (rgb(base, 0.8), 1)
         } else {
-            c.stroke_width(px(1.5))
+            (rgb(base, 1.0), c.px(1.5))
         };
-        let at = |m: &Mark| (log(m.x).clamp(lo, hi), log(m.y).clamp(lo, hi));
-        let marks = s
-            .marks
-            .iter()
-            .filter(|m| log(m.x).is_finite() && log(m.y).is_finite());
-        let key = if s.filled {
-            c.filled()
-        } else {
-            c.stroke_width(2)
+        // A triangle's corners lie a pixel further out than a circle's edge.
+        let r = match s.shape {
+            MarkShape::Circle => radius,
+            MarkShape::Triangle => radius + 1,
         };
-        let label = (!s.marks.is_empty()).then_some(&s.label);
-        // The legend's sample: the mark itself, centred on the legend's line. Triangles are
-        // drawn as polygons of pixel offsets: plotters' TriangleMarker computes its corners
-        // with sin and cos, whose code the page's bundle would carry for nothing else.
-        let corners = |r: i32| vec![(0, -r), (r * 7 / 8, r / 2), (-r * 7 / 8, r / 2)];
-        let outline = move |r: i32| {
-            let mut c = corners(r);
-            c.push((0, -r));
-            c
-        };
-        let r = radius as i32 + 1;
-        match (s.shape, s.filled) {
-            (MarkShape::Circle, _) => {
-                chart
-                    .draw_series(marks.map(|m| Circle::new(at(m), radius, style)))
-                    .map_err(err)?;
-                if let Some(label) = label {
-                    add_key(&mut keys, label, move |(x, y)| {
-                        EmptyElement::at((x + 10, y)) + Circle::new((0, 0), 4, key)
-                    });
-                }
+        for m in &s.marks {
+            let (x, y) = (log(m.x), log(m.y));
+            if x.is_finite() && y.is_finite() {
+                let at = plot.at(x.clamp(lo, hi), y.clamp(lo, hi));
+                c.mark(at, s.shape, r, color, s.filled, width)?;
             }
-            (MarkShape::Triangle, true) => {
-                chart
-                    .draw_series(
-                        marks.map(|m| EmptyElement::at(at(m)) + Polygon::new(corners(r), style)),
-                    )
-                    .map_err(err)?;
-                if let Some(label) = label {
-                    add_key(&mut keys, label, move |(x, y)| {
-                        EmptyElement::at((x + 10, y)) + Polygon::new(corners(5), key)
-                    });
-                }
-            }
-            (MarkShape::Triangle, false) => {
-                chart
-                    .draw_series(
-                        marks
-                            .map(|m| EmptyElement::at(at(m)) + PathElement::new(outline(r), style)),
-                    )
-                    .map_err(err)?;
-                if let Some(label) = label {
-                    add_key(&mut keys, label, move |(x, y)| {
-                        EmptyElement::at((x + 10, y)) + PathElement::new(outline(5), key)
-                    });
-                }
-            }
+        }
+        if !s.marks.is_empty() {
+            keys.push(Key::Mark(&s.label, s.shape, rgb(base, 1.0), s.filled));
         }
     }
-    finish(
-        root,
-        &mut chart,
-        keys,
-        theme,
-        font,
-        ((lo, hi), (lo, hi)),
-        (true, true),
-        legend,
-    )
-}
-
-type Chart<'a, DB> = ChartContext<
-    'a,
-    DB,
-    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
->;
-
-/// An export's legend entries, in drawing order: each series' label and its sample, drawn
-/// with its left end at the given point on the label's middle line.
-type Keys<'a, DB> = Vec<(
-    &'a str,
-    Box<dyn Fn(BackendCoord) -> DynElement<'a, DB, BackendCoord> + 'a>,
-)>;
-
-fn add_key<'a, DB: DrawingBackend + 'a, E: IntoDynElement<'a, DB, BackendCoord>>(
-    keys: &mut Keys<'a, DB>,
-    label: &'a str,
-    sample: impl Fn(BackendCoord) -> E + 'a,
-) {
-    keys.push((label, Box::new(move |p| sample(p).into_dyn())));
-}
-
-/// Draws the legend, presents the drawing and reports where the plotting area landed.
-///
-/// The legend is laid out as plotters' series labels at the lower right (a 30 px sample
-/// column, 10 px margins, 5 px from the plot's edges; lines 1.25 font heights apart) but
-/// drawn here: plotters' own `draw` builds a default font from the text "sans-serif", whose
-/// parsing lowercases it with `str::to_lowercase` and so puts Unicode's case tables in the
-/// page's bundle (about 8 KB gzipped) for nothing.
-#[allow(clippy::too_many_arguments)]
-fn finish<'a, DB: DrawingBackend + 'a>(
-    root: &DrawingArea<DB, Shift>,
-    chart: &mut Chart<'a, DB>,
-    keys: Keys<'_, DB>,
-    theme: Theme,
-    font: TextStyle<'_>,
-    ((x0, x1), (y0, y1)): ((f64, f64), (f64, f64)),
-    (log_x, log_y): (bool, bool),
-    legend: Legend,
-) -> Result<Geometry, String> {
-    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-    if legend == Legend::Inside {
-        let area = chart.plotting_area().strip_coord_spec();
-        let mut text = MultiLineText::<_, &str>::new((0, 0), &font);
-        for (label, _) in &keys {
-            text.push_line(*label);
-        }
-        let (w, h) = text.estimate_dimension().map_err(|e| e.to_string())?;
-        let (margin, sample) = (10, 30);
-        let (w, h) = (w + sample + 2 * margin, h + 2 * margin);
-        let (area_w, area_h) = area.dim_in_pixel();
-        let (x, y) = (area_w as i32 - w - 5, area_h as i32 - h - 5);
-        text.relocate((x + sample + margin, y + margin));
-        let frame = [(x, y), (x + w, y + h)];
-        area.draw(&Rectangle::new(frame, theme.background.mix(0.85).filled()))
-            .map_err(err)?;
-        area.draw(&Rectangle::new(frame, theme.grid)).map_err(err)?;
-        area.draw(&text).map_err(err)?;
-        let lines = text.compute_line_layout().map_err(|e| e.to_string())?;
-        for (((_, top), (_, bottom)), (_, draw)) in lines.into_iter().zip(&keys) {
-            area.draw(&draw((x + margin, (top + bottom) / 2)))
-                .map_err(err)?;
-        }
-    }
-    let (px_x, px_y) = chart.plotting_area().get_pixel_range();
-    root.present().map_err(err)?;
-    Ok(Geometry {
-        size: root.dim_in_pixel(),
-        px_x: (px_x.start, px_x.end),
-        px_y: (px_y.start, px_y.end),
-        x: (x0, x1),
-        y: (y0, y1),
-        log_x,
-        log_y,
-    })
+    Ok(plot)
 }
 
 /// The page's drawing backend: the screen's canvas or an exported SVG. Every call goes to
@@ -1219,7 +1380,7 @@ impl DrawingBackend for Backend<'_> {
         forward!(self, b => b.draw_pixel(point, color))
     }
 
-    fn draw_line<S: pb::BackendStyle>(
+    fn draw_line<S: BackendStyle>(
         &mut self,
         from: BackendCoord,
         to: BackendCoord,
@@ -1246,7 +1407,7 @@ impl DrawingBackend for Backend<'_> {
         forward!(self, b => b.draw_line(from, to, style))
     }
 
-    fn draw_rect<S: pb::BackendStyle>(
+    fn draw_rect<S: BackendStyle>(
         &mut self,
         upper_left: BackendCoord,
         bottom_right: BackendCoord,
@@ -1256,7 +1417,7 @@ impl DrawingBackend for Backend<'_> {
         forward!(self, b => b.draw_rect(upper_left, bottom_right, style, fill))
     }
 
-    fn draw_path<S: pb::BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+    fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
         &mut self,
         path: I,
         style: &S,
@@ -1276,7 +1437,7 @@ impl DrawingBackend for Backend<'_> {
         forward!(self, b => b.draw_path(path, style))
     }
 
-    fn draw_circle<S: pb::BackendStyle>(
+    fn draw_circle<S: BackendStyle>(
         &mut self,
         center: BackendCoord,
         radius: u32,
@@ -1286,7 +1447,7 @@ impl DrawingBackend for Backend<'_> {
         forward!(self, b => b.draw_circle(center, radius, style, fill))
     }
 
-    fn fill_polygon<S: pb::BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+    fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
         &mut self,
         vert: I,
         style: &S,
@@ -1294,7 +1455,7 @@ impl DrawingBackend for Backend<'_> {
         forward!(self, b => b.fill_polygon(vert, style))
     }
 
-    fn draw_text<TStyle: pb::BackendTextStyle>(
+    fn draw_text<TStyle: BackendTextStyle>(
         &mut self,
         text: &str,
         style: &TStyle,
@@ -1303,7 +1464,7 @@ impl DrawingBackend for Backend<'_> {
         forward!(self, b => b.draw_text(text, style, pos))
     }
 
-    fn estimate_text_size<TStyle: pb::BackendTextStyle>(
+    fn estimate_text_size<TStyle: BackendTextStyle>(
         &self,
         text: &str,
         style: &TStyle,
@@ -1329,8 +1490,8 @@ impl DrawingBackend for Backend<'_> {
 pub fn to_svg(data: &ChartData, theme: Theme, size: (u32, u32)) -> Result<String, String> {
     let mut out = String::new();
     {
-        let root = Backend::Svg(SVGBackend::with_string(&mut out, size)).into_drawing_area();
-        draw(&root, data, theme, 1.0, Legend::Inside)?;
+        let mut backend = Backend::Svg(SVGBackend::with_string(&mut out, size));
+        draw(&mut backend, data, theme, 1.0, Legend::Inside)?;
     }
     Ok(out)
 }

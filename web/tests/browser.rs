@@ -911,7 +911,7 @@ async fn dbt3_view_shows_a_worker_that_cannot_load_inline() {
     window.location().set_hash("").unwrap();
 }
 
-/// The text elements of an SVG drawn by plotters: (x, y, text-anchor, text).
+/// The text elements of an SVG drawn by plotters-svg: (x, y, text-anchor, text).
 fn svg_texts(svg: &str) -> Vec<(f64, f64, String, String)> {
     let attr = |tag: &str, name: &str| -> String {
         let key = format!(" {name}=\"");
@@ -967,7 +967,7 @@ fn x_axis_labels_never_overlap_on_a_phone_or_a_wide_screen() {
     for size in [(343, 220), (600, 338), (900, 506), (1200, 675)] {
         let ticks = x_tick_labels(size);
         assert!(ticks.len() >= 3, "{size:?}: only {ticks:?}");
-        // plotters writes font-size 13 / 1.24 into the SVG but a canvas draws 13 px.
+        // plotters-svg writes font-size 13 / 1.24 into the SVG but a canvas draws 13 px.
         for w in ticks.windows(2) {
             let room = w[1].0 - w[0].0;
             let need = (label_width(&w[0].1, 13.0) + label_width(&w[1].1, 13.0)) / 2.0;
@@ -982,13 +982,43 @@ fn x_axis_labels_never_overlap_on_a_phone_or_a_wide_screen() {
             assert_eq!(
                 ticks.len(),
                 11,
-                "{size:?}: a wide chart keeps plotters' 11 labels: {ticks:?}"
+                "{size:?}: a wide chart keeps its 11 labels: {ticks:?}"
             );
         }
     }
     // The sweep's 0 to 20 % as a phone shows it: whole numbers, no "2.00".
     let phone: Vec<String> = x_tick_labels((343, 220)).into_iter().map(|t| t.1).collect();
     assert_eq!(phone, ["0", "5", "10", "15", "20"]);
+}
+
+#[wasm_bindgen_test]
+fn ticks_are_round_steps_that_keep_to_the_count() {
+    use costlab_web::chart::ticks;
+    let steps = |r: (f64, f64), n: usize| -> Vec<String> {
+        ticks(r, n).into_iter().map(|v| format!("{v:.4}")).collect()
+    };
+    assert_eq!(
+        ticks((0.0, 20.0), 11),
+        (0..=10).map(|i| 2.0 * i as f64).collect::<Vec<_>>()
+    );
+    assert_eq!(ticks((0.0, 20.0), 5), [0.0, 5.0, 10.0, 15.0, 20.0]);
+    // Not from zero, and a step of 5 times a power of ten: 0.05.
+    assert_eq!(
+        steps((0.03, 0.27), 6),
+        ["0.0500", "0.1000", "0.1500", "0.2000", "0.2500"]
+    );
+    // Negative ranges (log10 of small knob values) and a single label.
+    assert_eq!(ticks((-2.2, 0.3), 3), [-2.0, -1.0, 0.0]);
+    assert_eq!(ticks((3.0, 7.0), 1), [5.0]);
+    for (r, n) in [((0.0, 5.2e6), 11), ((-3.0, 1.0), 40), ((0.1, 0.1000001), 7)] {
+        let t = ticks(r, n);
+        assert!(!t.is_empty() && t.len() <= n, "{r:?} {n}: {t:?}");
+        assert!(t.iter().all(|v| *v >= r.0 && *v <= r.1), "{r:?}: {t:?}");
+    }
+    // Nothing to label: no range, or NaN.
+    assert!(ticks((1.0, 1.0), 5).is_empty());
+    assert!(ticks((f64::NAN, 1.0), 5).is_empty());
+    assert!(ticks((0.0, 1.0), 0).is_empty());
 }
 
 #[wasm_bindgen_test]
@@ -1007,7 +1037,6 @@ fn tick_numbers_drop_trailing_zeros_only() {
 #[wasm_bindgen_test]
 fn the_legend_is_drawn_inside_exports_only() {
     use costlab_web::chart::{draw, legend, Legend, Theme};
-    use plotters::prelude::*;
     let s = costlab_core::scenario::Scenario::default();
     let view = costlab_web::model::engine_view(&s, Engine::Mysql).unwrap();
     let labels: Vec<String> = legend(&view.time).into_iter().map(|e| e.label).collect();
@@ -1019,8 +1048,8 @@ fn the_legend_is_drawn_inside_exports_only() {
     for (where_, shown) in [(Legend::Inside, true), (Legend::Outside, false)] {
         let mut svg = String::new();
         {
-            let root = SVGBackend::with_string(&mut svg, (343, 220)).into_drawing_area();
-            draw(&root, &view.time, Theme::new(false), 1.0, where_).unwrap();
+            let mut backend = plotters_svg::SVGBackend::with_string(&mut svg, (343, 220));
+            draw(&mut backend, &view.time, Theme::new(false), 1.0, where_).unwrap();
         }
         let texts: Vec<String> = svg_texts(&svg).into_iter().map(|t| t.3).collect();
         assert_eq!(
@@ -1060,22 +1089,15 @@ fn pixels(c: &web_sys::HtmlCanvasElement) -> Vec<u8> {
 #[wasm_bindgen_test]
 fn batched_canvas_lines_draw_what_plotters_canvas_draws() {
     use costlab_web::chart::{draw, Backend, Legend, Theme};
-    use plotters::prelude::*;
+    use plotters_backend::DrawingBackend;
     // PostgreSQL's t1 charts: dashed curves, the mesh's translucent light lines, text.
     let s = costlab_core::scenario::Scenario {
         engines: Engines::One(Engine::Postgres),
         ..Default::default()
     };
     let view = costlab_web::model::engine_view(&s, Engine::Postgres).unwrap();
-    fn paint<DB: DrawingBackend>(backend: DB, data: &costlab_web::chart::ChartData) {
-        draw(
-            &backend.into_drawing_area(),
-            data,
-            Theme::new(false),
-            1.0,
-            Legend::Outside,
-        )
-        .unwrap();
+    fn paint<DB: DrawingBackend>(mut backend: DB, data: &costlab_web::chart::ChartData) {
+        draw(&mut backend, data, Theme::new(false), 1.0, Legend::Outside).unwrap();
     }
     for data in [&view.cost, &view.time] {
         let (plain, batched) = (canvas(800, 450), canvas(800, 450));

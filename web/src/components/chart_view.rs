@@ -28,10 +28,9 @@ fn paint(
     legend: Legend,
 ) -> Result<Geometry, String> {
     let scale = infra::fit_canvas(&el);
-    let backend =
+    let mut backend =
         chart::Backend::canvas(el).ok_or_else(|| "the canvas has no 2D context".to_string())?;
-    let root = plotters::prelude::IntoDrawingArea::into_drawing_area(backend);
-    chart::draw(&root, data, Theme::new(dark), scale, legend)
+    chart::draw(&mut backend, data, Theme::new(dark), scale, legend)
 }
 
 /// The legend as text under the chart: it never covers a curve, wraps on a phone, and
