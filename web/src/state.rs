@@ -6,7 +6,6 @@ use costlab_core::scenario::{
     CacheState, Engines, Scenario, ServerSettings, UserTables, View, Workload,
 };
 use costlab_core::url::{self, EmbedOptions, LinkProblem};
-use std::collections::BTreeMap;
 use std::rc::Rc;
 use yew::Reducible;
 
@@ -22,6 +21,34 @@ pub enum HistoryWrite {
     Push,
 }
 
+/// Rejected entries by knob, a handful at most: a list, because a `BTreeMap` here was
+/// the only one in the page's first load and brought about 5 KB of tree code.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct KnobErrors(Vec<(Knob, String)>);
+
+impl KnobErrors {
+    pub fn get(&self, knob: &Knob) -> Option<&String> {
+        self.0.iter().find(|(k, _)| k == knob).map(|(_, e)| e)
+    }
+
+    pub fn insert(&mut self, knob: Knob, error: String) {
+        self.remove(&knob);
+        self.0.push((knob, error));
+    }
+
+    pub fn remove(&mut self, knob: &Knob) {
+        self.0.retain(|(k, _)| k != knob);
+    }
+
+    pub fn retain(&mut self, keep: impl Fn(&Knob) -> bool) {
+        self.0.retain(|(k, _)| keep(k));
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct State {
     pub scenario: Scenario,
@@ -31,7 +58,7 @@ pub struct State {
     pub link_problems: Vec<LinkProblem>,
     pub history: HistoryWrite,
     /// Rejected entries by knob: the message shown beside it (the knob keeps its value).
-    pub knob_errors: BTreeMap<Knob, String>,
+    pub knob_errors: KnobErrors,
     /// A rejected entry of another control.
     pub error: Option<String>,
     /// A rejected DBT3 scale factor, shown beside its entry (the last valid one stays).
@@ -207,7 +234,7 @@ impl Reducible for State {
                         Engine::Postgres => s.pg_version = p.base,
                         Engine::Mysql => s.mysql_version = p.base,
                     }
-                    next.knob_errors.retain(|k, _| k.def().engine != p.engine);
+                    next.knob_errors.retain(|k| k.def().engine != p.engine);
                 }
                 Err(e) => next.error = Some(e.to_string()),
             },

@@ -75,7 +75,11 @@ fn rejected_value_keeps_the_last_valid_one() {
     let before = state.scenario.knobs.get(k);
     let after = state.clone().reduce(Action::SetKnob(k, f64::NAN));
     assert_eq!(after.scenario.knobs.get(k), before);
-    assert!(after.knob_errors[&k].contains("memory_block_read_cost"));
+    assert!(after
+        .knob_errors
+        .get(&k)
+        .unwrap()
+        .contains("memory_block_read_cost"));
     let fixed = after.reduce(Action::SetKnob(k, 0.2));
     assert_eq!(fixed.scenario.knobs.get(k), 0.2);
     assert!(fixed.knob_errors.is_empty());
@@ -94,7 +98,7 @@ fn memory_entries_take_postgresql_units() {
     assert_eq!(s.scenario.knobs.get(k), 4096.0);
     let bad = s.reduce(Action::SetKnobText(k, "64mb".into()));
     assert_eq!(bad.scenario.knobs.get(k), 4096.0);
-    let e = &bad.knob_errors[&k];
+    let e = bad.knob_errors.get(&k).unwrap();
     assert!(
         e.contains("`64mb`") && e.contains("B, kB, MB, GB and TB"),
         "{e}"

@@ -281,7 +281,7 @@ impl PlanDiagram {
     /// Plan ids in the order of their cells' counts, most first (ties: by id).
     pub fn by_area(&self) -> Vec<usize> {
         let mut ids: Vec<usize> = (0..self.plans.len()).collect();
-        ids.sort_by(|&a, &b| {
+        crate::sort::sort_by(&mut ids, |&a, &b| {
             self.plans[b]
                 .cells
                 .cmp(&self.plans[a].cells)
@@ -742,7 +742,7 @@ fn reduce(plans: &[DiagramPlan], cells: &[Cell], x: &Axis, y: Option<&Axis>) -> 
     let mut assign: Vec<usize> = cells.iter().map(|c| c.plan).collect();
     let mut area: Vec<usize> = plans.iter().map(|p| p.cells).collect();
     let mut order: Vec<usize> = (0..plans.len()).filter(|&p| area[p] > 0).collect();
-    order.sort_by(|&a, &b| area[a].cmp(&area[b]).then(a.cmp(&b)));
+    crate::sort::sort_by(&mut order, |&a, &b| area[a].cmp(&area[b]).then(a.cmp(&b)));
     for &p in &order {
         if area[p] == 0 {
             continue;

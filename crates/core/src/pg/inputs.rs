@@ -917,7 +917,7 @@ impl<'a> Rel<'a> {
             return 0.0;
         }
         let mut order: Vec<usize> = ids.collect();
-        order.sort_by(|&a, &b| {
+        crate::sort::sort_by(&mut order, |&a, &b| {
             self.clauses[a]
                 .ops
                 .per_tuple
