@@ -501,7 +501,11 @@ pub fn draw<DB: DrawingBackend>(
     let plot = match data {
         ChartData::Lines(c) => draw_lines(&mut canvas, c, &mut keys),
         ChartData::Heat(h) => draw_heat(&mut canvas, h, &mut keys),
+        #[cfg(feature = "full")]
         ChartData::Scatter(c) => draw_scatter(&mut canvas, c, &mut keys),
+        // Only the validation view draws scatters, and it is in the full playground.
+        #[cfg(not(feature = "full"))]
+        ChartData::Scatter(_) => return Err("scatters are drawn by the full playground".into()),
     }
     .map_err(|e| e.to_string())?;
     if legend == Legend::Inside {
@@ -661,13 +665,16 @@ struct Axes<'a> {
 enum Key<'a> {
     Fill(&'a str, BackendColor),
     Line(&'a str, Pen),
+    #[cfg(feature = "full")]
     Mark(&'a str, MarkShape, BackendColor, bool),
 }
 
 impl Key<'_> {
     fn label(&self) -> &str {
         match self {
-            Key::Fill(l, _) | Key::Line(l, _) | Key::Mark(l, ..) => l,
+            Key::Fill(l, _) | Key::Line(l, _) => l,
+            #[cfg(feature = "full")]
+            Key::Mark(l, ..) => l,
         }
     }
 }
@@ -880,6 +887,7 @@ impl<DB: DrawingBackend> Canvas<'_, DB> {
                     .b
                     .draw_rect((at, mid - 5), (at + 20, mid + 5), &c, true)?,
                 Key::Line(_, pen) => self.line(&[(at, mid), (at + 20, mid)], pen)?,
+                #[cfg(feature = "full")]
                 Key::Mark(_, shape, c, filled) => {
                     let r = if shape == MarkShape::Circle { 4 } else { 5 };
                     self.mark((at + 10, mid), shape, r, c, filled, 2)?
@@ -889,6 +897,7 @@ impl<DB: DrawingBackend> Canvas<'_, DB> {
         Ok(())
     }
 
+    #[cfg(feature = "full")]
     /// A scatter mark of radius `r` pixels centred on `at`: filled, or outlined `width` wide.
     /// Triangles by fixed offsets (7/8 of the radius to each side, half of it down), not
     /// by sine and cosine.
@@ -1141,11 +1150,13 @@ fn draw_heat<'d, DB: DrawingBackend>(
     Ok(plot)
 }
 
+#[cfg(feature = "full")]
 /// Decade labels on a log axis of data units: "1e-4", "0.001", ..., "10".
 fn log_tick(v: f64) -> String {
     axis_number(v, true).replace(".0e", "e")
 }
 
+#[cfg(feature = "full")]
 fn draw_scatter<'d, DB: DrawingBackend>(
     c: &mut Canvas<DB>,
     data: &'d ScatterChart,
@@ -1339,6 +1350,17 @@ fn backend_error<E: std::error::Error + Send + Sync>(
     }
 }
 
+/// The SVG backend's error: it writes into a `String`, which cannot fail, and its
+/// `io::Error` text would put std's table of I/O error kinds in the page for nothing.
+fn svg_error(e: DrawingErrorKind<std::io::Error>) -> DrawingErrorKind<BackendError> {
+    match e {
+        DrawingErrorKind::DrawingError(_) => {
+            DrawingErrorKind::DrawingError(BackendError("the SVG could not be written".into()))
+        }
+        DrawingErrorKind::FontError(e) => DrawingErrorKind::FontError(e),
+    }
+}
+
 /// Calls `$call` on the backend inside, mapping its error.
 /// The canvas's pending lines are stroked first, so that what comes after is drawn over
 /// them as before.
@@ -1349,7 +1371,7 @@ macro_rules! forward {
                 batch.flush();
                 $call.map_err(backend_error)
             }
-            Backend::Svg($b) => $call.map_err(backend_error),
+            Backend::Svg($b) => $call.map_err(svg_error),
         }
     };
 }
@@ -1472,7 +1494,7 @@ impl DrawingBackend for Backend<'_> {
         // Measures, draws nothing: the pending lines can wait.
         match self {
             Backend::Canvas(b, _) => b.estimate_text_size(text, style).map_err(backend_error),
-            Backend::Svg(b) => b.estimate_text_size(text, style).map_err(backend_error),
+            Backend::Svg(b) => b.estimate_text_size(text, style).map_err(svg_error),
         }
     }
 
