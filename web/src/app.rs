@@ -113,7 +113,15 @@ pub fn app() -> Html {
     };
     infra::use_fragment_changes({
         let dispatch = dispatch.clone();
-        Callback::from(move |f| dispatch.emit(Action::Load(f)))
+        Callback::from(move |f: String| {
+            // The first load reads t1 links alone; the full playground takes the rest.
+            #[cfg(not(feature = "full"))]
+            if costlab_core::url::needs_more_than_t1(&f) {
+                crate::handover::start_on(&f);
+                return;
+            }
+            dispatch.emit(Action::Load(f))
+        })
     });
     // The address bar follows the scenario: meaningful steps at once as new history
     // entries, drags debounced in place (browsers limit history writes).

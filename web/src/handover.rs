@@ -104,9 +104,19 @@ export async function load_full(before_start) {
                     .as_string()
                     .unwrap_or_default();
                 let message = format!("The rest of the playground did not load ({why}).");
-                ON_ERROR.with(|c| c.borrow().as_ref().map(|c| c.emit(message)));
+                // Without a first load on screen (a link it cannot read), the page's alert.
+                ON_ERROR.with(|c| match c.borrow().as_ref() {
+                    Some(c) => c.emit(message),
+                    None => crate::infra::show_alert(&message),
+                });
             }
         });
+    }
+
+    /// Loads the full playground on `fragment`, a link the first load does not read.
+    pub fn start_on(fragment: &str) {
+        note_fragment(fragment);
+        start();
     }
 
     /// The scenario's latest link fragment, which the app encodes when the scenario

@@ -7,15 +7,19 @@ use wasm_bindgen::JsCast;
 pub fn install_panic_reporter() {
     std::panic::set_hook(Box::new(|info| {
         console_error_panic_hook::hook(info);
-        let message = format!("costlab hit an internal error and stopped updating: {info}\nReload the page; please report this with the link you opened.");
-        if let Some(el) = web_sys::window()
-            .and_then(|w| w.document())
-            .and_then(|d| d.get_element_by_id("panic"))
-        {
-            el.set_text_content(Some(&message));
-            let _ = el.remove_attribute("hidden");
-        }
+        show_alert(&format!("costlab hit an internal error and stopped updating: {info}\nReload the page; please report this with the link you opened."));
     }));
+}
+
+/// Shows `message` in the page's alert box (index.html's, outside the app), as text.
+pub fn show_alert(message: &str) {
+    if let Some(el) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id("panic"))
+    {
+        el.set_text_content(Some(message));
+        let _ = el.remove_attribute("hidden");
+    }
 }
 
 pub fn device_pixel_ratio() -> f64 {

@@ -23,6 +23,16 @@ pub mod worker_protocol;
 /// Mounts the playground on the page's body.
 pub fn start() {
     infra::install_panic_reporter();
+    // A link to more than the t1 sweep goes to the full playground as it is: the first
+    // load cannot read it (`url::decode_t1`), so it does not mount.
+    #[cfg(not(feature = "full"))]
+    {
+        let fragment = infra::location_hash();
+        if costlab_core::url::needs_more_than_t1(&fragment) {
+            handover::start_on(&fragment);
+            return;
+        }
+    }
     let app = yew::Renderer::<app::App>::new().render();
     #[cfg(not(feature = "full"))]
     handover::keep(app);

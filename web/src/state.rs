@@ -116,7 +116,12 @@ impl WorkloadKind {
 impl State {
     /// The state a link opens: its scenario, embed options and the problems to show.
     pub fn from_link(fragment: &str) -> State {
+        #[cfg(feature = "full")]
         let mut d = url::decode(fragment);
+        // The first load reads t1 links alone: `lib::start` and the app hand any other
+        // link to the full playground before it gets here.
+        #[cfg(not(feature = "full"))]
+        let mut d = url::decode_t1(fragment).unwrap_or_default();
         // A link of one engine opens its map (`#e=pg` names no flip constant, and the
         // default one is MySQL's).
         d.scenario.keep_flip_knob_on_show();

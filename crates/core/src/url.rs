@@ -59,7 +59,7 @@ pub struct EmbedOptions {
 }
 
 /// A decoded link: the scenario, the embed options and every problem found.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Decoded {
     pub scenario: Scenario,
     pub embed: EmbedOptions,
@@ -402,6 +402,29 @@ fn unescape(v: &str) -> Option<String> {
 
 /// Reads a fragment (with or without the leading `#`). Never fails: see the module docs.
 pub fn decode(fragment: &str) -> Decoded {
+    decode_as::<true>(fragment)
+}
+
+/// Whether a link is for more than the t1 sweep: another workload, or a plan diagram.
+pub fn needs_more_than_t1(fragment: &str) -> bool {
+    let f = fragment.strip_prefix('#').unwrap_or(fragment);
+    f.split('&').any(|p| {
+        matches!(
+            p.split_once('='),
+            Some(("w", "dbt3" | "user" | "ordering")) | Some(("dg", _))
+        )
+    })
+}
+
+/// Reads a link as [`decode`] does, for a page that has the t1 sweep alone (the web page's
+/// first load): `None` for a link that [`needs_more_than_t1`]. The other workloads' keys
+/// are then never read here, so that their code stays out of such a page.
+pub fn decode_t1(fragment: &str) -> Option<Decoded> {
+    (!needs_more_than_t1(fragment)).then(|| decode_as::<false>(fragment))
+}
+
+/// [`decode`], or with `ALL` false [`decode_t1`]'s reading.
+fn decode_as<const ALL: bool>(fragment: &str) -> Decoded {
     let mut out = Decoded {
         scenario: Scenario::default(),
         embed: EmbedOptions::default(),
@@ -464,7 +487,7 @@ pub fn decode(fragment: &str) -> Decoded {
             return out;
         }
     }
-    let problems = decode_v1(&pairs, &mut out.scenario, &mut out.embed);
+    let problems = decode_v1::<ALL>(&pairs, &mut out.scenario, &mut out.embed);
     out.problems.extend(problems);
     out
 }
@@ -478,7 +501,8 @@ fn truncate(s: &str) -> String {
     }
 }
 
-fn decode_v1(
+/// The pairs of a version 1 link; with `ALL` false, only the t1 sweep's (see [`decode_t1`]).
+fn decode_v1<const ALL: bool>(
     pairs: &[(String, String)],
     s: &mut Scenario,
     embed: &mut EmbedOptions,
@@ -525,7 +549,7 @@ fn decode_v1(
     for (k, v) in pairs {
         match k.as_str() {
             "v" | "pg" | "my" => {}
-            "dg" => diagram = Some(v),
+            "dg" if ALL => diagram = Some(v),
             "e" => match v.as_str() {
                 "mysql" => s.engines = Engines::One(Engine::Mysql),
                 "pg" => s.engines = Engines::One(Engine::Postgres),
@@ -574,9 +598,9 @@ fn decode_v1(
                         .into(),
                 ),
             },
-            "w" if v == "dbt3" => dbt3 = true,
-            "w" if v == "user" => user = true,
-            "w" if v == "ordering" => ordering = true,
+            "w" if ALL && v == "dbt3" => dbt3 = true,
+            "w" if ALL && v == "user" => user = true,
+            "w" if ALL && v == "ordering" => ordering = true,
             "fc" => procost = Some(v),
             "series" => series = Some(v),
             "sf" => sf = Some(v),
@@ -694,7 +718,7 @@ fn decode_v1(
             }
         }
     }
-    if dbt3 {
+    if ALL && dbt3 {
         let sf = match sf.map(|v| (v, crate::num::parse_f64(v))) {
             None => Workload::DBT3_DEFAULT_SF,
             Some((_, Some(x))) if crate::workload::dbt3::catalog::check_sf(x).is_ok() => x,
@@ -715,7 +739,7 @@ fn decode_v1(
             sf,
             baseline: baseline.into(),
         };
-    } else if user {
+    } else if ALL && user {
         let baseline = resolve_base(&mut bad).to_string();
         let tables = match (user_file, user_tables) {
             (None, None) => UserTables::Example,
@@ -765,7 +789,7 @@ fn decode_v1(
             tables,
             queries,
         }));
-    } else if ordering {
+    } else if ALL && ordering {
         let Workload::Ordering {
             sf: sf0,
             procost: procost0,
@@ -2366,6 +2390,19 @@ mod tests {
             proptest::prop_assert_eq!(&d.scenario, &s, "{}", link);
             proptest::prop_assert_eq!(&d.embed, &e, "{}", link);
         }
+
+        /// The first load's reading: the same as the full one for every t1 link, and no
+        /// reading at all (the full playground's) for the rest.
+        #[test]
+        fn t1_reading_matches_or_declines(s in arb_scenario(), e in arb_embed()) {
+            let link = encode(&s, &e);
+            let t1 = matches!(s.workload, Workload::T1Sweep { .. }) && s.diagram.is_none();
+            proptest::prop_assert_eq!(needs_more_than_t1(&link), !t1, "{}", link);
+            match decode_t1(&link) {
+                Some(d) => proptest::prop_assert_eq!(d, decode(&link), "{}", link),
+                None => proptest::prop_assert!(!t1, "{}", link),
+            }
+        }
     }
 
     /// Inputs per decoder property: a link is untrusted input, so these run in every test
@@ -2378,6 +2415,14 @@ mod tests {
         #[test]
         fn decoder_never_panics(s in "\\PC{0,300}") {
             let _ = decode(&s);
+        }
+
+        #[test]
+        fn t1_decoder_reads_linkish_input_as_the_full_one(s in "(v=1|&|=|e=|mbrc=|rpc=|w=t1:|w=dbt3|w=user|dg=|sf=|base=|mysql-5.7|pg-ssd|,|%[0-9A-Fa-f]{0,2}|[a-z0-9.-]{1,6}|view=|knobs=|pg=|my=){0,40}") {
+            match decode_t1(&s) {
+                Some(d) => proptest::prop_assert_eq!(d, decode(&s)),
+                None => proptest::prop_assert!(needs_more_than_t1(&s)),
+            }
         }
 
         #[test]
