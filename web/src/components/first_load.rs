@@ -7,12 +7,11 @@
 use crate::components::calibration::{calibration_drop, CalibrationLoaderProps};
 use crate::components::dbt3::Dbt3ViewProps;
 use crate::components::ordering::OrderingViewProps;
-use crate::components::user_workload::UserWorkloadProps;
 use crate::components::validation::{validation_section, ValidationViewProps};
 use crate::handover::hand_over_file;
 use yew::prelude::*;
 
-fn loading() -> Html {
+pub fn loading() -> Html {
     html! { <p class="note loading-full" role="status">{ "Loading the rest of the playground…" }</p> }
 }
 
@@ -23,11 +22,6 @@ pub fn dbt3_view(_: &Dbt3ViewProps) -> Html {
 
 #[function_component(OrderingView)]
 pub fn ordering_view(_: &OrderingViewProps) -> Html {
-    loading()
-}
-
-#[function_component(UserWorkloadPanel)]
-pub fn user_workload_panel(_: &UserWorkloadProps) -> Html {
     loading()
 }
 
