@@ -406,6 +406,12 @@ pub fn app() -> Html {
         }
     };
 
+    // The plan diagram's settings: the DBT3 view's (the first load's stand-in has none).
+    #[cfg(feature = "full")]
+    let on_diagram = dispatch.reform(Action::SetDiagram);
+    #[cfg(not(feature = "full"))]
+    let on_diagram = Callback::noop();
+
     // Every render may change the height an embedding page should give the iframe.
     {
         let embedded = state.embed.embed;
@@ -516,7 +522,7 @@ pub fn app() -> Html {
                     if dbt3 { <Dbt3View scenario={s.clone()} on_set={
                         let dispatch = dispatch.clone();
                         Callback::from(move |set: Vec<(Knob, f64)>| for (k, v) in set { dispatch.emit(Action::SetKnob(k, v)) })
-                    } on_diagram={dispatch.reform(Action::SetDiagram)} /> }
+                    } {on_diagram} /> }
                     if ordering { <OrderingView scenario={s.clone()} {dark} {resize} /> }
                     { for views.iter().enumerate().map(|(i, v)| match v {
                         Ok(v) => {

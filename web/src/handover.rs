@@ -59,7 +59,11 @@ export async function load_full(before_start) {
       return WebAssembly.compileStreaming(r).catch(() =>
         fetch(at('costlab-full_bg.wasm')).then((r) => r.arrayBuffer()).then((b) => WebAssembly.compile(b)));
     });
-  const [glue, module] = await Promise.all([import(at('costlab-full.js')), compile()]);
+  // Its style sheet, in before it mounts (a failed sheet leaves the page unstyled, not dead).
+  const sheet = Object.assign(document.createElement('link'), { rel: 'stylesheet', href: at('costlab-full.css') });
+  const styled = new Promise((done) => { sheet.onload = sheet.onerror = done; });
+  document.head.append(sheet);
+  const [glue, module] = await Promise.all([import(at('costlab-full.js')), compile(), styled]);
   before_start();
   await glue.default({ module_or_path: module });
 }
@@ -115,7 +119,7 @@ export async function load_full(before_start) {
 
     /// Loads the full playground on `fragment`, a link the first load does not read.
     pub fn start_on(fragment: &str) {
-        note_fragment(fragment);
+        note_fragment(fragment.strip_prefix('#').unwrap_or(fragment));
         start();
     }
 

@@ -4,11 +4,6 @@
 //! calling the core; `components` render controls and charts; only `infra` reaches into the
 //! browser beyond rendering (downloads, pixel ratio, resize, colour scheme, panics).
 
-// talc instead of Rust's default dlmalloc: about 5 KB less wasm in every build of the page.
-#[cfg(all(not(target_feature = "atomics"), target_family = "wasm"))]
-#[global_allocator]
-static TALC: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
-
 pub mod app;
 pub mod chart;
 pub mod components;

@@ -2,9 +2,7 @@
 //! Every control dispatches an [`Action`]; the reducer never touches the browser.
 
 use costlab_core::knobs::{Engine, EngineVersion, Knob, KnobValues, Preset};
-use costlab_core::scenario::{
-    CacheState, Engines, Scenario, ServerSettings, UserTables, View, Workload,
-};
+use costlab_core::scenario::{CacheState, Engines, Scenario, ServerSettings, View, Workload};
 use costlab_core::url::{self, EmbedOptions, LinkProblem};
 use std::rc::Rc;
 use yew::Reducible;
@@ -160,21 +158,28 @@ pub enum Action {
     /// Show the t1 sweep, the DBT3 table or the user's workload.
     SetWorkload(WorkloadKind),
     /// The scale factor of DBT3 or of the ordering workload.
+    #[cfg(feature = "full")]
     SetScaleFactor(f64),
     /// The ordering workload's declared function cost (procost).
+    #[cfg(feature = "full")]
     SetFunctionCost(f64),
     /// The ordering workload's build: the series against stock, or stock alone.
+    #[cfg(feature = "full")]
     SetSeries(bool),
     /// The baseline preset of DBT3 or the user's workload.
+    #[cfg(feature = "full")]
     SetBaseline(String),
     /// The user workload's tables (a loaded scenario file, or the example).
-    SetUserTables(UserTables),
+    #[cfg(feature = "full")]
+    SetUserTables(costlab_core::scenario::UserTables),
     /// The user workload's queries (typed, pasted or loaded from a SQL file).
+    #[cfg(feature = "full")]
     SetQueries(String),
     SetView(View),
     SetFlipKnob(Knob),
     SetLogY(bool),
     /// The plan diagram panel's settings.
+    #[cfg(feature = "full")]
     SetDiagram(costlab_core::scenario::DiagramSpec),
 }
 
@@ -188,9 +193,9 @@ impl Reducible for State {
             Action::SetKnob(..)
             | Action::SetKnobText(..)
             | Action::SetSweep { .. }
-            | Action::SetScaleFactor(_)
-            | Action::SetQueries(_)
             | Action::SetLogY(_) => HistoryWrite::Replace,
+            #[cfg(feature = "full")]
+            Action::SetScaleFactor(_) | Action::SetQueries(_) => HistoryWrite::Replace,
             _ => HistoryWrite::Push,
         };
         let s = &mut next.scenario;
@@ -334,6 +339,7 @@ impl Reducible for State {
                     }
                 }
             }
+            #[cfg(feature = "full")]
             Action::SetFunctionCost(x) => {
                 if let Workload::Ordering { procost, .. } = &mut s.workload {
                     match costlab_core::workload::ordering::functions_at(x)[0].validate() {
@@ -345,11 +351,13 @@ impl Reducible for State {
                     }
                 }
             }
+            #[cfg(feature = "full")]
             Action::SetSeries(on) => {
                 if let Workload::Ordering { series, .. } = &mut s.workload {
                     *series = on;
                 }
             }
+            #[cfg(feature = "full")]
             Action::SetScaleFactor(x) => {
                 if let Workload::Ordering { sf, .. } = &mut s.workload {
                     match costlab_core::workload::dbt3::catalog::check_sf(x) {
@@ -370,11 +378,13 @@ impl Reducible for State {
                     }
                 }
             }
+            #[cfg(feature = "full")]
             Action::SetUserTables(tables) => {
                 if let Workload::User(u) = &mut s.workload {
                     u.tables = tables;
                 }
             }
+            #[cfg(feature = "full")]
             Action::SetQueries(text) => {
                 if let Workload::User(u) = &mut s.workload {
                     match costlab_core::workload::user::split_queries(&text) {
@@ -386,6 +396,7 @@ impl Reducible for State {
                     }
                 }
             }
+            #[cfg(feature = "full")]
             Action::SetBaseline(id) => {
                 let engines = s.engines;
                 let baseline = match &mut s.workload {
@@ -408,6 +419,7 @@ impl Reducible for State {
             }
             Action::SetView(v) => s.view = v,
             Action::SetFlipKnob(k) => s.flip_knob = k,
+            #[cfg(feature = "full")]
             Action::SetDiagram(d) => s.diagram = Some(d),
             Action::SetLogY(b) => s.log_y = b,
         }

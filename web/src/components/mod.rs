@@ -12,5 +12,6 @@ pub mod machine;
 pub mod ordering;
 pub mod select;
 pub mod share;
+#[cfg(feature = "full")]
 pub mod user_workload;
 pub mod validation;

@@ -1,0 +1,11 @@
+import { chromium } from 'playwright-core';
+const b = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+const p = await b.newPage();
+p.on('console', (m) => console.log('console:', m.type(), m.text()));
+p.on('pageerror', (e) => console.log('pageerror:', e.message));
+p.on('requestfailed', (r) => console.log('failed:', r.url()));
+await p.goto(process.argv[2]);
+await p.waitForTimeout(6000);
+console.log(await p.evaluate(() => document.body.innerText.slice(0, 400)));
+console.log(await p.evaluate(() => location.hash));
+await b.close();
