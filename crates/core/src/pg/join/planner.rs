@@ -1705,8 +1705,12 @@ impl<'a> Planner<'a> {
             startup: b.consider_startup,
             list,
             prior: SmallVec::new(),
-            deferred: Vec::new(),
+            kept: false,
         };
+        // The node builders of kept candidates, by kind (see `NL_ID`).
+        let mut nl_makers = SmallVec::<[_; 4]>::new();
+        let mut hash_makers = SmallVec::<[_; 1]>::new();
+        let mut merge_makers = SmallVec::<[_; 4]>::new();
         // Per outer path, the precheck bound of the list before this call.
         let bounds: SmallVec<[(u32, f64); 8]> = if !jt.is_right() {
             outers
@@ -1773,7 +1777,8 @@ impl<'a> Planner<'a> {
                             useful_keys(b, s, joined, &op.pathkeys)
                         };
                         cand.note(disabled, c.total, pathkeys);
-                        cand.push(
+                        let id = NL_ID | nl_makers.len() as u32;
+                        if !cand.push(
                             c.startup,
                             c.total,
                             rows,
@@ -1781,45 +1786,47 @@ impl<'a> Planner<'a> {
                             pathkeys,
                             Rescan::Same,
                             disabled,
-                            move || {
-                                let mut details = Vec::new();
-                                if n_rest > 0 || !fids.is_empty() {
-                                    details.extend(text(|| {
-                                        clause_line("Join Filter: ", b, rest_eq(), filter_text)
-                                    }));
-                                }
-                                if let Some(l) = label {
-                                    details.insert(0, l.to_string());
-                                }
-                                details.extend(Self::disabled_line(nl_dis));
-                                Node::new(
-                                    "Nested Loop",
-                                    c.startup,
-                                    c.total,
-                                    rows,
-                                    width,
-                                    Work {
-                                        rows_examined: c.inner_tuples,
-                                        operator_evals: c.inner_tuples
-                                            * (q.per_tuple / cop.max(1e-12)),
-                                        rows_out: rows,
-                                        function_calls: filter_calls(rows),
-                                        ..Work::default()
-                                    },
-                                    details,
-                                    [
-                                        op.node.clone(),
-                                        Node::repeated(
-                                            &match (vi, memo_info) {
-                                                (1, Some(m)) => memo_node(v, ip, m),
-                                                _ => v.node.clone(),
-                                            },
-                                            loops,
-                                        ),
-                                    ],
-                                )
-                            },
-                        );
+                            id,
+                        ) {
+                            continue;
+                        }
+                        nl_makers.push(Some(move || {
+                            let mut details = Vec::new();
+                            if n_rest > 0 || !fids.is_empty() {
+                                details.extend(text(|| {
+                                    clause_line("Join Filter: ", b, rest_eq(), filter_text)
+                                }));
+                            }
+                            if let Some(l) = label {
+                                details.insert(0, l.to_string());
+                            }
+                            details.extend(Self::disabled_line(nl_dis));
+                            Node::new(
+                                "Nested Loop",
+                                c.startup,
+                                c.total,
+                                rows,
+                                width,
+                                Work {
+                                    rows_examined: c.inner_tuples,
+                                    operator_evals: c.inner_tuples * (q.per_tuple / cop.max(1e-12)),
+                                    rows_out: rows,
+                                    function_calls: filter_calls(rows),
+                                    ..Work::default()
+                                },
+                                details,
+                                [
+                                    op.node.clone(),
+                                    Node::repeated(
+                                        &match (vi, memo_info) {
+                                            (1, Some(m)) => memo_node(v, ip, m),
+                                            _ => v.node.clone(),
+                                        },
+                                        loops,
+                                    ),
+                                ],
+                            )
+                        }));
                     }
                 }
             }
@@ -1887,15 +1894,9 @@ impl<'a> Planner<'a> {
                 Rescan::Same
             };
             let disabled = co.disabled + ci.disabled;
-            cand.push(
-                c.startup,
-                c.total,
-                rows,
-                width,
-                &[],
-                rescan,
-                disabled,
-                move || {
+            let id = HASH_ID | hash_makers.len() as u32;
+            if cand.push(c.startup, c.total, rows, width, &[], rescan, disabled, id) {
+                hash_makers.push(Some(move || {
                     let spill = |rows: f64, width: f64| {
                         if c.nbatch > 1.0 {
                             costs::page_size(rows, width) * 8192.0 * 2.0
@@ -1942,8 +1943,8 @@ impl<'a> Planner<'a> {
                         ),
                         [co.node.clone(), hash],
                     )
-                },
-            );
+                }));
+            }
         }
 
         // Merge joins: explicit sorts of the cheapest inputs (sort_inner_and_outer), and
@@ -2046,7 +2047,8 @@ impl<'a> Planner<'a> {
                         + ip.disabled
                         + outer_sort.map_or(0, |x| x.1)
                         + inner_sort.map_or(0, |x| x.1);
-                    cand.push(
+                    let id = MERGE_ID | merge_makers.len() as u32;
+                    if !cand.push(
                         c.startup,
                         c.total,
                         rows,
@@ -2054,74 +2056,81 @@ impl<'a> Planner<'a> {
                         pk,
                         Rescan::Same,
                         disabled,
-                        move || {
-                            // A join's sort keys name their relation (EXPLAIN's useprefix):
-                            // the merge clauses' outer (`inner` false) or inner columns.
-                            let keys = |inner: bool| {
-                                text(|| {
-                                    mcl()
-                                        .map(|c| {
-                                            let k = if inner { c.inner } else { c.outer };
-                                            format!("{}.{}", b.rels[k.rel].alias, k.col)
-                                        })
-                                        .collect()
-                                })
-                                .unwrap_or_default()
-                            };
-                            let onode = match outer_sort {
-                                None => op.node.clone(),
-                                Some((sc, dis)) => sort_node(op, sc, dis, keys(false)),
-                            };
-                            let inode = match inner_sort {
-                                None => ip.node.clone(),
-                                Some((sc, dis)) => sort_node(ip, sc, dis, keys(true)),
-                            };
-                            let inode = if c.materialize_inner {
-                                Node::new(
-                                    "Materialize",
-                                    iin.startup,
-                                    iin.total + cop * iin.rows,
-                                    iin.rows,
-                                    iin.width,
-                                    Work {
-                                        rows_out: iin.rows,
-                                        ..Work::default()
-                                    },
-                                    Vec::new(),
-                                    [inode],
-                                )
-                            } else {
-                                inode
-                            };
+                        id,
+                    ) {
+                        continue;
+                    }
+                    merge_makers.push(Some(move || {
+                        // A join's sort keys name their relation (EXPLAIN's useprefix):
+                        // the merge clauses' outer (`inner` false) or inner columns.
+                        let keys = |inner: bool| {
+                            text(|| {
+                                mcl()
+                                    .map(|c| {
+                                        let k = if inner { c.inner } else { c.outer };
+                                        format!("{}.{}", b.rels[k.rel].alias, k.col)
+                                    })
+                                    .collect()
+                            })
+                            .unwrap_or_default()
+                        };
+                        let onode = match outer_sort {
+                            None => op.node.clone(),
+                            Some((sc, dis)) => sort_node(op, sc, dis, keys(false)),
+                        };
+                        let inode = match inner_sort {
+                            None => ip.node.clone(),
+                            Some((sc, dis)) => sort_node(ip, sc, dis, keys(true)),
+                        };
+                        let inode = if c.materialize_inner {
                             Node::new(
-                                "Merge Join",
-                                c.startup,
-                                c.total,
-                                rows,
-                                width,
+                                "Materialize",
+                                iin.startup,
+                                iin.total + cop * iin.rows,
+                                iin.rows,
+                                iin.width,
                                 Work {
-                                    comparisons: oin.rows + c.inner_tuples,
-                                    rows_out: rows,
-                                    function_calls: filter_calls(rows),
+                                    rows_out: iin.rows,
                                     ..Work::default()
                                 },
-                                if subs.is_empty() {
-                                    join_details(
-                                        text(|| clause_line("Merge Cond: ", b, mcl(), ""))
-                                            .into_iter()
-                                            .collect(),
-                                    )
-                                } else {
-                                    merge_details_with_subplans(b, mcl(), fids, subs, label)
-                                },
-                                [onode, inode],
+                                Vec::new(),
+                                [inode],
                             )
-                        },
-                    );
+                        } else {
+                            inode
+                        };
+                        Node::new(
+                            "Merge Join",
+                            c.startup,
+                            c.total,
+                            rows,
+                            width,
+                            Work {
+                                comparisons: oin.rows + c.inner_tuples,
+                                rows_out: rows,
+                                function_calls: filter_calls(rows),
+                                ..Work::default()
+                            },
+                            if subs.is_empty() {
+                                join_details(
+                                    text(|| clause_line("Merge Cond: ", b, mcl(), ""))
+                                        .into_iter()
+                                        .collect(),
+                                )
+                            } else {
+                                merge_details_with_subplans(b, mcl(), fids, subs, label)
+                            },
+                            [onode, inode],
+                        )
+                    }));
                 }
             }
         }
-        cand.finish();
+        cand.finish(|id| match id & ID_KIND {
+            NL_ID => build_deferred(&mut nl_makers, id),
+            HASH_ID => build_deferred(&mut hash_makers, id),
+            _ => build_deferred(&mut merge_makers, id),
+        });
     }
 
     /// mergejoinscansel of a clause, computed once per class and member pair.
@@ -2303,11 +2312,12 @@ fn memo_node(mp: &JPath, ip: &JPath, m: &MemoInfo) -> Rc<Node> {
 }
 
 /// Join candidates of one add_paths call, offered to add_path in the order they are
-/// built. A candidate's `node` is the shared placeholder `pending`; `make`, which builds
-/// the real node, runs in `finish` for the candidates still in the list then: a later
+/// built. A candidate's `node` is the shared placeholder `pending`; the builder of its
+/// real node, which the caller keeps under the candidate's id (`push`) only if add_path
+/// kept it, runs in `finish` for the candidates still in the list then: a later
 /// candidate of the same call often displaces one add_path kept, and building and
 /// dropping its node cost more than costing it.
-struct Candidates<'c, 'l, 'f> {
+struct Candidates<'c, 'l> {
     pending: &'c Rc<Node>,
     /// The join relation's consider_startup ([`Block::consider_startup`]).
     startup: bool,
@@ -2317,11 +2327,27 @@ struct Candidates<'c, 'l, 'f> {
     prior: SmallVec<[(u32, f64, &'c [usize]); 8]>,
     /// The join relation's true rows.
     true_rows: f64,
-    /// The node builders of kept candidates, by `JPath::pending` - 1.
-    deferred: Vec<Box<dyn FnOnce() -> Rc<Node> + 'f>>,
+    /// add_path kept a candidate of this call.
+    kept: bool,
 }
 
-impl<'c, 'f> Candidates<'c, '_, 'f> {
+/// A kept candidate's id (`JPath::pending`): the kind of its node builder, nested loop,
+/// hash or merge join, in the top bits, its number among the builders of that kind in
+/// the rest (never 0: 0 is a built node).
+const NL_ID: u32 = 1 << 28;
+const HASH_ID: u32 = 2 << 28;
+const MERGE_ID: u32 = 3 << 28;
+const ID_KIND: u32 = 0xf << 28;
+
+/// Takes the node builder `id` (less its kind) of `makers` and builds the node.
+fn build_deferred<F: FnOnce() -> Rc<Node>>(makers: &mut [Option<F>], id: u32) -> Rc<Node> {
+    let make = makers
+        .get_mut((id & !ID_KIND) as usize)
+        .and_then(Option::take);
+    make.expect("a kept join candidate without its node")()
+}
+
+impl<'c> Candidates<'c, '_> {
     /// add_path_precheck against this call's earlier candidates.
     fn precheck(&self, disabled: u32, total: f64, pathkeys: &[usize]) -> bool {
         !self.prior.iter().any(|&(d, t, keys)| {
@@ -2334,7 +2360,8 @@ impl<'c, 'f> Candidates<'c, '_, 'f> {
         self.prior.push((disabled, total, pathkeys));
     }
 
-    /// A join path (unparameterized, no mark/restore) whose node `make` builds.
+    /// Offers a join path (unparameterized, no mark/restore) whose node is built later
+    /// by the builder the caller keeps under `id` if this returns true (add_path kept it).
     #[allow(clippy::too_many_arguments)]
     fn push(
         &mut self,
@@ -2345,9 +2372,8 @@ impl<'c, 'f> Candidates<'c, '_, 'f> {
         pathkeys: &[usize],
         rescan: Rescan,
         disabled: u32,
-        make: impl FnOnce() -> Rc<Node> + 'f,
-    ) {
-        let id = self.deferred.len() as u32 + 1;
+        id: u32,
+    ) -> bool {
         let kept = add_path_keys(
             self.list,
             JPath {
@@ -2368,25 +2394,18 @@ impl<'c, 'f> Candidates<'c, '_, 'f> {
             self.startup,
             |p| p.pending = id,
         );
-        if kept {
-            self.deferred.push(Box::new(make));
-        }
+        self.kept |= kept;
+        kept
     }
 
-    /// Builds the nodes of this call's candidates that are still in the list.
-    fn finish(self) {
-        if self.deferred.is_empty() {
+    /// Builds the nodes of this call's candidates that are still in the list: `make`
+    /// builds the node of a candidate id.
+    fn finish(self, mut make: impl FnMut(u32) -> Rc<Node>) {
+        if !self.kept {
             return;
         }
-        let mut makers: Vec<Option<_>> = self.deferred.into_iter().map(Some).collect();
         for p in self.list.iter_mut().filter(|p| p.pending != 0) {
-            let make = makers
-                .get_mut(p.pending as usize - 1)
-                .and_then(Option::take);
-            debug_assert!(make.is_some(), "a kept join candidate without its node");
-            if let Some(make) = make {
-                p.node = Node::with_true_rows(make(), TrueRows::out(self.true_rows));
-            }
+            p.node = Node::with_true_rows(make(p.pending), TrueRows::out(self.true_rows));
             p.pending = 0;
         }
     }
