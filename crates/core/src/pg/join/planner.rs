@@ -20,8 +20,8 @@ use crate::query::{CmpOp, OrderKey, Predicate, Query};
 
 use super::costs::{self, JKind, JoinConsts, Qual, ScanSel, SemiFactors};
 use super::model::{
-    add_path, add_path_keys, cheaper_total, cheapest_total, JPath, Node, PathKeys, Rescan,
-    TrueRows, FUZZ,
+    add_path, add_path_head, cheaper_total, cheapest_total, JPath, Node, PathHead, PathKeys,
+    Rescan, TrueRows, FUZZ,
 };
 use super::setup::{self, bit, BaseRel, Block, ColKey, IxDesc, RelKind, Special};
 use super::PgJoinPlanner;
@@ -2374,26 +2374,29 @@ impl<'c> Candidates<'c, '_> {
         disabled: u32,
         id: u32,
     ) -> bool {
-        let kept = add_path_keys(
-            self.list,
-            JPath {
-                startup,
-                total,
-                rows,
-                width,
-                pathkeys: PathKeys::new(),
-                param: 0,
-                rescan,
-                node: self.pending.clone(),
-                param_ecs: SmallVec::new(),
-                can_mark: false,
-                disabled,
-                pending: 0,
-            },
+        let head = PathHead {
+            startup,
+            total,
+            rows,
             pathkeys,
-            self.startup,
-            |p| p.pending = id,
-        );
+            param: 0,
+            disabled,
+        };
+        let pending = self.pending;
+        let kept = add_path_head(self.list, head, self.startup, || JPath {
+            startup,
+            total,
+            rows,
+            width,
+            pathkeys: PathKeys::from_slice(pathkeys),
+            param: 0,
+            rescan,
+            node: pending.clone(),
+            param_ecs: SmallVec::new(),
+            can_mark: false,
+            disabled,
+            pending: id,
+        });
         self.kept |= kept;
         kept
     }
