@@ -1574,29 +1574,41 @@ impl<'a> Planner<'a> {
             && !matches!(ci.rescan, Rescan::Fixed(..)))
         .then(|| {
             let (ms, mt) = costs::material(jc, ci.input());
-            let node = Node::new(
-                "Materialize",
-                ms,
-                mt,
-                ci.rows,
-                ci.width,
-                Work {
-                    rows_out: ci.rows,
-                    ..Work::default()
-                },
-                Vec::new(),
-                [ci.node.clone()],
-            );
             let (rs, rt) = costs::material_rescan(jc, ci.rows, ci.width);
+            // Its node is built by the first kept nested loop over it (`material_node`).
             JPath {
                 startup: ms,
                 total: mt,
                 rescan: Rescan::Fixed(rs, rt),
-                node,
+                node: s.pending.clone(),
                 can_mark: true,
-                ..ci.clone()
+                pathkeys: ci.pathkeys.clone(),
+                param_ecs: ci.param_ecs.clone(),
+                ..*ci
             }
         });
+        // The Materialize node over the cheapest inner, once a kept nested loop needs it
+        // (most calls keep none).
+        let material_node = std::cell::OnceCell::new();
+        let material_node = |m: &JPath| {
+            material_node
+                .get_or_init(|| {
+                    Node::new(
+                        "Materialize",
+                        m.startup,
+                        m.total,
+                        ci.rows,
+                        ci.width,
+                        Work {
+                            rows_out: ci.rows,
+                            ..Work::default()
+                        },
+                        Vec::new(),
+                        [ci.node.clone()],
+                    )
+                })
+                .clone()
+        };
         let mut inners: SmallVec<[(&JPath, bool); 8]> = smallvec![(ci, false)];
         if let Some(m) = &material {
             inners.push((m, false));
@@ -1732,6 +1744,8 @@ impl<'a> Planner<'a> {
                         .iter()
                         .find(|m| is_param && m.0 == k && m.1 == loops);
                     let memo_info = memo.map(|m| &m.3);
+                    // The Materialize over the cheapest inner follows it in `inners`.
+                    let is_material = k == 1 && material.is_some();
                     for (vi, v) in std::iter::once(ip).chain(memo.map(|m| &m.2)).enumerate() {
                         // Join clauses the index does not enforce stay join quals.
                         let rest_eq =
@@ -1820,6 +1834,7 @@ impl<'a> Planner<'a> {
                                     Node::repeated(
                                         &match (vi, memo_info) {
                                             (1, Some(m)) => memo_node(v, ip, m),
+                                            _ if is_material => material_node(v),
                                             _ => v.node.clone(),
                                         },
                                         loops,
