@@ -1747,9 +1747,10 @@ impl<'a> Planner<'a> {
                     // The Materialize over the cheapest inner follows it in `inners`.
                     let is_material = k == 1 && material.is_some();
                     for (vi, v) in std::iter::once(ip).chain(memo.map(|m| &m.2)).enumerate() {
-                        // Join clauses the index does not enforce stay join quals.
+                        // Join clauses the index does not enforce stay join quals (also under
+                        // a Memoize, whose path leaves the classes out).
                         let rest_eq =
-                            move || eqs.iter().filter(move |c| !v.param_ecs.contains(&c.ec));
+                            move || eqs.iter().filter(move |c| !ip.param_ecs.contains(&c.ec));
                         let n_rest = rest_eq().count();
                         let q = Qual {
                             startup: fq.startup,
@@ -2234,26 +2235,27 @@ impl<'a> Planner<'a> {
 
     /// A Memoize over parameterized path `ip` whose parameters come from `outer`, for
     /// `calls` outer rows (PG14+, §2.4).
-    fn memoize(
+    fn memoize<'b>(
         &self,
-        b: &Block,
+        b: &'b Block,
         s: &Search,
         ip: &JPath,
         outer: u64,
         calls: f64,
-    ) -> (JPath, MemoInfo) {
+    ) -> (JPath, MemoInfo<'b>) {
         let jc = &self.jc;
-        let pcols: SmallVec<[ColKey; 2]> = ip
+        let pcols: SmallVec<[&ColKey; 2]> = ip
             .param_ecs
             .iter()
-            .filter_map(|e| b.ecs[*e].iter().find(|m| outer & bit(m.rel) != 0).cloned())
+            .filter_map(|e| b.ecs[*e].iter().find(|m| outer & bit(m.rel) != 0))
             .collect();
         // A default ndistinct makes Memoize assume every call distinct (§2.4).
         let distinct = || {
             if pcols.iter().any(|c| b.stats(c).nd_default) {
                 calls
             } else {
-                super::upper::estimate_num_groups(b, &pcols, calls)
+                let cols: SmallVec<[ColKey; 2]> = pcols.iter().map(|&c| c.clone()).collect();
+                super::upper::estimate_num_groups(b, &cols, calls)
             }
         };
         // The cache key's columns follow from the classes and the outer relations; the
@@ -2270,12 +2272,18 @@ impl<'a> Planner<'a> {
         };
         let pg16 = self.version >= EngineVersion::Pg16;
         let (rs, rt, hit) = costs::memoize_rescan(jc, ip.input(), calls, nd, pg16);
+        // The nested loops read the path's costs, rows, rescan and disabled nodes; the
+        // Memoize node (`memo_node`) is built over `ip` for a kept nested loop, whose
+        // join quals `ip`'s parameter classes say.
         (
             JPath {
                 startup: ip.startup + jc.ctup(),
                 total: ip.total + jc.ctup(),
                 rescan: Rescan::Fixed(rs, rt),
-                ..ip.clone()
+                pathkeys: PathKeys::new(),
+                node: s.pending.clone(),
+                param_ecs: SmallVec::new(),
+                ..*ip
             },
             MemoInfo {
                 pcols,
@@ -2287,8 +2295,8 @@ impl<'a> Planner<'a> {
 }
 
 /// What a Memoize node needs beyond its path: the cache key columns and hit ratio.
-struct MemoInfo {
-    pcols: SmallVec<[ColKey; 2]>,
+struct MemoInfo<'b> {
+    pcols: SmallVec<[&'b ColKey; 2]>,
     hit: f64,
     /// Calls the cache misses: the inner runs only for these, however many loops.
     misses: f64,
