@@ -1697,8 +1697,12 @@ impl<'a> Planner<'a> {
                 trials.push((op, ord, false));
             }
         }
-        // The cheapest inner sorted (the same for every ordering).
-        let (ci_sort, ci_sort_dis) = self.sort_cost(ci.input(), -1.0);
+        // The cheapest inner and outer sorted here: the same for every ordering (each
+        // made once, if a merge join needs it).
+        let ci_sort = std::cell::OnceCell::new();
+        let ci_sort = || *ci_sort.get_or_init(|| self.sort_cost(ci.input(), -1.0));
+        let co_sort = std::cell::OnceCell::new();
+        let co_sort = || *co_sort.get_or_init(|| self.sort_cost(co.input(), -1.0));
         let sort_node = move |p: &JPath, cost: SortCost, dis: u32, key: Vec<String>| {
             Self::sort_node(
                 p,
@@ -1723,8 +1727,9 @@ impl<'a> Planner<'a> {
         let mut nl_makers = SmallVec::<[_; 4]>::new();
         let mut hash_makers = SmallVec::<[_; 1]>::new();
         let mut merge_makers = SmallVec::<[_; 4]>::new();
-        // Per outer path, the precheck bound of the list before this call.
-        let bounds: SmallVec<[(u32, f64); 8]> = if !jt.is_right() {
+        // Per outer path, the precheck bound of the list before this call (for the
+        // nested loops' precheck, made only when startup costs do not count).
+        let bounds: SmallVec<[(u32, f64); 8]> = if !jt.is_right() && !b.consider_startup {
             outers
                 .iter()
                 .map(|op| precheck_bound(cand.list, &op.pathkeys))
@@ -1739,6 +1744,12 @@ impl<'a> Planner<'a> {
         if !jt.is_right() {
             for (oi, op) in outers.iter().enumerate() {
                 let loops = op.rows.max(1.0);
+                // The nested loops' output order: the outer's, as far as useful.
+                let pathkeys = if matches!(jt, PJ::UniqueOuter) {
+                    &[][..]
+                } else {
+                    useful_keys(b, s, joined, &op.pathkeys)
+                };
                 for (k, &(ip, is_param)) in inners.iter().enumerate() {
                     let memo = memoized
                         .iter()
@@ -1786,11 +1797,6 @@ impl<'a> Planner<'a> {
                         {
                             continue;
                         }
-                        let pathkeys = if matches!(jt, PJ::UniqueOuter) {
-                            &[][..]
-                        } else {
-                            useful_keys(b, s, joined, &op.pathkeys)
-                        };
                         cand.note(disabled, c.total, pathkeys);
                         let id = NL_ID | nl_makers.len() as u32;
                         if !cand.push(
@@ -1977,8 +1983,13 @@ impl<'a> Planner<'a> {
                 let nmcl = ord.len();
                 let mcl = move || ord.iter().map(move |&x| &eqs[x]);
                 // The outer sorted here, unless it is in the order already.
-                let outer_sort =
-                    (!op.pathkeys.starts_with(&keys)).then(|| self.sort_cost(op.input(), -1.0));
+                let outer_sort = (!op.pathkeys.starts_with(&keys)).then(|| {
+                    if std::ptr::eq(op, co) {
+                        co_sort()
+                    } else {
+                        self.sort_cost(op.input(), -1.0)
+                    }
+                });
                 let oin = match outer_sort {
                     None => op.input(),
                     Some(((s, t, _, _), _)) => costs::In {
@@ -1998,7 +2009,7 @@ impl<'a> Planner<'a> {
                     if ci.pathkeys.starts_with(&keys) {
                         smallvec![(ci, None, ci.can_mark)]
                     } else {
-                        smallvec![(ci, Some((ci_sort, ci_sort_dis)), true)]
+                        smallvec![(ci, Some(ci_sort()), true)]
                     };
                 if outer_sort.is_none() {
                     if let Some(sp) = inner_paths
