@@ -528,6 +528,25 @@ pub(crate) enum Rescan {
 /// for every join candidate, so the keys live inline.
 pub(crate) type PathKeys = SmallVec<[usize; 4]>;
 
+/// A copy of short keys (pathkeys, classes), made inline: SmallVec's from_slice and
+/// clone call memcpy for any length, and join_paths copies thousands of these a round.
+pub(crate) fn copy_keys(k: &[usize]) -> PathKeys {
+    match *k {
+        [] => PathKeys::new(),
+        [a] => PathKeys::from_buf_and_len([a, 0, 0, 0], 1),
+        [a, b] => PathKeys::from_buf_and_len([a, b, 0, 0], 2),
+        [a, b, c] => PathKeys::from_buf_and_len([a, b, c, 0], 3),
+        [a, b, c, d] => PathKeys::from_buf([a, b, c, d]),
+        _ => PathKeys::from_slice(k),
+    }
+}
+
+/// `keys` starts with `prefix`, element by element (slice equality calls memcmp, which
+/// costs more than comparing the few entries of pathkeys).
+pub(crate) fn is_prefix(prefix: &[usize], keys: &[usize]) -> bool {
+    prefix.len() <= keys.len() && prefix.iter().zip(keys).all(|(a, b)| a == b)
+}
+
 /// One path of a relation.
 #[derive(Clone, Debug)]
 pub(crate) struct JPath {
@@ -671,7 +690,7 @@ pub(crate) fn add_path(list: &mut Vec<JPath>, mut new: JPath, startup: bool) -> 
         disabled: new.disabled,
     };
     add_path_head(list, head, startup, || JPath {
-        pathkeys: keys.clone(),
+        pathkeys: copy_keys(&keys),
         ..new
     })
 }

@@ -20,8 +20,8 @@ use crate::query::{CmpOp, OrderKey, Predicate, Query};
 
 use super::costs::{self, JKind, JoinConsts, Qual, ScanSel, SemiFactors};
 use super::model::{
-    add_path, add_path_head, cheaper_total, cheapest_total, JPath, Node, PathHead, PathKeys,
-    Rescan, TrueRows, FUZZ,
+    add_path, add_path_head, cheaper_total, cheapest_total, copy_keys, is_prefix, JPath, Node,
+    PathHead, PathKeys, Rescan, TrueRows, FUZZ,
 };
 use super::setup::{self, bit, BaseRel, Block, ColKey, IxDesc, RelKind, Special};
 use super::PgJoinPlanner;
@@ -1582,8 +1582,8 @@ impl<'a> Planner<'a> {
                 rescan: Rescan::Fixed(rs, rt),
                 node: s.pending.clone(),
                 can_mark: true,
-                pathkeys: ci.pathkeys.clone(),
-                param_ecs: ci.param_ecs.clone(),
+                pathkeys: copy_keys(&ci.pathkeys),
+                param_ecs: copy_keys(&ci.param_ecs),
                 ..*ci
             }
         });
@@ -1692,7 +1692,9 @@ impl<'a> Planner<'a> {
                 }
             }
             // The cheapest outer is tried with explicit sorts already.
-            let same_as_cheapest = op.pathkeys == co.pathkeys && op.total == co.total;
+            let same_as_cheapest = op.pathkeys.len() == co.pathkeys.len()
+                && is_prefix(&op.pathkeys, &co.pathkeys)
+                && op.total == co.total;
             if !ord.is_empty() && !same_as_cheapest {
                 trials.push((op, ord, false));
             }
@@ -1983,7 +1985,7 @@ impl<'a> Planner<'a> {
                 let nmcl = ord.len();
                 let mcl = move || ord.iter().map(move |&x| &eqs[x]);
                 // The outer sorted here, unless it is in the order already.
-                let outer_sort = (!op.pathkeys.starts_with(&keys)).then(|| {
+                let outer_sort = (!is_prefix(&keys, &op.pathkeys)).then(|| {
                     if std::ptr::eq(op, co) {
                         co_sort()
                     } else {
@@ -2006,7 +2008,7 @@ impl<'a> Planner<'a> {
                 // already in order.
                 // try_mergejoin_path sorts no input already in order.
                 let mut inner_choices: SmallVec<[(&JPath, Option<DisabledSort>, bool); 2]> =
-                    if ci.pathkeys.starts_with(&keys) {
+                    if is_prefix(&keys, &ci.pathkeys) {
                         smallvec![(ci, None, ci.can_mark)]
                     } else {
                         smallvec![(ci, Some(ci_sort()), true)]
@@ -2014,7 +2016,7 @@ impl<'a> Planner<'a> {
                 if outer_sort.is_none() {
                     if let Some(sp) = inner_paths
                         .iter()
-                        .filter(|p| p.param == 0 && p.pathkeys.starts_with(&keys))
+                        .filter(|p| p.param == 0 && is_prefix(&keys, &p.pathkeys))
                         .min_by(|a, b| cheaper_total(a, b))
                     {
                         inner_choices.push((sp, None, sp.can_mark));
@@ -2422,7 +2424,7 @@ impl<'c> Candidates<'c, '_> {
             total,
             rows,
             width,
-            pathkeys: PathKeys::from_slice(pathkeys),
+            pathkeys: copy_keys(pathkeys),
             param: 0,
             rescan,
             node: pending.clone(),
@@ -2446,11 +2448,6 @@ impl<'c> Candidates<'c, '_> {
             p.pending = 0;
         }
     }
-}
-
-/// `keys` starts with `prefix` (element by element: shorter than memcmp's call).
-fn is_prefix(prefix: &[usize], keys: &[usize]) -> bool {
-    prefix.len() <= keys.len() && prefix.iter().zip(keys).all(|(a, b)| a == b)
 }
 
 /// add_path_precheck's bound from `list` as (disabled nodes, total × fuzz): a path with
