@@ -1726,7 +1726,7 @@ impl<'a> Planner<'a> {
             kept: false,
         };
         // The node builders of kept candidates, by kind (see `NL_ID`).
-        let mut nl_makers = SmallVec::<[_; 4]>::new();
+        let mut nl_makers = SmallVec::<[_; 8]>::new();
         let mut hash_makers = SmallVec::<[_; 1]>::new();
         let mut merge_makers = SmallVec::<[_; 4]>::new();
         // Per outer path, the precheck bound of the list before this call (for the
@@ -2360,7 +2360,7 @@ struct Candidates<'c, 'l> {
     list: &'l mut Vec<JPath>,
     /// This call's earlier candidates: (disabled nodes, total, pathkeys), for
     /// add_path_precheck.
-    prior: SmallVec<[(u32, f64, &'c [usize]); 8]>,
+    prior: SmallVec<[(u32, f64, &'c [usize]); 32]>,
     /// The join relation's true rows.
     true_rows: f64,
     /// add_path kept a candidate of this call.
