@@ -1148,6 +1148,33 @@ impl<'a> Planner<'a> {
         clamp_row_est(n)
     }
 
+    /// `inner_unique`, remembered per relation and clause columns: a pure function of
+    /// them, asked for again for every outer side and join type of the same inner.
+    fn inner_unique_cached(&self, b: &Block, s: &Search, inner: u64, eqs: &[EqClause]) -> bool {
+        if inner.count_ones() != 1 {
+            return false;
+        }
+        // The inner columns as (class, member) pairs, 16 bits each (four at most: else
+        // no key, and no cache).
+        let mut key = 0u64;
+        let fits = eqs.len() <= 4
+            && eqs.iter().enumerate().all(|(n, c)| {
+                let fits = c.ec < 1 << 10 && c.ii < 1 << 6;
+                key |= ((c.ec << 6 | c.ii) as u64) << (16 * n);
+                fits
+            });
+        if !fits {
+            return self.inner_unique(b, inner, eqs);
+        }
+        let key = (inner, key, eqs.len() as u64);
+        if let Some(&u) = s.inner_unique.borrow().get(&key) {
+            return u;
+        }
+        let u = self.inner_unique(b, inner, eqs);
+        s.inner_unique.borrow_mut().insert(key, u);
+        u
+    }
+
     /// innerrel_is_unique: a base table with a unique index all of whose columns the
     /// equality clauses bind, or a sub-select unique on them.
     fn inner_unique(&self, b: &Block, inner: u64, eqs: &[EqClause]) -> bool {
@@ -1482,7 +1509,7 @@ impl<'a> Planner<'a> {
             || (matches!(
                 jt,
                 PJ::Inner | PJ::Left | PJ::Right | PJ::UniqueOuter | PJ::RightAnti | PJ::RightSemi
-            ) && self.inner_unique(b, inner, eqs));
+            ) && self.inner_unique_cached(b, s, inner, eqs));
         let nsel = self.inner_sel(b, eqs, fids);
         // compute_semi_anti_join_factors takes the semi join's own selectivity also when
         // the semi join runs as an inner join against the unique-ified RHS.
@@ -2666,6 +2693,8 @@ struct Search {
     /// Memoize's distinct parameter values per (parameter classes as bits, outer
     /// relations, calls as bits): estimate_num_groups, a pure function of those.
     memo_groups: std::cell::RefCell<RelidsMap<(u64, u64, u64), f64>>,
+    /// `inner_unique` per (inner relation, clause columns packed, number of clauses).
+    inner_unique: std::cell::RefCell<RelidsMap<(u64, u64, u64), bool>>,
 }
 
 impl Search {
@@ -2734,6 +2763,7 @@ impl Search {
             query_keys,
             param_paths: RelidsMap::default(),
             memo_groups: Default::default(),
+            inner_unique: Default::default(),
             pending: Node::leaf(crate::plan::PlanNode::leaf(
                 "(not built)",
                 crate::plan::Cost::new(0.0, 0.0),
