@@ -528,6 +528,25 @@ pub(crate) enum Rescan {
 /// for every join candidate, so the keys live inline.
 pub(crate) type PathKeys = SmallVec<[usize; 4]>;
 
+/// A copy of short keys (pathkeys, classes), made inline: SmallVec's from_slice and
+/// clone call memcpy for any length, and join_paths copies thousands of these a round.
+pub(crate) fn copy_keys(k: &[usize]) -> PathKeys {
+    match *k {
+        [] => PathKeys::new(),
+        [a] => PathKeys::from_buf_and_len([a, 0, 0, 0], 1),
+        [a, b] => PathKeys::from_buf_and_len([a, b, 0, 0], 2),
+        [a, b, c] => PathKeys::from_buf_and_len([a, b, c, 0], 3),
+        [a, b, c, d] => PathKeys::from_buf([a, b, c, d]),
+        _ => PathKeys::from_slice(k),
+    }
+}
+
+/// `keys` starts with `prefix`, element by element (slice equality calls memcmp, which
+/// costs more than comparing the few entries of pathkeys).
+pub(crate) fn is_prefix(prefix: &[usize], keys: &[usize]) -> bool {
+    prefix.len() <= keys.len() && prefix.iter().zip(keys).all(|(a, b)| a == b)
+}
+
 /// One path of a relation.
 #[derive(Clone, Debug)]
 pub(crate) struct JPath {
@@ -573,6 +592,18 @@ impl JPath {
     }
 }
 
+/// What add_path compares of a path: a new path is offered as this, and built
+/// (`add_path_head`) only if add_path keeps it, where most are rejected.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PathHead<'k> {
+    pub startup: f64,
+    pub total: f64,
+    pub rows: f64,
+    pub pathkeys: &'k [usize],
+    pub param: u64,
+    pub disabled: u32,
+}
+
 /// add_path's fuzz factor (§6.4).
 pub(crate) const FUZZ: f64 = 1.01;
 
@@ -589,7 +620,7 @@ enum Cmp {
 /// (CONSIDER_PATH_STARTUP_COST; consider_param_startup, set for the single-relation RHS of
 /// a semi or anti join, is not modelled): a path fuzzily worse on total but better on
 /// startup is then kept beside the other.
-fn compare_costs(p1: &JPath, p2: &JPath, fuzz: f64, startup: bool) -> Cmp {
+fn compare_costs(p1: &PathHead, p2: &JPath, fuzz: f64, startup: bool) -> Cmp {
     // PostgreSQL 18's compare_path_costs_fuzzily: fewer disabled nodes win outright.
     if p1.disabled != p2.disabled {
         return if p1.disabled < p2.disabled {
@@ -648,33 +679,35 @@ fn compare_param(p1: u64, p2: u64) -> Cmp {
 /// add_path (§6.4): keeps `list` free of dominated paths; older paths win ties.
 /// Returns whether the new path was kept.
 /// `startup`: the relation's consider_startup (see [`compare_costs`]).
-pub(crate) fn add_path(list: &mut Vec<JPath>, new: JPath, startup: bool) -> bool {
-    add_path_with(list, new, startup, |_| {})
-}
-
-/// add_path with `keep` run on the new path only if it is kept (to build its node).
-pub(crate) fn add_path_with(
-    list: &mut Vec<JPath>,
-    mut new: JPath,
-    startup: bool,
-    keep: impl FnOnce(&mut JPath),
-) -> bool {
+pub(crate) fn add_path(list: &mut Vec<JPath>, mut new: JPath, startup: bool) -> bool {
     let keys = std::mem::take(&mut new.pathkeys);
-    add_path_keys(list, new, &keys, startup, keep)
+    let head = PathHead {
+        startup: new.startup,
+        total: new.total,
+        rows: new.rows,
+        pathkeys: &keys,
+        param: new.param,
+        disabled: new.disabled,
+    };
+    add_path_head(list, head, startup, || JPath {
+        pathkeys: copy_keys(&keys),
+        ..new
+    })
 }
 
-/// add_path_with for a path whose pathkeys are `keys` (its own are left empty): they
-/// are copied into it only if it is kept.
-pub(crate) fn add_path_keys(
+/// add_path for a path `new` that `make` builds only if it is kept (moving or building
+/// a whole path for each of the many candidates add_path rejects cost more than the
+/// comparisons).
+pub(crate) fn add_path_head(
     list: &mut Vec<JPath>,
-    mut new: JPath,
-    keys: &[usize],
+    new: PathHead,
     startup: bool,
-    keep: impl FnOnce(&mut JPath),
+    make: impl FnOnce() -> JPath,
 ) -> bool {
     if !new.total.is_finite() || !new.startup.is_finite() {
         return false;
     }
+    let keys = new.pathkeys;
     let mut accept = true;
     let mut i = 0;
     while i < list.len() {
@@ -749,9 +782,7 @@ pub(crate) fn add_path_keys(
         }
         i += 1;
     }
-    new.pathkeys = PathKeys::from_slice(keys);
-    keep(&mut new);
-    list.push(new);
+    list.push(make());
     true
 }
 

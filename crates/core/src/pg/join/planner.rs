@@ -20,8 +20,8 @@ use crate::query::{CmpOp, OrderKey, Predicate, Query};
 
 use super::costs::{self, JKind, JoinConsts, Qual, ScanSel, SemiFactors};
 use super::model::{
-    add_path, add_path_keys, cheaper_total, cheapest_total, JPath, Node, PathKeys, Rescan,
-    TrueRows, FUZZ,
+    add_path, add_path_head, cheaper_total, cheapest_total, copy_keys, is_prefix, JPath, Node,
+    PathHead, PathKeys, Rescan, TrueRows, FUZZ,
 };
 use super::setup::{self, bit, BaseRel, Block, ColKey, IxDesc, RelKind, Special};
 use super::PgJoinPlanner;
@@ -1148,6 +1148,33 @@ impl<'a> Planner<'a> {
         clamp_row_est(n)
     }
 
+    /// `inner_unique`, remembered per relation and clause columns: a pure function of
+    /// them, asked for again for every outer side and join type of the same inner.
+    fn inner_unique_cached(&self, b: &Block, s: &Search, inner: u64, eqs: &[EqClause]) -> bool {
+        if inner.count_ones() != 1 {
+            return false;
+        }
+        // The inner columns as (class, member) pairs, 16 bits each (four at most: else
+        // no key, and no cache).
+        let mut key = 0u64;
+        let fits = eqs.len() <= 4
+            && eqs.iter().enumerate().all(|(n, c)| {
+                let fits = c.ec < 1 << 10 && c.ii < 1 << 6;
+                key |= ((c.ec << 6 | c.ii) as u64) << (16 * n);
+                fits
+            });
+        if !fits {
+            return self.inner_unique(b, inner, eqs);
+        }
+        let key = (inner, key, eqs.len() as u64);
+        if let Some(&u) = s.inner_unique.borrow().get(&key) {
+            return u;
+        }
+        let u = self.inner_unique(b, inner, eqs);
+        s.inner_unique.borrow_mut().insert(key, u);
+        u
+    }
+
     /// innerrel_is_unique: a base table with a unique index all of whose columns the
     /// equality clauses bind, or a sub-select unique on them.
     fn inner_unique(&self, b: &Block, inner: u64, eqs: &[EqClause]) -> bool {
@@ -1482,7 +1509,7 @@ impl<'a> Planner<'a> {
             || (matches!(
                 jt,
                 PJ::Inner | PJ::Left | PJ::Right | PJ::UniqueOuter | PJ::RightAnti | PJ::RightSemi
-            ) && self.inner_unique(b, inner, eqs));
+            ) && self.inner_unique_cached(b, s, inner, eqs));
         let nsel = self.inner_sel(b, eqs, fids);
         // compute_semi_anti_join_factors takes the semi join's own selectivity also when
         // the semi join runs as an inner join against the unique-ified RHS.
@@ -1574,29 +1601,41 @@ impl<'a> Planner<'a> {
             && !matches!(ci.rescan, Rescan::Fixed(..)))
         .then(|| {
             let (ms, mt) = costs::material(jc, ci.input());
-            let node = Node::new(
-                "Materialize",
-                ms,
-                mt,
-                ci.rows,
-                ci.width,
-                Work {
-                    rows_out: ci.rows,
-                    ..Work::default()
-                },
-                Vec::new(),
-                [ci.node.clone()],
-            );
             let (rs, rt) = costs::material_rescan(jc, ci.rows, ci.width);
+            // Its node is built by the first kept nested loop over it (`material_node`).
             JPath {
                 startup: ms,
                 total: mt,
                 rescan: Rescan::Fixed(rs, rt),
-                node,
+                node: s.pending.clone(),
                 can_mark: true,
-                ..ci.clone()
+                pathkeys: copy_keys(&ci.pathkeys),
+                param_ecs: copy_keys(&ci.param_ecs),
+                ..*ci
             }
         });
+        // The Materialize node over the cheapest inner, once a kept nested loop needs it
+        // (most calls keep none).
+        let material_node = std::cell::OnceCell::new();
+        let material_node = |m: &JPath| {
+            material_node
+                .get_or_init(|| {
+                    Node::new(
+                        "Materialize",
+                        m.startup,
+                        m.total,
+                        ci.rows,
+                        ci.width,
+                        Work {
+                            rows_out: ci.rows,
+                            ..Work::default()
+                        },
+                        Vec::new(),
+                        [ci.node.clone()],
+                    )
+                })
+                .clone()
+        };
         let mut inners: SmallVec<[(&JPath, bool); 8]> = smallvec![(ci, false)];
         if let Some(m) = &material {
             inners.push((m, false));
@@ -1680,13 +1719,19 @@ impl<'a> Planner<'a> {
                 }
             }
             // The cheapest outer is tried with explicit sorts already.
-            let same_as_cheapest = op.pathkeys == co.pathkeys && op.total == co.total;
+            let same_as_cheapest = op.pathkeys.len() == co.pathkeys.len()
+                && is_prefix(&op.pathkeys, &co.pathkeys)
+                && op.total == co.total;
             if !ord.is_empty() && !same_as_cheapest {
                 trials.push((op, ord, false));
             }
         }
-        // The cheapest inner sorted (the same for every ordering).
-        let (ci_sort, ci_sort_dis) = self.sort_cost(ci.input(), -1.0);
+        // The cheapest inner and outer sorted here: the same for every ordering (each
+        // made once, if a merge join needs it).
+        let ci_sort = std::cell::OnceCell::new();
+        let ci_sort = || *ci_sort.get_or_init(|| self.sort_cost(ci.input(), -1.0));
+        let co_sort = std::cell::OnceCell::new();
+        let co_sort = || *co_sort.get_or_init(|| self.sort_cost(co.input(), -1.0));
         let sort_node = move |p: &JPath, cost: SortCost, dis: u32, key: Vec<String>| {
             Self::sort_node(
                 p,
@@ -1705,10 +1750,15 @@ impl<'a> Planner<'a> {
             startup: b.consider_startup,
             list,
             prior: SmallVec::new(),
-            deferred: Vec::new(),
+            kept: false,
         };
-        // Per outer path, the precheck bound of the list before this call.
-        let bounds: SmallVec<[(u32, f64); 8]> = if !jt.is_right() {
+        // The node builders of kept candidates, by kind (see `NL_ID`).
+        let mut nl_makers = SmallVec::<[_; 8]>::new();
+        let mut hash_makers = SmallVec::<[_; 1]>::new();
+        let mut merge_makers = SmallVec::<[_; 4]>::new();
+        // Per outer path, the precheck bound of the list before this call (for the
+        // nested loops' precheck, made only when startup costs do not count).
+        let bounds: SmallVec<[(u32, f64); 8]> = if !jt.is_right() && !b.consider_startup {
             outers
                 .iter()
                 .map(|op| precheck_bound(cand.list, &op.pathkeys))
@@ -1723,15 +1773,24 @@ impl<'a> Planner<'a> {
         if !jt.is_right() {
             for (oi, op) in outers.iter().enumerate() {
                 let loops = op.rows.max(1.0);
+                // The nested loops' output order: the outer's, as far as useful.
+                let pathkeys = if matches!(jt, PJ::UniqueOuter) {
+                    &[][..]
+                } else {
+                    useful_keys(b, s, joined, &op.pathkeys)
+                };
                 for (k, &(ip, is_param)) in inners.iter().enumerate() {
                     let memo = memoized
                         .iter()
                         .find(|m| is_param && m.0 == k && m.1 == loops);
                     let memo_info = memo.map(|m| &m.3);
+                    // The Materialize over the cheapest inner follows it in `inners`.
+                    let is_material = k == 1 && material.is_some();
                     for (vi, v) in std::iter::once(ip).chain(memo.map(|m| &m.2)).enumerate() {
-                        // Join clauses the index does not enforce stay join quals.
+                        // Join clauses the index does not enforce stay join quals (also under
+                        // a Memoize, whose path leaves the classes out).
                         let rest_eq =
-                            move || eqs.iter().filter(move |c| !v.param_ecs.contains(&c.ec));
+                            move || eqs.iter().filter(move |c| !ip.param_ecs.contains(&c.ec));
                         let n_rest = rest_eq().count();
                         let q = Qual {
                             startup: fq.startup,
@@ -1767,13 +1826,9 @@ impl<'a> Planner<'a> {
                         {
                             continue;
                         }
-                        let pathkeys = if matches!(jt, PJ::UniqueOuter) {
-                            &[][..]
-                        } else {
-                            useful_keys(b, s, joined, &op.pathkeys)
-                        };
                         cand.note(disabled, c.total, pathkeys);
-                        cand.push(
+                        let id = NL_ID | nl_makers.len() as u32;
+                        if !cand.push(
                             c.startup,
                             c.total,
                             rows,
@@ -1781,45 +1836,48 @@ impl<'a> Planner<'a> {
                             pathkeys,
                             Rescan::Same,
                             disabled,
-                            move || {
-                                let mut details = Vec::new();
-                                if n_rest > 0 || !fids.is_empty() {
-                                    details.extend(text(|| {
-                                        clause_line("Join Filter: ", b, rest_eq(), filter_text)
-                                    }));
-                                }
-                                if let Some(l) = label {
-                                    details.insert(0, l.to_string());
-                                }
-                                details.extend(Self::disabled_line(nl_dis));
-                                Node::new(
-                                    "Nested Loop",
-                                    c.startup,
-                                    c.total,
-                                    rows,
-                                    width,
-                                    Work {
-                                        rows_examined: c.inner_tuples,
-                                        operator_evals: c.inner_tuples
-                                            * (q.per_tuple / cop.max(1e-12)),
-                                        rows_out: rows,
-                                        function_calls: filter_calls(rows),
-                                        ..Work::default()
-                                    },
-                                    details,
-                                    [
-                                        op.node.clone(),
-                                        Node::repeated(
-                                            &match (vi, memo_info) {
-                                                (1, Some(m)) => memo_node(v, ip, m),
-                                                _ => v.node.clone(),
-                                            },
-                                            loops,
-                                        ),
-                                    ],
-                                )
-                            },
-                        );
+                            id,
+                        ) {
+                            continue;
+                        }
+                        nl_makers.push(Some(move || {
+                            let mut details = Vec::new();
+                            if n_rest > 0 || !fids.is_empty() {
+                                details.extend(text(|| {
+                                    clause_line("Join Filter: ", b, rest_eq(), filter_text)
+                                }));
+                            }
+                            if let Some(l) = label {
+                                details.insert(0, l.to_string());
+                            }
+                            details.extend(Self::disabled_line(nl_dis));
+                            Node::new(
+                                "Nested Loop",
+                                c.startup,
+                                c.total,
+                                rows,
+                                width,
+                                Work {
+                                    rows_examined: c.inner_tuples,
+                                    operator_evals: c.inner_tuples * (q.per_tuple / cop.max(1e-12)),
+                                    rows_out: rows,
+                                    function_calls: filter_calls(rows),
+                                    ..Work::default()
+                                },
+                                details,
+                                [
+                                    op.node.clone(),
+                                    Node::repeated(
+                                        &match (vi, memo_info) {
+                                            (1, Some(m)) => memo_node(v, ip, m),
+                                            _ if is_material => material_node(v),
+                                            _ => v.node.clone(),
+                                        },
+                                        loops,
+                                    ),
+                                ],
+                            )
+                        }));
                     }
                 }
             }
@@ -1887,15 +1945,9 @@ impl<'a> Planner<'a> {
                 Rescan::Same
             };
             let disabled = co.disabled + ci.disabled;
-            cand.push(
-                c.startup,
-                c.total,
-                rows,
-                width,
-                &[],
-                rescan,
-                disabled,
-                move || {
+            let id = HASH_ID | hash_makers.len() as u32;
+            if cand.push(c.startup, c.total, rows, width, &[], rescan, disabled, id) {
+                hash_makers.push(Some(move || {
                     let spill = |rows: f64, width: f64| {
                         if c.nbatch > 1.0 {
                             costs::page_size(rows, width) * 8192.0 * 2.0
@@ -1942,8 +1994,8 @@ impl<'a> Planner<'a> {
                         ),
                         [co.node.clone(), hash],
                     )
-                },
-            );
+                }));
+            }
         }
 
         // Merge joins: explicit sorts of the cheapest inputs (sort_inner_and_outer), and
@@ -1960,8 +2012,13 @@ impl<'a> Planner<'a> {
                 let nmcl = ord.len();
                 let mcl = move || ord.iter().map(move |&x| &eqs[x]);
                 // The outer sorted here, unless it is in the order already.
-                let outer_sort =
-                    (!op.pathkeys.starts_with(&keys)).then(|| self.sort_cost(op.input(), -1.0));
+                let outer_sort = (!is_prefix(&keys, &op.pathkeys)).then(|| {
+                    if std::ptr::eq(op, co) {
+                        co_sort()
+                    } else {
+                        self.sort_cost(op.input(), -1.0)
+                    }
+                });
                 let oin = match outer_sort {
                     None => op.input(),
                     Some(((s, t, _, _), _)) => costs::In {
@@ -1978,15 +2035,15 @@ impl<'a> Planner<'a> {
                 // already in order.
                 // try_mergejoin_path sorts no input already in order.
                 let mut inner_choices: SmallVec<[(&JPath, Option<DisabledSort>, bool); 2]> =
-                    if ci.pathkeys.starts_with(&keys) {
+                    if is_prefix(&keys, &ci.pathkeys) {
                         smallvec![(ci, None, ci.can_mark)]
                     } else {
-                        smallvec![(ci, Some((ci_sort, ci_sort_dis)), true)]
+                        smallvec![(ci, Some(ci_sort()), true)]
                     };
                 if outer_sort.is_none() {
                     if let Some(sp) = inner_paths
                         .iter()
-                        .filter(|p| p.param == 0 && p.pathkeys.starts_with(&keys))
+                        .filter(|p| p.param == 0 && is_prefix(&keys, &p.pathkeys))
                         .min_by(|a, b| cheaper_total(a, b))
                     {
                         inner_choices.push((sp, None, sp.can_mark));
@@ -2046,7 +2103,8 @@ impl<'a> Planner<'a> {
                         + ip.disabled
                         + outer_sort.map_or(0, |x| x.1)
                         + inner_sort.map_or(0, |x| x.1);
-                    cand.push(
+                    let id = MERGE_ID | merge_makers.len() as u32;
+                    if !cand.push(
                         c.startup,
                         c.total,
                         rows,
@@ -2054,74 +2112,81 @@ impl<'a> Planner<'a> {
                         pk,
                         Rescan::Same,
                         disabled,
-                        move || {
-                            // A join's sort keys name their relation (EXPLAIN's useprefix):
-                            // the merge clauses' outer (`inner` false) or inner columns.
-                            let keys = |inner: bool| {
-                                text(|| {
-                                    mcl()
-                                        .map(|c| {
-                                            let k = if inner { c.inner } else { c.outer };
-                                            format!("{}.{}", b.rels[k.rel].alias, k.col)
-                                        })
-                                        .collect()
-                                })
-                                .unwrap_or_default()
-                            };
-                            let onode = match outer_sort {
-                                None => op.node.clone(),
-                                Some((sc, dis)) => sort_node(op, sc, dis, keys(false)),
-                            };
-                            let inode = match inner_sort {
-                                None => ip.node.clone(),
-                                Some((sc, dis)) => sort_node(ip, sc, dis, keys(true)),
-                            };
-                            let inode = if c.materialize_inner {
-                                Node::new(
-                                    "Materialize",
-                                    iin.startup,
-                                    iin.total + cop * iin.rows,
-                                    iin.rows,
-                                    iin.width,
-                                    Work {
-                                        rows_out: iin.rows,
-                                        ..Work::default()
-                                    },
-                                    Vec::new(),
-                                    [inode],
-                                )
-                            } else {
-                                inode
-                            };
+                        id,
+                    ) {
+                        continue;
+                    }
+                    merge_makers.push(Some(move || {
+                        // A join's sort keys name their relation (EXPLAIN's useprefix):
+                        // the merge clauses' outer (`inner` false) or inner columns.
+                        let keys = |inner: bool| {
+                            text(|| {
+                                mcl()
+                                    .map(|c| {
+                                        let k = if inner { c.inner } else { c.outer };
+                                        format!("{}.{}", b.rels[k.rel].alias, k.col)
+                                    })
+                                    .collect()
+                            })
+                            .unwrap_or_default()
+                        };
+                        let onode = match outer_sort {
+                            None => op.node.clone(),
+                            Some((sc, dis)) => sort_node(op, sc, dis, keys(false)),
+                        };
+                        let inode = match inner_sort {
+                            None => ip.node.clone(),
+                            Some((sc, dis)) => sort_node(ip, sc, dis, keys(true)),
+                        };
+                        let inode = if c.materialize_inner {
                             Node::new(
-                                "Merge Join",
-                                c.startup,
-                                c.total,
-                                rows,
-                                width,
+                                "Materialize",
+                                iin.startup,
+                                iin.total + cop * iin.rows,
+                                iin.rows,
+                                iin.width,
                                 Work {
-                                    comparisons: oin.rows + c.inner_tuples,
-                                    rows_out: rows,
-                                    function_calls: filter_calls(rows),
+                                    rows_out: iin.rows,
                                     ..Work::default()
                                 },
-                                if subs.is_empty() {
-                                    join_details(
-                                        text(|| clause_line("Merge Cond: ", b, mcl(), ""))
-                                            .into_iter()
-                                            .collect(),
-                                    )
-                                } else {
-                                    merge_details_with_subplans(b, mcl(), fids, subs, label)
-                                },
-                                [onode, inode],
+                                Vec::new(),
+                                [inode],
                             )
-                        },
-                    );
+                        } else {
+                            inode
+                        };
+                        Node::new(
+                            "Merge Join",
+                            c.startup,
+                            c.total,
+                            rows,
+                            width,
+                            Work {
+                                comparisons: oin.rows + c.inner_tuples,
+                                rows_out: rows,
+                                function_calls: filter_calls(rows),
+                                ..Work::default()
+                            },
+                            if subs.is_empty() {
+                                join_details(
+                                    text(|| clause_line("Merge Cond: ", b, mcl(), ""))
+                                        .into_iter()
+                                        .collect(),
+                                )
+                            } else {
+                                merge_details_with_subplans(b, mcl(), fids, subs, label)
+                            },
+                            [onode, inode],
+                        )
+                    }));
                 }
             }
         }
-        cand.finish();
+        cand.finish(|id| match id & ID_KIND {
+            NL_ID => build_deferred(&mut nl_makers, id),
+            HASH_ID => build_deferred(&mut hash_makers, id),
+            _ => build_deferred(&mut merge_makers, id),
+        });
     }
 
     /// mergejoinscansel of a clause, computed once per class and member pair.
@@ -2210,26 +2275,27 @@ impl<'a> Planner<'a> {
 
     /// A Memoize over parameterized path `ip` whose parameters come from `outer`, for
     /// `calls` outer rows (PG14+, §2.4).
-    fn memoize(
+    fn memoize<'b>(
         &self,
-        b: &Block,
+        b: &'b Block,
         s: &Search,
         ip: &JPath,
         outer: u64,
         calls: f64,
-    ) -> (JPath, MemoInfo) {
+    ) -> (JPath, MemoInfo<'b>) {
         let jc = &self.jc;
-        let pcols: SmallVec<[ColKey; 2]> = ip
+        let pcols: SmallVec<[&ColKey; 2]> = ip
             .param_ecs
             .iter()
-            .filter_map(|e| b.ecs[*e].iter().find(|m| outer & bit(m.rel) != 0).cloned())
+            .filter_map(|e| b.ecs[*e].iter().find(|m| outer & bit(m.rel) != 0))
             .collect();
         // A default ndistinct makes Memoize assume every call distinct (§2.4).
         let distinct = || {
             if pcols.iter().any(|c| b.stats(c).nd_default) {
                 calls
             } else {
-                super::upper::estimate_num_groups(b, &pcols, calls)
+                let cols: SmallVec<[ColKey; 2]> = pcols.iter().map(|&c| c.clone()).collect();
+                super::upper::estimate_num_groups(b, &cols, calls)
             }
         };
         // The cache key's columns follow from the classes and the outer relations; the
@@ -2246,12 +2312,18 @@ impl<'a> Planner<'a> {
         };
         let pg16 = self.version >= EngineVersion::Pg16;
         let (rs, rt, hit) = costs::memoize_rescan(jc, ip.input(), calls, nd, pg16);
+        // The nested loops read the path's costs, rows, rescan and disabled nodes; the
+        // Memoize node (`memo_node`) is built over `ip` for a kept nested loop, whose
+        // join quals `ip`'s parameter classes say.
         (
             JPath {
                 startup: ip.startup + jc.ctup(),
                 total: ip.total + jc.ctup(),
                 rescan: Rescan::Fixed(rs, rt),
-                ..ip.clone()
+                pathkeys: PathKeys::new(),
+                node: s.pending.clone(),
+                param_ecs: SmallVec::new(),
+                ..*ip
             },
             MemoInfo {
                 pcols,
@@ -2263,8 +2335,8 @@ impl<'a> Planner<'a> {
 }
 
 /// What a Memoize node needs beyond its path: the cache key columns and hit ratio.
-struct MemoInfo {
-    pcols: SmallVec<[ColKey; 2]>,
+struct MemoInfo<'b> {
+    pcols: SmallVec<[&'b ColKey; 2]>,
     hit: f64,
     /// Calls the cache misses: the inner runs only for these, however many loops.
     misses: f64,
@@ -2303,25 +2375,42 @@ fn memo_node(mp: &JPath, ip: &JPath, m: &MemoInfo) -> Rc<Node> {
 }
 
 /// Join candidates of one add_paths call, offered to add_path in the order they are
-/// built. A candidate's `node` is the shared placeholder `pending`; `make`, which builds
-/// the real node, runs in `finish` for the candidates still in the list then: a later
+/// built. A candidate's `node` is the shared placeholder `pending`; the builder of its
+/// real node, which the caller keeps under the candidate's id (`push`) only if add_path
+/// kept it, runs in `finish` for the candidates still in the list then: a later
 /// candidate of the same call often displaces one add_path kept, and building and
 /// dropping its node cost more than costing it.
-struct Candidates<'c, 'l, 'f> {
+struct Candidates<'c, 'l> {
     pending: &'c Rc<Node>,
     /// The join relation's consider_startup ([`Block::consider_startup`]).
     startup: bool,
     list: &'l mut Vec<JPath>,
     /// This call's earlier candidates: (disabled nodes, total, pathkeys), for
     /// add_path_precheck.
-    prior: SmallVec<[(u32, f64, &'c [usize]); 8]>,
+    prior: SmallVec<[(u32, f64, &'c [usize]); 32]>,
     /// The join relation's true rows.
     true_rows: f64,
-    /// The node builders of kept candidates, by `JPath::pending` - 1.
-    deferred: Vec<Box<dyn FnOnce() -> Rc<Node> + 'f>>,
+    /// add_path kept a candidate of this call.
+    kept: bool,
 }
 
-impl<'c, 'f> Candidates<'c, '_, 'f> {
+/// A kept candidate's id (`JPath::pending`): the kind of its node builder, nested loop,
+/// hash or merge join, in the top bits, its number among the builders of that kind in
+/// the rest (never 0: 0 is a built node).
+const NL_ID: u32 = 1 << 28;
+const HASH_ID: u32 = 2 << 28;
+const MERGE_ID: u32 = 3 << 28;
+const ID_KIND: u32 = 0xf << 28;
+
+/// Takes the node builder `id` (less its kind) of `makers` and builds the node.
+fn build_deferred<F: FnOnce() -> Rc<Node>>(makers: &mut [Option<F>], id: u32) -> Rc<Node> {
+    let make = makers
+        .get_mut((id & !ID_KIND) as usize)
+        .and_then(Option::take);
+    make.expect("a kept join candidate without its node")()
+}
+
+impl<'c> Candidates<'c, '_> {
     /// add_path_precheck against this call's earlier candidates.
     fn precheck(&self, disabled: u32, total: f64, pathkeys: &[usize]) -> bool {
         !self.prior.iter().any(|&(d, t, keys)| {
@@ -2334,7 +2423,8 @@ impl<'c, 'f> Candidates<'c, '_, 'f> {
         self.prior.push((disabled, total, pathkeys));
     }
 
-    /// A join path (unparameterized, no mark/restore) whose node `make` builds.
+    /// Offers a join path (unparameterized, no mark/restore) whose node is built later
+    /// by the builder the caller keeps under `id` if this returns true (add_path kept it).
     #[allow(clippy::too_many_arguments)]
     fn push(
         &mut self,
@@ -2345,56 +2435,46 @@ impl<'c, 'f> Candidates<'c, '_, 'f> {
         pathkeys: &[usize],
         rescan: Rescan,
         disabled: u32,
-        make: impl FnOnce() -> Rc<Node> + 'f,
-    ) {
-        let id = self.deferred.len() as u32 + 1;
-        let kept = add_path_keys(
-            self.list,
-            JPath {
-                startup,
-                total,
-                rows,
-                width,
-                pathkeys: PathKeys::new(),
-                param: 0,
-                rescan,
-                node: self.pending.clone(),
-                param_ecs: SmallVec::new(),
-                can_mark: false,
-                disabled,
-                pending: 0,
-            },
+        id: u32,
+    ) -> bool {
+        let head = PathHead {
+            startup,
+            total,
+            rows,
             pathkeys,
-            self.startup,
-            |p| p.pending = id,
-        );
-        if kept {
-            self.deferred.push(Box::new(make));
-        }
+            param: 0,
+            disabled,
+        };
+        let pending = self.pending;
+        let kept = add_path_head(self.list, head, self.startup, || JPath {
+            startup,
+            total,
+            rows,
+            width,
+            pathkeys: copy_keys(pathkeys),
+            param: 0,
+            rescan,
+            node: pending.clone(),
+            param_ecs: SmallVec::new(),
+            can_mark: false,
+            disabled,
+            pending: id,
+        });
+        self.kept |= kept;
+        kept
     }
 
-    /// Builds the nodes of this call's candidates that are still in the list.
-    fn finish(self) {
-        if self.deferred.is_empty() {
+    /// Builds the nodes of this call's candidates that are still in the list: `make`
+    /// builds the node of a candidate id.
+    fn finish(self, mut make: impl FnMut(u32) -> Rc<Node>) {
+        if !self.kept {
             return;
         }
-        let mut makers: Vec<Option<_>> = self.deferred.into_iter().map(Some).collect();
         for p in self.list.iter_mut().filter(|p| p.pending != 0) {
-            let make = makers
-                .get_mut(p.pending as usize - 1)
-                .and_then(Option::take);
-            debug_assert!(make.is_some(), "a kept join candidate without its node");
-            if let Some(make) = make {
-                p.node = Node::with_true_rows(make(), TrueRows::out(self.true_rows));
-            }
+            p.node = Node::with_true_rows(make(p.pending), TrueRows::out(self.true_rows));
             p.pending = 0;
         }
     }
-}
-
-/// `keys` starts with `prefix` (element by element: shorter than memcmp's call).
-fn is_prefix(prefix: &[usize], keys: &[usize]) -> bool {
-    prefix.len() <= keys.len() && prefix.iter().zip(keys).all(|(a, b)| a == b)
 }
 
 /// add_path_precheck's bound from `list` as (disabled nodes, total × fuzz): a path with
@@ -2613,6 +2693,8 @@ struct Search {
     /// Memoize's distinct parameter values per (parameter classes as bits, outer
     /// relations, calls as bits): estimate_num_groups, a pure function of those.
     memo_groups: std::cell::RefCell<RelidsMap<(u64, u64, u64), f64>>,
+    /// `inner_unique` per (inner relation, clause columns packed, number of clauses).
+    inner_unique: std::cell::RefCell<RelidsMap<(u64, u64, u64), bool>>,
 }
 
 impl Search {
@@ -2681,6 +2763,7 @@ impl Search {
             query_keys,
             param_paths: RelidsMap::default(),
             memo_groups: Default::default(),
+            inner_unique: Default::default(),
             pending: Node::leaf(crate::plan::PlanNode::leaf(
                 "(not built)",
                 crate::plan::Cost::new(0.0, 0.0),
