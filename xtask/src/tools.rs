@@ -129,7 +129,7 @@ pub fn ensure(need: Need) -> Result<(), String> {
     }
     // binaryen from npm: Debian's wasm-opt 108 cannot parse the table.fill that
     // wasm-bindgen 0.2.130 emits for rustc 1.95 output.
-    npm_packages("xtask/npm", "binaryen (wasm-opt)")?;
+    npm_packages("xtask/npm", "binaryen (wasm-opt) and esbuild")?;
 
     if need < Need::Test {
         return Ok(());
