@@ -937,7 +937,9 @@ pub fn ticks((lo, hi): (f64, f64), max: usize) -> Vec<f64> {
         return Vec::new();
     }
     let mut step = 10f64.powi((hi - lo).log10().floor() as i32 - 3);
-    loop {
+    // A range too narrow or too wide for a power of ten (subnormal, near f64::MAX) has
+    // no labels rather than a step of 0 or infinity.
+    while step > 0.0 && step.is_finite() {
         for m in [1.0, 2.0, 5.0] {
             let s = step * m;
             let (first, last) = ((lo / s).ceil(), (hi / s).floor());
@@ -947,6 +949,7 @@ pub fn ticks((lo, hi): (f64, f64), max: usize) -> Vec<f64> {
         }
         step *= 10.0;
     }
+    Vec::new()
 }
 
 fn draw_lines<'d, DB: DrawingBackend>(

@@ -1023,6 +1023,9 @@ fn ticks_are_round_steps_that_keep_to_the_count() {
     assert!(ticks((1.0, 1.0), 5).is_empty());
     assert!(ticks((f64::NAN, 1.0), 5).is_empty());
     assert!(ticks((0.0, 1.0), 0).is_empty());
+    // No step of 0 or infinity: a subnormal range, and one across nearly all of f64.
+    assert!(ticks((0.0, 5e-324), 5).len() <= 5);
+    assert!(ticks((-1e308, 1e308), 3).iter().all(|v| v.is_finite()));
 }
 
 #[wasm_bindgen_test]
