@@ -1,7 +1,7 @@
 //! Charts drawn through plotters' backend interface, so that the same code draws the canvas
 //! on screen and the SVG a user exports. The layout (plotting area, grid, axes, labels,
-//! legend) is done here rather than by the plotters crate, whose generic chart code was a
-//! quarter of the page's first load; the page draws through one backend type, [`Backend`],
+//! legend) is done here rather than by the plotters crate, whose generic chart code (with
+//! the drawing it was driven by) was about a ninth of the page's first load; the page draws through one backend type, [`Backend`],
 //! so this code is compiled once into its bundle instead of once per backend.
 
 use plotters_backend::text_anchor::{HPos, Pos, VPos};
