@@ -2,6 +2,16 @@
 
 use wasm_bindgen::JsCast;
 
+/// Removes index.html's loading shell, if it is there (the wasm tests' page has none).
+pub fn remove_loading_shell() {
+    if let Some(shell) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id("shell"))
+    {
+        shell.remove();
+    }
+}
+
 /// A panic must never leave a blank page: show it in the page's alert box (text only,
 /// never HTML) and still log it to the console for developers.
 pub fn install_panic_reporter() {

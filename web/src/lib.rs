@@ -28,6 +28,9 @@ pub fn start() {
             return;
         }
     }
+    // The loading shell (index.html) goes when the app mounts, not before: a link handed
+    // over above keeps it until the full playground mounts.
+    infra::remove_loading_shell();
     let app = yew::Renderer::<app::App>::new().render();
     #[cfg(not(feature = "full"))]
     handover::keep(app);

@@ -42,6 +42,23 @@ fn mount() -> web_sys::Element {
 async fn app_renders_every_mysql_knob_labelled_and_a_chart() {
     let root = mount();
     yew::scheduler::flush().await;
+    // The charts come first; the constants and share panels (below the first screen) in a
+    // later task (app.rs).
+    assert!(
+        root.query_selector("canvas#cost-mysql").unwrap().is_some(),
+        "no chart canvas after the first render"
+    );
+    for _ in 0..100 {
+        if root.query_selector("[data-knob]").unwrap().is_some() {
+            break;
+        }
+        sleep(10).await;
+        yew::scheduler::flush().await;
+    }
+    assert!(
+        root.query_selector(".panel.share").unwrap().is_some(),
+        "no share panel"
+    );
     for k in Knob::for_engine(Engine::Mysql) {
         let name = k.def().name;
         let row = root
