@@ -217,12 +217,12 @@ pub fn app() -> Html {
     let handover_error: Option<String> = None;
     let resize = infra::use_resize_tick();
     // The constants and share panels sit below the first screen (from y = 957 at 1280 x 900)
-    // and are a third of the page's elements: they are built in the task after the first
-    // charts are drawn. The App's mount effect runs after its children's, the charts'
-    // drawing among them (Yew runs first-render effects children first, in one batch).
-    // "costlab-complete" marks the whole page on screen (the e2e measure prints it beside
-    // "costlab-drawn"). One effect for both steps: each hook call site is code of its own.
-    // A u32 state, as the resize tick's: a bool one would be a hook instantiation of its own.
+    // and are a third of the page's elements, so they are built in the task after the first
+    // charts are drawn: Yew runs first-render effects children first, in one batch, so this
+    // effect's timeout comes after the charts' drawing. "costlab-complete" then marks the
+    // whole page (the e2e measure prints it beside "costlab-drawn"). One effect and a u32
+    // state (the resize tick's type) because each hook call site and state type is code of
+    // its own in the first load.
     let below_fold_ready = use_state(|| 0u32);
     {
         let handle = below_fold_ready.clone();
