@@ -3,6 +3,7 @@
 //! Each command first makes sure the tools it needs are installed, installing only what is
 //! missing, so the same two commands work on a fresh machine and stay fast on a warm one.
 
+mod layout;
 mod server;
 mod tools;
 
@@ -17,6 +18,8 @@ const USAGE: &str = "usage:
   cargo xtask fuzz [--inputs N] [--seed S] [--only NAME]
                                                        N generated inputs (default 1,000,000) through each parser of outside text
   cargo xtask size                                     print the release bundle's sizes, page and worker apart (build first)
+  cargo xtask layout [--write-allowlist]               check the code's layout (import cycles between modules, files over
+                                                       1,200 lines, planner functions over 200) against xtask/layout-allow.txt
   cargo xtask screenshot                               refresh docs/screenshot.png from the end-to-end run
   cargo xtask validation [--release 15|18 | --innodb]  hold the simulation against real PostgreSQL 15 and 18 and a real
                                                        InnoDB (MariaDB, WL#8737's t1) on this machine (about 11 minutes
@@ -33,6 +36,7 @@ fn main() -> ExitCode {
         Some("size") => size().map(|_| ()),
         Some("screenshot") => screenshot(),
         Some("validation") => validation(&args[1..]),
+        Some("layout") => layout::run(&args[1..]),
         _ => Err(USAGE.to_string()),
     };
     match result {
@@ -246,6 +250,19 @@ impl Tally {
         self.check(name, ok);
     }
 
+    /// Runs a check of xtask's own (no cargo command) and counts it as one check.
+    fn in_process(&mut self, name: &str, check: impl FnOnce() -> Result<(), String>) {
+        step(name);
+        let started = Instant::now();
+        let result = check();
+        self.times
+            .push((name.into(), started.elapsed().as_secs_f64()));
+        if let Err(e) = &result {
+            eprintln!("xtask: {e}");
+        }
+        self.check(name, result.is_ok());
+    }
+
     /// Runs a command, echoing its output, and adds the counts of every cargo
     /// `test result:` line and node's `# pass` / `# fail` lines.
     fn run(&mut self, name: &str, cmd: &mut Command) -> Result<(), String> {
@@ -339,6 +356,7 @@ fn test() -> Result<(), String> {
         .push(("check tools".into(), started.elapsed().as_secs_f64()));
 
     t.cargo_check("cargo fmt --check", &["fmt", "--all", "--", "--check"]);
+    t.in_process("cargo xtask layout", layout::check);
     t.cargo_check(
         "cargo clippy (native, warnings denied)",
         &[
