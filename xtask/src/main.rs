@@ -6,6 +6,9 @@
 mod layout;
 mod server;
 mod tools;
+mod workspace;
+
+use workspace::{cargo, root, step};
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
@@ -46,13 +49,6 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("xtask lives one level below the workspace root")
-        .to_path_buf()
 }
 
 fn serve(args: &[String]) -> Result<(), String> {
@@ -211,10 +207,6 @@ fn gzip_len(bytes: &[u8]) -> u64 {
     enc.finish().map(|v| v.len() as u64).unwrap_or(0)
 }
 
-pub fn step(what: &str) {
-    println!("==> {what}");
-}
-
 /// Counts from the test runners' own summary lines.
 #[derive(Default)]
 struct Tally {
@@ -308,10 +300,6 @@ fn number_before(text: &str, suffix: &str) -> u64 {
         .and_then(|end| text[..end].rsplit(|c: char| !c.is_ascii_digit()).next())
         .and_then(|n| n.parse().ok())
         .unwrap_or(0)
-}
-
-fn cargo() -> Command {
-    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
 }
 
 /// Inputs per parser in `cargo xtask test`: about 10 s in all on a free core.

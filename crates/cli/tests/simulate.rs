@@ -3,8 +3,8 @@
 //! experiment's devices), profile files, and one-line errors with their exit codes.
 
 use costlab_core::knobs::EngineVersion;
-use costlab_core::scenario_file::ScenarioFile;
 use costlab_core::regret::fit_seed_random_page_cost;
+use costlab_core::scenario_file::ScenarioFile;
 use costlab_core::workload::rpc_seed::SEED_RPC_TABLE;
 use costlab_core::workload::t1::t1_table;
 use serde_json::Value;
