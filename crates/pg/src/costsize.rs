@@ -1,7 +1,7 @@
 //! The cost formulas of costsize.c and btcostestimate (spec sections 3-6, 8), as pure
 //! functions of numbers. The path builders in `paths.rs` feed them and record work.
 
-use super::inputs::{clamp_row_est, Consts, BLCKSZ};
+use super::pathnodes::{clamp_row_est, Consts, BLCKSZ};
 use costlab_model::knobs::EngineVersion;
 
 /// Added to the startup cost of a disabled path in PostgreSQL 15-17 (spec 10).

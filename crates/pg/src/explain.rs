@@ -3,7 +3,7 @@
 use costlab_model::catalog::{ColumnType, Value};
 use costlab_model::plan::{PlanNode, Planned};
 
-use super::inputs::{ClauseKind, Rel};
+use super::pathnodes::{ClauseKind, Rel};
 
 /// PostgreSQL's name of a column type, as EXPLAIN shows casts.
 fn type_name(ty: &ColumnType) -> &'static str {

@@ -35,6 +35,7 @@ mod costs;
 mod deparse;
 mod memo;
 mod model;
+mod pathnodes;
 mod planner;
 mod setup;
 mod sqlexpr;
@@ -43,45 +44,17 @@ mod upper;
 #[cfg(test)]
 pub(crate) use costs::*;
 #[cfg(test)]
-pub(crate) use setup::{eqjoinsel_inner, eqjoinsel_semi, VarStats};
+pub(crate) use pathnodes::VarStats;
+#[cfg(test)]
+pub(crate) use setup::{eqjoinsel_inner, eqjoinsel_semi};
 
-use crate::inputs::{Consts, TableInfo};
+use crate::pathnodes::{Consts, TableInfo};
 use costlab_model::block::JoinQuery;
 use costlab_model::catalog::{Function, Table};
 use costlab_model::error::{Error, Result};
 use costlab_model::knobs::{Engine, EngineVersion, KnobValues};
 use costlab_model::plan::{Cost, KeyNames, PlanNode};
-
-/// Planner settings beyond the cost knobs (GUCs that shape the search).
-#[derive(Clone, Debug, PartialEq)]
-pub struct PgJoinEnv {
-    pub version: EngineVersion,
-    pub from_collapse_limit: usize,
-    pub join_collapse_limit: usize,
-    /// max_parallel_workers_per_gather; the real-server comparison runs with 0.
-    pub max_parallel_workers_per_gather: usize,
-    /// The enable_* switches (validation forces plans with them).
-    pub opts: crate::PgOptions,
-    /// The schema's functions with a cost other than a built-in's (scenario file).
-    pub functions: Vec<costlab_model::catalog::Function>,
-    /// The third seed's patch series ("ORDER BY value handed up", v8 0001-0007) rather
-    /// than stock PostgreSQL. See `handed_up` in the planner's modules for each change.
-    pub handed_up: bool,
-}
-
-impl Default for PgJoinEnv {
-    fn default() -> Self {
-        PgJoinEnv {
-            version: EngineVersion::Pg15,
-            from_collapse_limit: 8,
-            join_collapse_limit: 8,
-            max_parallel_workers_per_gather: 0,
-            opts: crate::PgOptions::default(),
-            functions: Vec::new(),
-            handed_up: false,
-        }
-    }
-}
+pub use pathnodes::{PgJoinEnv, PgJoinPlanner};
 
 /// The plan PostgreSQL picks for one query.
 #[derive(Clone, Debug, PartialEq)]
@@ -106,18 +79,6 @@ impl PgJoinPlan {
     pub fn explain(&self) -> String {
         crate::explain_node(&self.tree)
     }
-}
-
-/// The DBT3 tables (the derived catalog's `pg` set, or statistics imported from a real
-/// server) prepared once for one planner setting.
-pub struct PgJoinPlanner {
-    tables: Vec<Table>,
-    infos: Vec<TableInfo>,
-    /// The kit's partial indexes per table, planned by the join planner itself.
-    partials: Vec<Vec<setup::PartialIndex>>,
-    env: PgJoinEnv,
-    /// The queries' SQL analysis, once per text (it does not depend on the knobs).
-    memo: Box<memo::SqlMemo>,
 }
 
 impl PgJoinPlanner {
@@ -155,7 +116,7 @@ impl PgJoinPlanner {
                     None => true,
                     Some((_, brin, pred, fraction)) => {
                         if let (false, Some(pred)) = (brin, pred) {
-                            mine.push(setup::PartialIndex::new(ix.clone(), pred, *fraction));
+                            mine.push(pathnodes::PartialIndex::new(ix.clone(), pred, *fraction));
                         }
                         false
                     }
@@ -199,7 +160,7 @@ impl PgJoinPlanner {
     /// Plans from now on with `opts`' enable_* switches (as `SET enable_nestloop = off`
     /// does for a session). The memo holds only the queries' SQL analysis, which no
     /// switch changes, so it stays.
-    pub fn set_options(&mut self, opts: crate::PgOptions) {
+    pub fn set_options(&mut self, opts: crate::settings::PgOptions) {
         self.env.opts = opts;
     }
 
@@ -240,7 +201,7 @@ impl PgJoinPlanner {
         let c = Consts::from_knobs(knobs)?;
         // hash_mem_multiplier: 2.0 from PG15 on (§0).
         let hash_mem = c.work_mem_bytes() * 2.0;
-        let pl = planner::Planner {
+        let pl = pathnodes::Planner {
             db: self,
             jc: costs::JoinConsts {
                 c,
@@ -252,7 +213,7 @@ impl PgJoinPlanner {
             keys: KeyNames::default(),
             sql: &q.sql,
         };
-        let path = pl.plan_block(&q.block, &q.sql, &planner::BlockOpts::default())?;
+        let path = pl.plan_block(&q.block, &q.sql, &pathnodes::BlockOpts::default())?;
         if !(path.total.is_finite() && path.startup.is_finite() && path.rows.is_finite())
             || path.total < 0.0
             || path.startup < 0.0

@@ -2,12 +2,12 @@
 //! worked inputs of `postgresql-join-cost-model.md` §9 (checked there against a PG 15
 //! server at SF 1), every query at every scale, and random knob settings.
 
-use crate::inputs::Consts;
 use crate::join::{
     agg, choose_hash_table_size, eqjoinsel_inner, eqjoinsel_semi, hashjoin, index_loop_cost,
     mergejoin, nestloop, sort, AggCosts, AggStrategy, BucketInput, In, IndexLoopInput, JKind,
     JoinConsts, PgJoinEnv, PgJoinPlan, PgJoinPlanner, Qual, ScanSel, SemiFactors, VarStats,
 };
+use crate::pathnodes::Consts;
 use costlab_model::knobs::{EngineVersion, Knob, KnobValues};
 use costlab_model::plan::{AccessPattern, PlanNode};
 use costlab_workload::dbt3::catalog::{dbt3, Dbt3};
@@ -615,7 +615,7 @@ fn golden_lines() -> Vec<String> {
 
 /// The planner's output is pinned bit for bit: optimising the planner must change no
 /// plan, no cost, no row count, no work figure and no EXPLAIN line. After a deliberate
-/// model change, rewrite the file with `PG_JOIN_GOLDEN=write cargo test -p costlab-core
+/// model change, rewrite the file with `PG_JOIN_GOLDEN=write cargo test -p costlab-pg
 /// --lib pg_join_golden` and review the diff; `PG_JOIN_GOLDEN_DUMP=<dir>` writes each
 /// tree's full Debug text to compare two versions in detail.
 #[test]

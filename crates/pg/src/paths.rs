@@ -7,8 +7,8 @@ use super::costsize::{
     self, BtreeCost, BtreeInput, GatherMergeSite, NodeCost, ParallelParams, QualCost, RelSize,
 };
 use super::explain::{cond_text, sort_key_text};
-use super::inputs::{clamp_row_est, ClauseKind, Consts, QualOps, Rel, BLCKSZ};
-use super::PgOptions;
+use super::pathnodes::{clamp_row_est, ClauseKind, Consts, QualOps, Rel, BLCKSZ};
+use super::settings::PgOptions;
 use costlab_model::catalog::IndexMethod;
 use costlab_model::knobs::EngineVersion;
 use costlab_model::query::CmpOp;
@@ -32,7 +32,7 @@ pub(crate) struct Path {
     /// Planned workers of a partial path (0 for a complete path).
     pub workers: u32,
     /// The key a Gather over this partial path gets, when made with the table (see
-    /// [`IndexKeys`](super::inputs::IndexKeys)); else [`Ctx::gather`] spells it.
+    /// [`IndexKeys`](super::pathnodes::IndexKeys)); else [`Ctx::gather`] spells it.
     pub gather_key: Option<Name>,
 }
 

@@ -9,7 +9,7 @@ use std::cmp::Ordering;
 use costlab_model::catalog::Value;
 use costlab_model::query::CmpOp;
 
-use super::inputs::{clamp_row_est, Clause, ClauseKind, ColInfo, Rel};
+use super::pathnodes::{clamp_row_est, Clause, ClauseKind, ColInfo, Rel};
 
 pub(crate) const DEFAULT_INEQ_SEL: f64 = 0.3333333333333333;
 pub(crate) const DEFAULT_RANGE_INEQ_SEL: f64 = 0.005;

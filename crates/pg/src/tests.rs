@@ -2,7 +2,7 @@
 //! Expected values are copied from the spec, never from this code's output.
 
 use super::costsize::{self, BtreeInput, NodeCost, QualCost, RelSize, SortMethod};
-use super::inputs::Consts;
+use super::pathnodes::Consts;
 use super::*;
 use costlab_model::catalog::{
     Column, ColumnStats, ColumnType, Index, PgIndex, PgTable, Table, Value,
@@ -577,7 +577,7 @@ fn section_14_index_and_bitmap_from_stated_selectivities() {
     }
 }
 
-use super::inputs::float4;
+use super::pathnodes::float4;
 
 #[test]
 fn small_formulas_match_the_spec() {
@@ -606,9 +606,9 @@ fn small_formulas_match_the_spec() {
     // Spec 8.1: merge order 15 at 4 MB.
     assert_eq!(costsize::tuplesort_merge_order(4096.0 * 1024.0), 15.0);
     // Spec 2.4: clamp_row_est.
-    assert_eq!(inputs::clamp_row_est(0.3), 1.0);
-    assert_eq!(inputs::clamp_row_est(12_499.5), 12_500.0);
-    assert_eq!(inputs::clamp_row_est(f64::NAN), 1e100);
+    assert_eq!(pathnodes::clamp_row_est(0.3), 1.0);
+    assert_eq!(pathnodes::clamp_row_est(12_499.5), 12_500.0);
+    assert_eq!(pathnodes::clamp_row_est(f64::NAN), 1e100);
     // Spec 13.2 / 3.2: PG18 gather rows 5208 x 2.4 -> 12,499.
     assert_eq!(
         costsize::gather_rows(Pg18, 12_500.0, 5_208.0, 2.4),
@@ -1071,7 +1071,11 @@ fn gather_merge_rows_follow_the_planner_function_that_builds_it() {
         assert_eq!(gm.op, "Gather Merge");
         let sort = &gm.children[0];
         assert_eq!(sort.op, "Sort");
-        assert_eq!(gm.rows, inputs::clamp_row_est(sort.rows * factor), "{v:?}");
+        assert_eq!(
+            gm.rows,
+            pathnodes::clamp_row_est(sort.rows * factor),
+            "{v:?}"
+        );
     }
 }
 
@@ -1080,14 +1084,17 @@ fn gather_merge_rows_follow_the_planner_function_that_builds_it() {
 /// reports an unknown column with `Query::check`'s error.
 #[test]
 fn column_names_resolve_like_table_column() {
-    let names = super::inputs::ColumnNames::new(["pk", "I7", "i8", "i7", "c1"].into_iter());
+    let names = super::pathnodes::ColumnNames::new(["pk", "I7", "i8", "i7", "c1"].into_iter());
     assert_eq!(names.position("pk"), Some(0));
     assert_eq!(names.position("i7"), Some(1));
     assert_eq!(names.position("I8"), Some(2));
     assert_eq!(names.position("C1"), Some(4));
     assert_eq!(names.position("i9"), None);
     assert_eq!(names.position(""), None);
-    assert_eq!(super::inputs::ColumnNames::default().position("pk"), None);
+    assert_eq!(
+        super::pathnodes::ColumnNames::default().position("pk"),
+        None
+    );
 
     let t = table_13();
     let opts = PgOptions::default();

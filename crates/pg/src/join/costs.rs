@@ -3,7 +3,7 @@
 //! planner feeds them; unit tests check them on the spec's worked inputs.
 
 use crate::costsize::relation_byte_size;
-use crate::inputs::{clamp_row_est, Consts};
+use crate::pathnodes::{clamp_row_est, Consts};
 
 /// Cost constants plus the memory limits the join code reads (§0).
 #[derive(Clone, Debug)]

@@ -71,7 +71,7 @@ pub(crate) struct SqlMemo {
     /// upper's aggregate costs, keyed by the text and the block's tables.
     pub agg_costs: Cache<(super::costs::AggCosts, f64, bool)>,
     /// upper's target list figures, keyed by the text and whether the block groups.
-    pub target_ops: Cache<super::upper::TargetOps>,
+    pub target_ops: Cache<TargetOps>,
     pub subselect: Cache<String>,
 }
 
@@ -103,4 +103,14 @@ impl SqlMemo {
     pub fn derived_grouped(&self, sql: &str) -> bool {
         *self.derived_grouped.get(sql, sqlexpr::derived_grouped)
     }
+}
+
+/// `upper::target_ops`' figures: operator calls (cost) and calls of the schema's functions
+/// (work) per scan/join row and per group.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct TargetOps {
+    pub(super) scanjoin_ops: f64,
+    pub(super) scanjoin_calls: f64,
+    pub(super) agg_out_ops: f64,
+    pub(super) agg_out_calls: f64,
 }

@@ -8,49 +8,22 @@ use std::rc::Rc;
 use smallvec::{smallvec, SmallVec};
 
 use crate::costsize::ParallelParams;
-use crate::inputs::{clamp_row_est, Rel};
+use crate::pathnodes::{clamp_row_est, Rel};
 use crate::paths;
 use crate::selfuncs;
-use crate::PgOptions;
-use costlab_model::block::{ColRef, QueryBlock};
+use costlab_model::block::QueryBlock;
 use costlab_model::error::{Error, Result};
 use costlab_model::knobs::EngineVersion;
-use costlab_model::plan::{AccessPattern, Detail, KeyNames, Name, PageReads, Work};
+use costlab_model::plan::{AccessPattern, Detail, Name, PageReads, Work};
 use costlab_model::query::{CmpOp, OrderKey, Predicate, Query};
 
-use super::costs::{self, JKind, JoinConsts, Qual, ScanSel, SemiFactors};
+use super::costs::{self, JKind, Qual, ScanSel, SemiFactors};
 use super::model::{
     add_path, add_path_head, cheaper_total, cheapest_total, copy_keys, is_prefix, JPath, Node,
     PathHead, PathKeys, Rescan, TrueRows, FUZZ,
 };
-use super::setup::{self, bit, BaseRel, Block, ColKey, IxDesc, RelKind, Special};
-use super::PgJoinPlanner;
-
-/// How a sub-select is planned.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct BlockOpts {
-    /// A HAVING clause compares the aggregate (selectivity 1/3).
-    pub having: bool,
-    /// Columns of the block equal to an outer Param (correlated SubPlan).
-    pub correlated: Vec<ColRef>,
-    /// A condition of the outer query on an aggregate output, pushed into HAVING.
-    pub having_op: Option<super::sqlexpr::Op>,
-    /// That condition's text over the block's own expressions and what its sub-select
-    /// shows as, for EXPLAIN (Q15: `(SUM(...)) = (SELECT MAX(...) ...)`, `$0`).
-    pub having_text: Option<(String, String)>,
-    /// The true share of groups that pass `having_op` (the outer filter's).
-    pub having_true_sel: Option<f64>,
-}
-
-pub(crate) struct Planner<'a> {
-    pub db: &'a PgJoinPlanner,
-    pub jc: JoinConsts,
-    pub version: EngineVersion,
-    pub opts: PgOptions,
-    pub keys: KeyNames,
-    /// The query's SQL (aggregate and select-list costs are read from it).
-    pub sql: &'a str,
-}
+use super::pathnodes::*;
+use super::setup;
 
 /// The join type a path is built for (joinpath.c's jointype argument).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,29 +91,6 @@ struct EqClause<'b> {
     outer: &'b ColKey,
     inner: &'b ColKey,
     sel: f64,
-}
-
-pub(crate) struct JoinRel {
-    pub rows: f64,
-    /// The rows the join really returns (`Block::true_rows`).
-    pub true_rows: f64,
-    pub width: f64,
-    pub paths: Vec<JPath>,
-}
-
-/// A pathkey's identity: the column's equivalence class, or a number of its own outside them.
-pub(super) fn pk_of(b: &Block, k: &ColKey) -> usize {
-    match b.ec_of.get(k) {
-        Some(&e) => e,
-        None => {
-            100_000
-                + k.rel * 1000
-                + (k.col
-                    .bytes()
-                    .fold(0usize, |a, c| a.wrapping_mul(31).wrapping_add(c as usize))
-                    % 1000)
-        }
-    }
 }
 
 impl<'a> Planner<'a> {
@@ -465,7 +415,7 @@ impl<'a> Planner<'a> {
                             cl.col == k
                                 && matches!(
                                     cl.kind,
-                                    crate::inputs::ClauseKind::Op { op: CmpOp::Eq, .. }
+                                    crate::pathnodes::ClauseKind::Op { op: CmpOp::Eq, .. }
                                 )
                         })
                         .map(|(i, _)| i),
@@ -549,7 +499,7 @@ impl<'a> Planner<'a> {
                 .copied()
                 .filter(|i| !const_quals.contains(i) && !ix.implied_clauses.contains(i))
                 .collect();
-            let mut fops = crate::inputs::QualOps::default();
+            let mut fops = crate::pathnodes::QualOps::default();
             for (fi, f) in br.filters.iter().enumerate() {
                 if !ix.implied_filters.contains(&fi) {
                     fops = fops.add(f.ops);
@@ -2494,22 +2444,6 @@ fn precheck_bound(list: &[JPath], pathkeys: &[usize]) -> (u32, f64) {
 /// total × fuzz): PostgreSQL 18's add_path_precheck compares the disabled nodes first.
 fn beyond(disabled: u32, total: f64, (bd, bt): (u32, f64)) -> bool {
     disabled > bd || (disabled == bd && total > bt)
-}
-
-/// An EXPLAIN detail line, built only with the `explain-text` feature (the page leaves
-/// the text out and never prints it). Join Type lines are not built here: plan
-/// signatures read them.
-#[inline]
-pub(super) fn text<T>(f: impl FnOnce() -> T) -> Option<T> {
-    #[cfg(feature = "explain-text")]
-    {
-        Some(f())
-    }
-    #[cfg(not(feature = "explain-text"))]
-    {
-        let _ = f;
-        None
-    }
 }
 
 /// A kNN scan's `Order By: (key <-> '(x,y)'::point)` line, where EXPLAIN prints it:

@@ -5,9 +5,8 @@
 
 use rustc_hash::FxHashMap;
 use std::borrow::Cow;
-use std::rc::Rc;
 
-use crate::inputs::{clamp_row_est, Clause, ClauseKind, ColInfo, QualOps, Rel};
+use crate::pathnodes::{clamp_row_est, Clause, ClauseKind, ColInfo, QualOps, Rel};
 use crate::selfuncs;
 use costlab_model::block::{
     ColRef, FilterKind, NestKind, NestOrigin, QueryBlock, Source, SubqueryKind,
@@ -21,185 +20,9 @@ use costlab_model::query::{CmpOp, Predicate, Query};
 use super::costs::{JKind, Qual};
 use super::deparse::{self, Ty};
 use super::model::{JPath, Node, PathKeys, Rescan};
-use super::planner::{BlockOpts, Planner};
+use super::pathnodes::*;
 use super::sqlexpr::{self, Expr, Lit, Op, Operand};
 use smallvec::SmallVec;
-
-/// A column of a relation of the join problem. The name is shared: keys are cloned into
-/// classes, clauses and sort keys all through the join search.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub(crate) struct ColKey {
-    pub rel: usize,
-    pub col: Name,
-}
-
-/// What a relation of the join problem is.
-pub(crate) enum RelKind<'a> {
-    Table {
-        tidx: usize,
-        rel: Box<Rel<'a>>,
-        query: Query,
-    },
-    /// A sub-select in FROM (Q15's view) or a grouped IN sub-select (Q18): its planned
-    /// path and its output columns (block column names).
-    Sub {
-        path: JPath,
-        cols: Vec<String>,
-        /// Output columns that are unique (its GROUP BY key).
-        unique: Vec<String>,
-        /// The sub-select of a sublink (Q18's grouped IN), whose scan is always elided.
-        sublink: bool,
-    },
-}
-
-pub(crate) struct BaseRel<'a> {
-    pub alias: Name,
-    pub kind: RelKind<'a>,
-    pub rows: f64,
-    pub tuples: f64,
-    pub width: f64,
-    /// Filters evaluated at the scan beyond pg's sargable clauses: operator calls
-    /// (already in the pg Rel's restriction cost) and extra cost units per examined row
-    /// (SubPlans) plus startup (hashed SubPlans).
-    pub filter_ops: QualOps,
-    /// Product of the selectivities of those filters.
-    pub filter_sel: f64,
-    /// The same product from the workload's true selectivities, where it has them.
-    pub true_sel: f64,
-    /// Rows the relation really returns: the single-table model's rows for the
-    /// sargable conditions, times `true_sel` (a sub-select: its true output rows).
-    pub true_rows: f64,
-    pub extra: Qual,
-    pub filter_text: Vec<String>,
-    /// The single-table filters one by one (partial indexes imply some).
-    pub filters: Vec<SingleFilter>,
-    pub paths: Vec<JPath>,
-    /// Columns the block reads (for index-only decisions and widths).
-    pub uses: Vec<Name>,
-    /// The patched build only: (heap column, indexed expression) pairs where the block
-    /// reads the column only inside the expression ([`handed_up_columns`]), so that an
-    /// index-only scan returning the expression's value covers it.
-    pub handed_up: Vec<(String, String)>,
-}
-
-/// A LEFT, semi or anti join the flattening produced (SpecialJoinInfo).
-#[derive(Clone, Debug)]
-pub(crate) struct Special {
-    pub kind: JKind,
-    pub lhs: u64,
-    pub rhs: u64,
-    /// Semi and anti joins: the true share of outer rows with a match (the nest's).
-    pub true_match: f64,
-}
-
-/// A condition on two or more relations, applied where they meet.
-#[derive(Clone, Debug)]
-pub(crate) struct JFilter {
-    pub rels: u64,
-    /// Selectivity as an inner-join clause and under a semi/anti join.
-    pub sel: f64,
-    pub sel_semi: f64,
-    /// The true selectivity, where the workload gives it.
-    pub true_sel: f64,
-    pub qual: Qual,
-    pub text: String,
-    pub cols: Vec<ColKey>,
-    /// `col = (correlated sub-select)`: hashable between the column's relation and the
-    /// relations the sub-select reads (Q2's `ps_supplycost = (SubPlan)`).
-    pub hash_col: Option<ColKey>,
-    /// Calls of the schema's own functions one evaluation makes (for the work).
-    pub calls: f64,
-}
-
-/// Statistics of one column as the join estimators read them. The MCV list and the
-/// histogram are borrowed from the catalog: the join search asks for a column's
-/// statistics for every pair of relations it considers, and copying them (text values)
-/// each time cost more than the estimates themselves.
-#[derive(Clone, Debug)]
-pub(crate) struct VarStats<'s> {
-    pub nd: f64,
-    pub nd_default: bool,
-    pub nullfrac: f64,
-    pub mcv: &'s [(Value, f64)],
-    pub hist: &'s [Value],
-    /// rows and tuples of the column's relation.
-    pub rows: f64,
-    pub tuples: f64,
-    pub unique: bool,
-}
-
-pub(crate) struct Block<'a> {
-    pub rels: Vec<BaseRel<'a>>,
-    pub ecs: Vec<Vec<ColKey>>,
-    pub ec_of: FxHashMap<ColKey, usize>,
-    /// Join edges as given (clause choice prefers them, §1).
-    pub edges: Vec<(ColKey, ColKey)>,
-    pub specials: Vec<Special>,
-    pub jfilters: Vec<JFilter>,
-    /// Costs added to the top of the block (InitPlans, §6.2).
-    pub initplan_cost: f64,
-    /// Sub-selects shown under the top node: (plan, "InitPlan" / "SubPlan", relations
-    /// whose rows call it (0: once), the condition's selectivity).
-    pub initplans: Vec<(Rc<Node>, &'static str, u64, f64)>,
-    /// Uncorrelated scalar sub-select compared in HAVING (Q11): selectivity 1/3.
-    pub having: bool,
-    /// A pushed-down condition on an aggregate output (see `BlockOpts::having_op`).
-    pub having_op: Option<Op>,
-    /// The true share of groups that pass `having_op`.
-    pub having_true_sel: Option<f64>,
-    /// The HAVING condition's text and what its sub-select shows as (`$0`), when the
-    /// block's SQL does not spell it (see `BlockOpts::having_text`).
-    pub having_text: Option<(String, String)>,
-    /// EXPLAIN's name of each of `initplans` ("InitPlan 1 (returns $0)", "SubPlan 1").
-    pub initplan_names: Vec<String>,
-    /// ORDER BY one expression that an expression index holds: `order` is that key, and
-    /// an index scan in its order needs no sort (build_index_pathkeys matches the
-    /// expression like a column).
-    pub order_by_index_expression: bool,
-    /// ORDER BY `key <-> point`: the point as EXPLAIN prints it (`'(500,500)'::point`),
-    /// for the kNN scan's `Order By:` line.
-    pub knn_point: Option<String>,
-    /// The columns the block's result reads ([`QueryBlock::outputs`]).
-    pub out_keys: Vec<ColKey>,
-    pub group: Vec<ColKey>,
-    pub order: Vec<ColKey>,
-    /// Every relation's consider_startup: root->tuple_fraction > 0, which a LIMIT sets
-    /// (preprocess_limit). A sub-select here is planned for full retrieval (tuple_fraction
-    /// 0: scalar sublinks, and FROM sub-selects under a join); hashed ANY sublinks too.
-    pub consider_startup: bool,
-    /// Per relation, per column it reads (a table's `uses`, a sub-select's `cols`), what
-    /// decides whether a join relation must pass the column up: filled once the classes
-    /// and join filters are final (`col_needs`), for `width_above`, which runs for every
-    /// join relation of the search.
-    pub col_needs: Vec<Vec<ColNeed>>,
-    /// Per class, per member: its hash bucket statistics (`stats`, the relation's rows),
-    /// filled with `col_needs`, empty before; every hash join candidate reads its inner's,
-    /// and `true_rows_as` its distinct count.
-    pub ec_buckets: Vec<Vec<super::costs::BucketInput>>,
-}
-
-/// Whether a column is needed above a join relation, reduced to relation bitmaps (see
-/// `Block::needed_above`), and its width.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct ColNeed {
-    /// The block's result reads it.
-    pub out: bool,
-    /// The relations of its equivalence class (0: in none).
-    pub ec_rels: u64,
-    /// The relations of each join filter that reads it.
-    pub filter_rels: SmallVec<[u64; 2]>,
-    /// Its width, for a table column the catalog has (0 otherwise).
-    pub width: f64,
-}
-
-impl ColNeed {
-    /// Needed above join relation `relids`: `Block::needed_above`, from bitmaps.
-    fn above(&self, relids: u64) -> bool {
-        self.out
-            || self.ec_rels & !relids != 0
-            || self.filter_rels.iter().any(|&f| f & !relids != 0)
-    }
-}
 
 /// The constant a correlated column is compared with in the single-table model (`col =
 /// $param`), outside every column's values; EXPLAIN text shows the outer column instead.
@@ -240,10 +63,6 @@ impl Block<'_> {
         }
         None
     }
-}
-
-pub(crate) fn bit(i: usize) -> u64 {
-    1u64 << i
 }
 
 fn value_for(col: &ColInfo, l: &Lit) -> Option<Value> {
@@ -994,58 +813,6 @@ pub(crate) const KIT_SPECIAL_INDEXES: &[(&str, bool, Option<&str>, Option<f64>)]
     ("lineitem_l_shipdate_idx", true, None, None),
     ("lineitem_l_receiptdate_idx", true, None, None),
 ];
-
-/// A partial index of a table: the index, its predicate (parsed) and the share of rows it
-/// holds.
-#[derive(Clone, Debug)]
-pub(crate) struct PartialIndex {
-    pub index: costlab_model::catalog::Index,
-    pub fraction: Option<f64>,
-    /// The predicate's conjuncts, parsed.
-    pub conds: Vec<Expr>,
-}
-
-impl PartialIndex {
-    pub fn new(index: costlab_model::catalog::Index, pred: &str, fraction: Option<f64>) -> Self {
-        PartialIndex {
-            index,
-            fraction,
-            conds: pred.split(" AND ").map(sqlexpr::parse_condition).collect(),
-        }
-    }
-}
-
-/// One single-table filter the single-table model has no clause for.
-#[derive(Clone, Debug)]
-pub(crate) struct SingleFilter {
-    /// Calls of the schema's functions per evaluation.
-    pub calls: f64,
-    /// The condition as EXPLAIN prints it at the scan.
-    pub text: String,
-    pub expr: Expr,
-    pub ops: QualOps,
-    pub sel: f64,
-    pub cols: Vec<String>,
-}
-
-/// An index as the parameterized / partial path builder sees it.
-#[derive(Clone, Debug)]
-pub(crate) struct IxDesc<'r> {
-    pub name: costlab_model::plan::Name,
-    pub pages: f64,
-    pub tuples: f64,
-    pub height: f64,
-    pub unique: bool,
-    /// Borrowed from a plain index (param_paths runs for every outer set it is asked
-    /// about), owned for a partial index's description.
-    pub keys: Cow<'r, [usize]>,
-    pub covers: Cow<'r, [usize]>,
-    /// Restriction clauses and filters the predicate implies (not rechecked).
-    pub implied_clauses: Vec<usize>,
-    pub implied_filters: Vec<usize>,
-    /// Estimated selectivity of the predicate (added to the index quals').
-    pub pred_sel: f64,
-}
 
 fn strip(c: &str) -> String {
     c.rsplit('.').next().unwrap_or(c).to_ascii_lowercase()

@@ -1,7 +1,7 @@
 //! Upper planning of a block (§5, §7): grouping (GroupAggregate / HashAggregate /
 //! Aggregate), ORDER BY sorts, LIMIT, InitPlan charges, and estimate_num_groups.
 
-use crate::inputs::clamp_row_est;
+use crate::pathnodes::clamp_row_est;
 use costlab_model::block::QueryBlock;
 use costlab_model::catalog::ColumnType;
 use costlab_model::error::{Error, Result};
@@ -10,11 +10,11 @@ use costlab_model::plan::Work;
 
 use super::costs::{self, AggCosts, AggStrategy, In};
 use super::deparse;
+use super::memo::TargetOps;
 use super::model::{
     add_path, cheaper_total, cheapest_total, JPath, Node, PathKeys, Rescan, TrueRows,
 };
-use super::planner::{pk_of, text, JoinRel, Planner};
-use super::setup::{Block, ColKey, RelKind};
+use super::pathnodes::*;
 use super::sqlexpr;
 
 /// estimate_num_groups (§5.4).
@@ -480,16 +480,6 @@ fn collect_ios_expressions(
             }
         }
     }
-}
-
-/// [`target_ops`]' figures: operator calls (cost) and calls of the schema's functions
-/// (work) per scan/join row and per group.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct TargetOps {
-    scanjoin_ops: f64,
-    scanjoin_calls: f64,
-    agg_out_ops: f64,
-    agg_out_calls: f64,
 }
 
 fn sort_path(pl: &Planner, p: &JPath, keys: Vec<usize>, limit: f64, key_text: String) -> JPath {
