@@ -31,14 +31,23 @@
 //! default 8), reordering across the LEFT JOIN's nullable side beyond its own join, right
 //! semi/anti joins (PG16+/18+), target-list expression costs of joins (Q7's EXTRACT).
 
+mod analyzejoins;
+mod clausesel;
 mod costs;
 mod deparse;
+mod equivclass;
+mod executor_work;
+mod indxpath;
 mod memo;
 mod model;
 mod pathnodes;
 mod planner;
+mod predtest;
+mod relnode;
+mod selfuncs;
 mod setup;
 mod sqlexpr;
+mod subselect;
 mod upper;
 
 #[cfg(test)]
@@ -46,7 +55,7 @@ pub(crate) use costs::*;
 #[cfg(test)]
 pub(crate) use pathnodes::VarStats;
 #[cfg(test)]
-pub(crate) use setup::{eqjoinsel_inner, eqjoinsel_semi};
+pub(crate) use selfuncs::{eqjoinsel_inner, eqjoinsel_semi};
 
 use crate::pathnodes::{Consts, TableInfo};
 use costlab_model::block::JoinQuery;
@@ -82,7 +91,7 @@ impl PgJoinPlan {
 }
 
 impl PgJoinPlanner {
-    /// Prepares the tables. The DBT3 kit's partial indexes (`setup::KIT_SPECIAL_INDEXES`)
+    /// Prepares the tables. The DBT3 kit's partial indexes (`predtest::KIT_SPECIAL_INDEXES`)
     /// are planned by the join planner, usable where the query implies the predicate;
     /// BRIN indexes are left out (no BRIN costing yet): treated as plain btrees they
     /// would look far cheaper than they are.
@@ -109,7 +118,7 @@ impl PgJoinPlanner {
             blank_trim_char_stats(&mut t);
             let mut mine = Vec::new();
             t.indexes.retain(|ix| {
-                match setup::KIT_SPECIAL_INDEXES
+                match predtest::KIT_SPECIAL_INDEXES
                     .iter()
                     .find(|(n, _, _, _)| n.eq_ignore_ascii_case(&ix.name))
                 {

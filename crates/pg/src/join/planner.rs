@@ -18,12 +18,15 @@ use costlab_model::plan::{AccessPattern, Detail, Name, PageReads, Work};
 use costlab_model::query::{CmpOp, OrderKey, Predicate, Query};
 
 use super::costs::{self, JKind, Qual, ScanSel, SemiFactors};
+use super::executor_work;
 use super::model::{
     add_path, add_path_head, cheaper_total, cheapest_total, copy_keys, is_prefix, JPath, Node,
     PathHead, PathKeys, Rescan, TrueRows, FUZZ,
 };
 use super::pathnodes::*;
+use super::predtest;
 use super::setup;
+use super::subselect;
 
 /// The join type a path is built for (joinpath.c's jointype argument).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -227,7 +230,7 @@ impl<'a> Planner<'a> {
         node.rows = br.rows;
         node.width = br.width;
         node.work.rows_out = br.rows;
-        node.work.function_calls += setup::scan_function_calls(&br.filters, br.rows);
+        node.work.function_calls += executor_work::scan_function_calls(&br.filters, br.rows);
         for t in &br.filter_text {
             node.details.push(format!("Filter: {t}"));
         }
@@ -256,7 +259,8 @@ impl<'a> Planner<'a> {
             RelKind::Sub { .. } => {
                 let elide =
                     b.rels.len() == 1 || matches!(br.kind, RelKind::Sub { sublink: true, .. });
-                if let Some(mut p) = setup::subquery_scan(br, self.jc.cop(), self.jc.ctup(), elide)
+                if let Some(mut p) =
+                    subselect::subquery_scan(br, self.jc.cop(), self.jc.ctup(), elide)
                 {
                     p.node = Node::with_true_rows(p.node, TrueRows::out(br.true_rows));
                     add_path(&mut list, p, b.consider_startup);
@@ -394,7 +398,7 @@ impl<'a> Planner<'a> {
             }
         }
         for p in &self.db.partials[*tidx] {
-            if let Some(d) = setup::partial_desc(b, r, rel, p) {
+            if let Some(d) = predtest::partial_desc(b, r, rel, p) {
                 descs.push(d);
             }
         }
@@ -547,7 +551,7 @@ impl<'a> Planner<'a> {
             let (idc, idis) = self.disable(self.opts.enable_indexscan);
             let (lc_startup, lc_total) = (lc.startup + idc, lc.total + idc);
             let mut page_reads =
-                setup::index_reads(&ix.name, ix.pages, ix.height + 1.0, lc.index_pages);
+                executor_work::index_reads(&ix.name, ix.pages, ix.height + 1.0, lc.index_pages);
             // Per outer row: the join's true rows over the outer's (every match, also on
             // a semi join's inner side); unparameterized, the relation's.
             let truth = if required != 0 {
@@ -720,7 +724,7 @@ impl<'a> Planner<'a> {
                         rows: lc.tuples_fetched,
                         width: 0.0,
                         work: Work {
-                            page_reads: setup::index_reads(
+                            page_reads: executor_work::index_reads(
                                 &ix.name,
                                 ix.pages,
                                 ix.height + 1.0,
