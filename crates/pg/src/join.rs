@@ -31,15 +31,20 @@
 //! default 8), reordering across the LEFT JOIN's nullable side beyond its own join, right
 //! semi/anti joins (PG16+/18+), target-list expression costs of joins (Q7's EXTRACT).
 
+mod allpaths;
 mod analyzejoins;
 mod clausesel;
 mod costs;
 mod deparse;
 mod equivclass;
 mod executor_work;
+mod explain;
 mod indxpath;
+mod joinpath;
+mod joinrels;
 mod memo;
 mod model;
+mod pathnode;
 mod pathnodes;
 mod planner;
 mod predtest;

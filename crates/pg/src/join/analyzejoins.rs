@@ -6,6 +6,7 @@ use costlab_model::block::{QueryBlock, Source};
 use costlab_model::query::{CmpOp, Predicate};
 
 use super::pathnodes::*;
+use smallvec::SmallVec;
 
 /// Whether a semi join's right side is one table that a unique index makes distinct for
 /// the join (rel_is_distinct_for): every key column equated to a column outside the nest or
@@ -51,4 +52,82 @@ pub(crate) fn semi_rhs_is_unique(
                 .iter()
                 .all(|c| bound.contains(&c.to_ascii_lowercase()))
     })
+}
+
+impl<'a> Planner<'a> {
+    /// `inner_unique`, remembered per relation and clause columns: a pure function of
+    /// them, asked for again for every outer side and join type of the same inner.
+    pub(crate) fn inner_unique_cached(
+        &self,
+        b: &Block,
+        s: &Search,
+        inner: u64,
+        eqs: &[EqClause],
+    ) -> bool {
+        if inner.count_ones() != 1 {
+            return false;
+        }
+        // The inner columns as (class, member) pairs, 16 bits each (four at most: else
+        // no key, and no cache).
+        let mut key = 0u64;
+        let fits = eqs.len() <= 4
+            && eqs.iter().enumerate().all(|(n, c)| {
+                let fits = c.ec < 1 << 10 && c.ii < 1 << 6;
+                key |= ((c.ec << 6 | c.ii) as u64) << (16 * n);
+                fits
+            });
+        if !fits {
+            return self.inner_unique(b, inner, eqs);
+        }
+        let key = (inner, key, eqs.len() as u64);
+        if let Some(&u) = s.inner_unique.borrow().get(&key) {
+            return u;
+        }
+        let u = self.inner_unique(b, inner, eqs);
+        s.inner_unique.borrow_mut().insert(key, u);
+        u
+    }
+
+    /// innerrel_is_unique: a base table with a unique index all of whose columns the
+    /// equality clauses bind, or a sub-select unique on them.
+    pub(crate) fn inner_unique(&self, b: &Block, inner: u64, eqs: &[EqClause]) -> bool {
+        if inner.count_ones() != 1 {
+            return false;
+        }
+        let r = inner.trailing_zeros() as usize;
+        let mut cols: SmallVec<[&str; 4]> = eqs
+            .iter()
+            .filter(|c| c.inner.rel == r)
+            .map(|c| c.inner.col.as_str())
+            .collect();
+        match &b.rels[r].kind {
+            RelKind::Table { rel, query, .. } => {
+                // relation_has_unique_index_for adds the relation's own `col = constant`
+                // restrictions (a Param, as a correlated SubPlan's `col = $1`, is a
+                // constant there): Q2's SubPlan at SF 10 hashes partsupp's 18 rows
+                // of `ps_partkey = $1` as a unique inner on ps_suppkey.
+                cols.extend(query.predicates.iter().filter_map(|p| match p {
+                    Predicate::Cmp {
+                        column,
+                        op: CmpOp::Eq,
+                        ..
+                    } => Some(column.as_str()),
+                    _ => None,
+                }));
+                rel.indexes.iter().any(|ix| {
+                    ix.unique
+                        && ix.keys.iter().all(|&k| {
+                            cols.iter()
+                                .any(|c| rel.cols[k].name.eq_ignore_ascii_case(c))
+                        })
+                })
+            }
+            RelKind::Sub { unique, .. } => {
+                !unique.is_empty()
+                    && unique
+                        .iter()
+                        .all(|u| cols.iter().any(|c| c.eq_ignore_ascii_case(u)))
+            }
+        }
+    }
 }

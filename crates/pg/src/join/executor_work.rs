@@ -5,8 +5,11 @@
 use costlab_model::plan::{AccessPattern, PageReads};
 
 use super::costs::JKind;
+use super::model::{Node, TrueRows};
 use super::pathnodes::*;
+use crate::pathnodes::Rel;
 use smallvec::SmallVec;
+use std::rc::Rc;
 
 /// Page reads for the index part of a probe: a descent from the root to the first leaf
 /// (`levels` pages, random), then the leaves after it in key order (sequential). `leaves`
@@ -146,4 +149,53 @@ pub(crate) fn scan_function_calls(filters: &[SingleFilter], rows_out: f64) -> f6
         }
     }
     calls
+}
+
+/// `node`, an index scan of relation `r` by its index `i`, with its rows marked as coming
+/// in the order of the index's first key (`TrueRows::order`): a btree scan returns them so.
+pub(crate) fn in_index_order(node: Rc<Node>, b: &Block, r: usize, rel: &Rel, i: usize) -> Rc<Node> {
+    let Some(&c) = rel.indexes[i].keys.first() else {
+        return node;
+    };
+    let order = col_order(b, r, &rel.cols[c].name);
+    if order == 0 {
+        return node;
+    }
+    let t = match &*node {
+        Node::Op { true_rows, .. } => TrueRows {
+            order,
+            ..*true_rows
+        },
+        Node::Repeated { .. } => return node,
+    };
+    Node::with_true_rows(node, t)
+}
+
+/// The bit of the equivalence class column `col` of relation `r` belongs to (0: none).
+pub(crate) fn col_order(b: &Block, r: usize, col: &str) -> u64 {
+    b.ec_of
+        .iter()
+        .find(|(k, _)| k.rel == r && k.col.eq_ignore_ascii_case(col))
+        .map_or(0, |(_, &ec)| ec_bit(ec))
+}
+
+/// The equivalence classes whose values relation `r`'s heap stores in ascending order
+/// (a column correlation above 0.5: tpchgen writes orders and lineitem by order key).
+pub(crate) fn heap_order(b: &Block, r: usize, rel: &Rel) -> u64 {
+    let mut m = 0;
+    for (key, &ec) in &b.ec_of {
+        if key.rel != r {
+            continue;
+        }
+        if let Some(c) = rel
+            .cols
+            .iter()
+            .find(|c| c.has_stats && c.name.eq_ignore_ascii_case(&key.col))
+        {
+            if c.stats.correlation > 0.5 {
+                m |= ec_bit(ec);
+            }
+        }
+    }
+    m
 }

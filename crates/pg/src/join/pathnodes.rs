@@ -20,11 +20,13 @@ use costlab_model::knobs::EngineVersion;
 use costlab_model::plan::{KeyNames, Name};
 use costlab_model::query::Query;
 
+use super::costs::ScanSel;
 use super::costs::{JKind, JoinConsts, Qual};
 use super::memo::SqlMemo;
 use super::model::{JPath, Node};
 use super::sqlexpr::{self, Expr, Op};
 use smallvec::SmallVec;
+use std::collections::HashMap;
 
 /// Planner settings beyond the cost knobs (GUCs that shape the search).
 #[derive(Clone, Debug, PartialEq)]
@@ -363,5 +365,150 @@ pub(crate) fn text<T>(f: impl FnOnce() -> T) -> Option<T> {
     {
         let _ = f;
         None
+    }
+}
+
+/// The join type a path is built for (joinpath.c's jointype argument).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PJ {
+    Inner,
+    Left,
+    /// LEFT join with the preserved side as the inner (hash/merge "Right Join").
+    Right,
+    Semi,
+    Anti,
+    /// Anti join with the preserved side as the (hashed or merged) inner, emitting its
+    /// unmatched rows at the end: "Right Anti Join", PostgreSQL 16 on (hash and merge).
+    RightAnti,
+    /// Semi join with the semi join's outer side hashed, each of its rows emitted at its
+    /// first match: "Right Semi Join", PostgreSQL 18 on (hash joins only).
+    RightSemi,
+    /// Semi join run as an inner join against the unique-ified RHS (§6.1).
+    UniqueInner,
+    UniqueOuter,
+}
+
+impl PJ {
+    pub(crate) fn kind(self) -> JKind {
+        match self {
+            PJ::Semi | PJ::RightSemi => JKind::Semi,
+            PJ::Anti | PJ::RightAnti => JKind::Anti,
+            PJ::Left | PJ::Right => JKind::Left,
+            _ => JKind::Inner,
+        }
+    }
+    /// The preserved (or semi) side is the inner: no nested loops, no parameterized inner,
+    /// no output order.
+    pub(crate) fn is_right(self) -> bool {
+        matches!(self, PJ::Right | PJ::RightAnti | PJ::RightSemi)
+    }
+    /// The join type final_cost_* tests (`path->jpath.jointype == JOIN_SEMI/ANTI`): a
+    /// reversed semi or anti join is costed as an inner join (with the semi factors only
+    /// when its inner is unique).
+    pub(crate) fn cost_kind(self) -> JKind {
+        match self {
+            PJ::RightAnti | PJ::RightSemi => JKind::Inner,
+            _ => self.kind(),
+        }
+    }
+    pub(crate) fn label(self) -> Option<&'static str> {
+        match self {
+            PJ::Left => Some("Join Type: Left"),
+            PJ::Right => Some("Join Type: Right"),
+            PJ::Semi => Some("Join Type: Semi"),
+            PJ::Anti => Some("Join Type: Anti"),
+            PJ::RightAnti => Some("Join Type: Right Anti"),
+            PJ::RightSemi => Some("Join Type: Right Semi"),
+            _ => None,
+        }
+    }
+}
+
+/// A join clause of a relation pair: members `oi` (outer side) and `ii` (inner side) of
+/// class `ec`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct EqClause<'b> {
+    pub(crate) ec: usize,
+    pub(crate) oi: usize,
+    pub(crate) ii: usize,
+    pub(crate) outer: &'b ColKey,
+    pub(crate) inner: &'b ColKey,
+    pub(crate) sel: f64,
+}
+
+/// A relation pair's join clauses.
+pub(crate) type Clauses<'b> = SmallVec<[EqClause<'b>; 4]>;
+
+/// Equivalence classes or clause positions in an order (merge keys): a few each.
+pub(crate) type Keys = SmallVec<[usize; 4]>;
+
+/// costs::sort's (startup, total, comparisons, spill bytes).
+pub(crate) type SortCost = (f64, f64, f64, f64);
+
+/// A Sort's costs and its own disabled nodes (enable_sort).
+pub(crate) type DisabledSort = (SortCost, u32);
+
+/// Hashes a relation set (a bitmap): one multiplication instead of SipHash, which the
+/// join search's map lookups, one per pair of relations and more, spent most time in.
+#[derive(Default)]
+pub(crate) struct RelidsHasher(u64);
+
+impl std::hash::Hasher for RelidsHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &x in bytes {
+            self.0 = (self.0.rotate_left(8) ^ x as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0 ^ x).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+    fn write_usize(&mut self, x: usize) {
+        self.write_u64(x as u64);
+    }
+}
+
+pub(crate) type RelidsMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<RelidsHasher>>;
+
+/// One join search: the join relations found so far, and what the search would
+/// otherwise recompute for every pair of relations it tries. Everything here is a pure
+/// function of the block, so caching changes no result.
+pub(crate) struct Search {
+    pub(crate) rels: RelidsMap<u64, JoinRel>,
+    /// Join relations by level (number of base relations).
+    pub(crate) levels: Vec<Vec<u64>>,
+    /// Per class, the relations of its members.
+    pub(crate) ec_rels: Vec<u64>,
+    /// Per base relation, the relations it shares a class with.
+    pub(crate) ec_neighbours: Vec<u64>,
+    /// Per class with m members, entry i*m+j: eqjoinsel_inner of member i (outer side)
+    /// against member j (inner side), for members of different relations.
+    pub(crate) ec_sel: Vec<Vec<f64>>,
+    /// Per class, entry i*m+j: members i and j are the clause of an anti or left join
+    /// as the query writes it (one member inside the join's right side, one outside).
+    pub(crate) ec_outer_join_edge: Vec<Vec<bool>>,
+    /// Per class, entry i*m+j: mergejoinscansel, once a merge join asks for it.
+    pub(crate) scansel: Vec<Vec<Option<ScanSel>>>,
+    /// The order the query wants (GROUP BY, else ORDER BY) as pathkeys.
+    pub(crate) query_keys: Vec<usize>,
+    /// param_paths per (relation, outer relations that supply its parameters).
+    pub(crate) param_paths: RelidsMap<(usize, u64), Rc<[JPath]>>,
+    /// The node of a join candidate not yet built (see `Candidates`).
+    pub(crate) pending: Rc<Node>,
+    /// Memoize's distinct parameter values per (parameter classes as bits, outer
+    /// relations, calls as bits): estimate_num_groups, a pure function of those.
+    pub(crate) memo_groups: std::cell::RefCell<RelidsMap<(u64, u64, u64), f64>>,
+    /// `inner_unique` per (inner relation, clause columns packed, number of clauses).
+    pub(crate) inner_unique: std::cell::RefCell<RelidsMap<(u64, u64, u64), bool>>,
+}
+
+/// The bit of an equivalence class in `TrueRows::order` and `probes` (none past 63).
+pub(crate) fn ec_bit(ec: usize) -> u64 {
+    if ec < 64 {
+        1 << ec
+    } else {
+        0
     }
 }
