@@ -48,11 +48,13 @@ mod pathnode;
 mod pathnodes;
 mod planner;
 mod predtest;
+mod prepagg;
 mod relnode;
 mod selfuncs;
 mod setup;
 mod sqlexpr;
 mod subselect;
+mod tlist;
 mod upper;
 
 #[cfg(test)]

@@ -3,8 +3,11 @@
 
 use std::rc::Rc;
 
+use super::deparse;
 use super::model::Node;
 use super::pathnodes::*;
+use super::sqlexpr;
+use costlab_model::block::QueryBlock;
 
 /// A kNN scan's `Order By: (key <-> '(x,y)'::point)` line, where EXPLAIN prints it:
 /// after the index condition, before the filter.
@@ -102,4 +105,156 @@ pub(crate) fn clause_line<'e, 'b: 'e>(
         out.push(')');
     }
     out
+}
+
+/// EXPLAIN's texts of a block's grouping keys, sort keys and HAVING condition, read from
+/// the block's SQL: an output name stands for its expression (through the select list's
+/// and derived tables' aliases), printed as the server prints it (see [`deparse`]).
+pub(crate) struct KeyTexts<'k, 'a> {
+    pub(crate) pl: &'k Planner<'a>,
+    pub(crate) b: &'k Block<'a>,
+    pub(crate) sql: &'k str,
+    /// Columns qualified: the plan reads more than one relation (EXPLAIN's useprefix).
+    pub(crate) prefix: bool,
+    /// The GROUP BY items of the block's own SQL, one per grouping column, and its
+    /// ORDER BY items: read from the text when a key's text is first asked for (only
+    /// EXPLAIN's lines ask, and the text search cost 3 % of planning; see `items`).
+    pub(crate) group_items: std::cell::OnceCell<Option<Vec<(String, bool)>>>,
+    pub(crate) order_items: std::cell::OnceCell<Option<Vec<(String, bool)>>>,
+    pub(crate) full_group: &'k [ColKey],
+}
+
+impl<'k, 'a> KeyTexts<'k, 'a> {
+    pub(crate) fn new(
+        pl: &'k Planner<'a>,
+        b: &'k Block<'a>,
+        block: &QueryBlock,
+        sql: &'k str,
+        full_group: &'k [ColKey],
+    ) -> Self {
+        let single = sql == pl.sql
+            && block.tables.len() == 1
+            && block.subqueries.is_empty()
+            && block.nests.is_empty();
+        KeyTexts {
+            pl,
+            b,
+            sql,
+            prefix: !single,
+            group_items: std::cell::OnceCell::new(),
+            order_items: std::cell::OnceCell::new(),
+            full_group,
+        }
+    }
+
+    /// The block's GROUP BY items (`group`) or ORDER BY items, as `group_items` says.
+    pub(crate) fn items(&self, group: bool) -> Option<&Vec<(String, bool)>> {
+        let sql = self.sql;
+        if group {
+            self.group_items.get_or_init(|| {
+                // The outer GROUP BY of a query that groups a grouped sub-select (Q13) is
+                // the second level's, not this block's.
+                if sql.is_empty() || self.pl.db.memo.derived_grouped(sql) {
+                    None
+                } else {
+                    sqlexpr::outer_items(sql, "GROUP BY")
+                        .filter(|v| v.len() == self.full_group.len())
+                }
+            })
+        } else {
+            self.order_items.get_or_init(|| {
+                (!sql.is_empty())
+                    .then(|| sqlexpr::outer_items(sql, "ORDER BY"))
+                    .flatten()
+            })
+        }
+        .as_ref()
+    }
+
+    pub(crate) fn resolve(&self, name: &str) -> Option<(String, deparse::Ty)> {
+        self.b.column_display(self.pl, name, self.prefix)
+    }
+
+    pub(crate) fn column(&self, g: &ColKey) -> String {
+        if self.prefix {
+            format!("{}.{}", self.b.rels[g.rel].alias, g.col)
+        } else {
+            g.col.to_string()
+        }
+    }
+
+    /// An ORDER BY or GROUP BY item as a key.
+    pub(crate) fn item_key(&self, item: &str) -> String {
+        let e = sqlexpr::alias_expr(self.sql, item);
+        deparse::key_text(&e, &|n| self.resolve(n)).unwrap_or(e)
+    }
+
+    /// A grouping column: the expression its GROUP BY item names, else the column;
+    /// `directed` appends DESC where the ORDER BY sorts the same item descending.
+    pub(crate) fn group_key(&self, g: &ColKey, directed: bool) -> String {
+        let item = self
+            .items(true)
+            .zip(self.full_group.iter().position(|x| x == g))
+            .map(|(items, i)| items[i].0.clone());
+        let mut text = match &item {
+            Some(item) if !deparse::is_column(&sqlexpr::alias_expr(self.sql, item)) => {
+                self.item_key(item)
+            }
+            _ => self.column(g),
+        };
+        if directed {
+            let desc = item.as_ref().is_some_and(|item| {
+                self.items(false)
+                    .into_iter()
+                    .flatten()
+                    .any(|(o, desc)| *desc && o.split_whitespace().eq(item.split_whitespace()))
+            });
+            if desc {
+                text.push_str(" DESC");
+            }
+        }
+        text
+    }
+
+    /// The block's ORDER BY as a Sort Key, if its SQL has one.
+    pub(crate) fn order_by(&self) -> Option<String> {
+        let items = self.items(false)?;
+        Some(
+            items
+                .iter()
+                .map(|(item, desc)| {
+                    let t = self.item_key(item);
+                    if *desc {
+                        format!("{t} DESC")
+                    } else {
+                        t
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(", "),
+        )
+    }
+
+    /// The key of the aggregation over a grouped sub-select (Q13's `count(o_orderkey)`):
+    /// a Var of the sub-select's output, shown as the expression without parentheses.
+    pub(crate) fn outer_group_key(&self) -> String {
+        let item = sqlexpr::outer_items(self.sql, "GROUP BY")
+            .and_then(|v| v.into_iter().next())
+            .map(|(item, _)| item)
+            .unwrap_or_default();
+        let e = sqlexpr::alias_expr(self.sql, &item);
+        deparse::expr_text(&e, &|n| self.resolve(n), "").unwrap_or(e)
+    }
+
+    /// The HAVING condition, its sub-select as the InitPlan's Param.
+    pub(crate) fn having(&self) -> String {
+        let (cond, sub) = match &self.b.having_text {
+            Some((c, s)) => (Some(c.clone()), s.as_str()),
+            None => (sqlexpr::having_clause(self.sql), ""),
+        };
+        match cond {
+            Some(c) => deparse::expr_text(&c, &|n| self.resolve(n), sub).unwrap_or(c),
+            None => "(condition on an aggregate)".to_string(),
+        }
+    }
 }

@@ -1018,7 +1018,7 @@ impl<'a> Planner<'a> {
                 calls
             } else {
                 let cols: SmallVec<[ColKey; 2]> = pcols.iter().map(|&c| c.clone()).collect();
-                super::upper::estimate_num_groups(b, &cols, calls)
+                super::selfuncs::estimate_num_groups(b, &cols, calls)
             }
         };
         // The cache key's columns follow from the classes and the outer relations; the

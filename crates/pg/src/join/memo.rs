@@ -105,7 +105,7 @@ impl SqlMemo {
     }
 }
 
-/// `upper::target_ops`' figures: operator calls (cost) and calls of the schema's functions
+/// `tlist::target_ops`' figures: operator calls (cost) and calls of the schema's functions
 /// (work) per scan/join row and per group.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct TargetOps {

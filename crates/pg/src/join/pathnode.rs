@@ -156,7 +156,7 @@ impl<'a> Planner<'a> {
         cols: &[ColKey],
     ) -> JPath {
         let jc = &self.jc;
-        let groups = super::upper::estimate_num_groups(b, cols, rhs_path.rows);
+        let groups = super::selfuncs::estimate_num_groups(b, cols, rhs_path.rows);
         let ncols = cols.len() as f64;
         let input = rhs_path.input();
         let ((ss, st, cmps, spill), sort_dis) = self.sort_cost(input, -1.0);

@@ -146,3 +146,17 @@ impl<'a> Block<'a> {
             .any(|f| f.rels & !relids != 0 && f.cols.contains(k))
     }
 }
+
+impl Block<'_> {
+    /// Width of one column of a relation.
+    pub fn width_of(&self, k: &ColKey) -> f64 {
+        match &self.rels[k.rel].kind {
+            RelKind::Table { rel, .. } => rel
+                .cols
+                .iter()
+                .find(|c| c.name.eq_ignore_ascii_case(&k.col))
+                .map_or(8.0, |c| c.width),
+            RelKind::Sub { .. } => 8.0,
+        }
+    }
+}

@@ -146,3 +146,64 @@ pub(crate) fn eqjoinsel_semi(v1: &VarStats, v2: &VarStats, inner_rows: f64) -> f
         0.5 * (1.0 - v1.nullfrac)
     }
 }
+
+/// estimate_num_groups (§5.4).
+pub(crate) fn estimate_num_groups(b: &Block, cols: &[ColKey], input_rows: f64) -> f64 {
+    let input_rows = clamp_row_est(input_rows);
+    if cols.is_empty() {
+        return 1.0;
+    }
+    // Items deduplicated through equivalence classes (the smaller ndistinct stays).
+    // (Inline: Memoize asks this for every parameterized inner of every outer path.)
+    let mut items: smallvec::SmallVec<[(ColKey, f64, Option<usize>); 4]> =
+        smallvec::SmallVec::new();
+    for c in cols {
+        let nd = b.stats(c).nd;
+        let ec = b.ec_of.get(c).copied();
+        if let Some(pos) = items
+            .iter()
+            .position(|(k, _, e)| k == c || (ec.is_some() && *e == ec))
+        {
+            if nd < items[pos].1 {
+                items[pos] = (c.clone(), nd, ec);
+            }
+        } else {
+            items.push((c.clone(), nd, ec));
+        }
+    }
+    let mut rels: smallvec::SmallVec<[usize; 4]> = items.iter().map(|(k, _, _)| k.rel).collect();
+    rels.sort_unstable();
+    rels.dedup();
+    let mut numdistinct = 1.0;
+    for r in rels {
+        let mine: smallvec::SmallVec<[f64; 4]> = items
+            .iter()
+            .filter(|(k, _, _)| k.rel == r)
+            .map(|x| x.1)
+            .collect();
+        let v = b.stats(
+            &items
+                .iter()
+                .find(|(k, _, _)| k.rel == r)
+                .map(|x| x.0.clone())
+                .unwrap_or(ColKey {
+                    rel: r,
+                    col: costlab_model::plan::Name::from_static(""),
+                }),
+        );
+        let (tuples, rows) = (v.tuples, v.rows);
+        let mut reldistinct: f64 = mine.iter().product();
+        let relmaxnd = mine.iter().cloned().fold(0.0, f64::max);
+        if tuples > 0.0 {
+            reldistinct = reldistinct.min(tuples);
+            if mine.len() > 1 {
+                reldistinct = reldistinct.min((0.1 * tuples).max(relmaxnd)).min(tuples);
+            }
+            if rows < tuples && reldistinct > 0.0 {
+                reldistinct *= 1.0 - ((tuples - rows) / tuples).powf(tuples / reldistinct);
+            }
+        }
+        numdistinct *= clamp_row_est(reldistinct);
+    }
+    numdistinct.ceil().clamp(1.0, input_rows)
+}
