@@ -1,5 +1,6 @@
-//! Upper planning of a block (§5, §7): grouping (GroupAggregate / HashAggregate /
-//! Aggregate), ORDER BY sorts, LIMIT, InitPlan charges, and estimate_num_groups.
+//! Upper planning of a block (§5, §7; planner.c's grouping_planner): grouping
+//! (GroupAggregate / HashAggregate / Aggregate), ORDER BY sorts and incremental sorts,
+//! LIMIT, InitPlan charges.
 
 use crate::pathnodes::clamp_row_est;
 use costlab_model::block::QueryBlock;
