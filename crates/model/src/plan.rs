@@ -261,6 +261,69 @@ fn is_zero(x: &f64) -> bool {
     *x == 0.0
 }
 
+impl Work {
+    /// Every counter of rows, entries, evaluations, calls, comparisons, spilled bytes and
+    /// transferred rows times `f`: the one place a node's work is scaled, so that no
+    /// engine forgets a field. Page reads follow a rule of the caller's (a part of one
+    /// pass, or repetitions that each land elsewhere: [`Work::scale_pass`],
+    /// [`Work::repeat`]); `workers` is a degree, not a count, and stays.
+    pub fn scale_counters(&mut self, f: f64) {
+        let Work {
+            page_reads: _,
+            rows_examined,
+            index_entries,
+            operator_evals,
+            rows_out,
+            comparisons,
+            spill_bytes,
+            rows_transferred,
+            workers: _,
+            function_calls,
+        } = self;
+        for x in [
+            rows_examined,
+            index_entries,
+            operator_evals,
+            rows_out,
+            comparisons,
+            spill_bytes,
+            rows_transferred,
+            function_calls,
+        ] {
+            *x *= f;
+        }
+    }
+
+    /// The work of the share `f` of one pass (a Limit stopping a scan part way): every
+    /// counter and every page read, requested and distinct, in proportion.
+    pub fn scale_pass(&mut self, f: f64) {
+        for r in &mut self.page_reads {
+            r.requests *= f;
+            r.distinct *= f;
+        }
+        self.scale_counters(f);
+    }
+
+    /// The work of `f` repetitions of the node, each reading its `distinct` pages of the
+    /// object somewhere else (a parameterized scan with the next outer row's key): all of
+    /// them together touch the union of `f` independent draws, `O (1 - (1 - d/O)^f)`, as
+    /// many as `d f` while that is small beside the object, then fewer, never more than
+    /// the object (the formula assumption 8 of the simulation inverts to recover sweeps).
+    pub fn repeat(&mut self, f: f64) {
+        for r in &mut self.page_reads {
+            r.requests *= f;
+            let o = r.object_pages.max(r.distinct);
+            r.distinct = if o > 0.0 && r.distinct < o {
+                let union = o * (1.0 - (1.0 - r.distinct / o).powf(f));
+                union.max(r.distinct).min(r.requests)
+            } else {
+                r.distinct.min(r.requests)
+            };
+        }
+        self.scale_counters(f);
+    }
+}
+
 /// How much EXPLAIN text an engine writes into plan nodes ([`PlanNode::details`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Detail {
@@ -497,4 +560,74 @@ pub fn change_site(before: &PlanNode, after: &PlanNode) -> Option<String> {
         s.push_str(&format!("{now_label}, was {was_label}"));
     }
     Some(s)
+}
+
+#[cfg(test)]
+mod work_tests {
+    use super::*;
+
+    fn one_of_each() -> Work {
+        Work {
+            page_reads: vec![PageReads {
+                object: Name::from_static("t"),
+                object_pages: 1000.0,
+                page_bytes: 8192.0,
+                pattern: AccessPattern::Random,
+                requests: 10.0,
+                distinct: 10.0,
+                span_pages: None,
+            }],
+            rows_examined: 1.0,
+            index_entries: 1.0,
+            operator_evals: 1.0,
+            rows_out: 1.0,
+            comparisons: 1.0,
+            spill_bytes: 1.0,
+            rows_transferred: 1.0,
+            workers: 2.0,
+            function_calls: 1.0,
+        }
+    }
+
+    #[test]
+    fn scaling_reaches_every_counter_and_leaves_the_degree() {
+        let mut w = one_of_each();
+        w.scale_counters(3.0);
+        let counters = [
+            w.rows_examined,
+            w.index_entries,
+            w.operator_evals,
+            w.rows_out,
+            w.comparisons,
+            w.spill_bytes,
+            w.rows_transferred,
+            w.function_calls,
+        ];
+        assert_eq!(counters, [3.0; 8]);
+        assert_eq!(w.workers, 2.0);
+        assert_eq!(
+            w.page_reads[0].requests, 10.0,
+            "pages follow the caller's rule"
+        );
+    }
+
+    #[test]
+    fn a_part_of_a_pass_reads_pages_in_proportion_and_repetitions_their_union() {
+        let mut part = one_of_each();
+        part.scale_pass(0.5);
+        assert_eq!(
+            (part.page_reads[0].requests, part.page_reads[0].distinct),
+            (5.0, 5.0)
+        );
+        assert_eq!(part.rows_out, 0.5);
+
+        // 10 distinct pages of 1,000 drawn 200 times: 1000 (1 - 0.99^200) = 866.0 pages,
+        // not 2,000, and the requests all 2,000.
+        let mut rep = one_of_each();
+        rep.repeat(200.0);
+        let r = &rep.page_reads[0];
+        assert_eq!(r.requests, 2000.0);
+        assert!((r.distinct - 866.0).abs() < 0.1, "{}", r.distinct);
+        assert_eq!(rep.comparisons, 200.0);
+    }
 }

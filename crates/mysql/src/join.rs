@@ -1073,12 +1073,7 @@ fn scale_work(w: &mut Work, n: f64) {
         r.distinct = cardenas(r.object_pages, requests).max(r.distinct.min(requests));
         r.requests = requests;
     }
-    w.rows_examined *= n;
-    w.index_entries *= n;
-    w.operator_evals *= n;
-    w.rows_out *= n;
-    w.comparisons *= n;
-    w.spill_bytes *= n;
+    w.scale_counters(n);
 }
 
 fn scale_tree(node: &mut PlanNode, n: f64) {

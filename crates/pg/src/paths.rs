@@ -944,7 +944,7 @@ pub(crate) fn scale_streaming_work(n: &mut PlanNode, f: f64) {
             n.work.rows_out *= f;
         }
         "Bitmap Heap Scan" | "Parallel Bitmap Heap Scan" => {
-            scale_work(&mut n.work, f);
+            Work::scale_pass(&mut n.work, f);
         }
         op => {
             let is_index = op.contains("Index Scan") || op.contains("Index Only Scan");
@@ -963,7 +963,7 @@ pub(crate) fn scale_streaming_work(n: &mut PlanNode, f: f64) {
             } else {
                 Vec::new()
             };
-            scale_work(&mut n.work, f);
+            Work::scale_pass(&mut n.work, f);
             for d in descents {
                 if let Some(r) = n
                     .work
@@ -979,17 +979,4 @@ pub(crate) fn scale_streaming_work(n: &mut PlanNode, f: f64) {
             }
         }
     }
-}
-
-fn scale_work(w: &mut Work, f: f64) {
-    for r in &mut w.page_reads {
-        r.requests *= f;
-        r.distinct *= f;
-    }
-    w.rows_examined *= f;
-    w.index_entries *= f;
-    w.operator_evals *= f;
-    w.function_calls *= f;
-    w.rows_out *= f;
-    w.rows_transferred *= f;
 }

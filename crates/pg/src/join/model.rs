@@ -248,7 +248,7 @@ impl Node {
             Node::Op { plan, kids, .. } => (plan.clone(), kids.clone()),
             Node::Repeated { node, loops } => {
                 let (mut plan, kids) = node.root_parts();
-                scale_work(&mut plan.work, *loops);
+                Work::repeat(&mut plan.work, *loops);
                 let kids = if keeps_input(&plan) {
                     kids
                 } else {
@@ -341,7 +341,7 @@ impl Node {
                     true_rows.calls_per_row_out,
                 );
                 for &f in factors.iter().rev() {
-                    scale_work(&mut p.work, f);
+                    Work::repeat(&mut p.work, f);
                 }
                 (p, out_f)
             }
@@ -485,31 +485,6 @@ fn read_in_order(p: &mut PlanNode) {
 /// per cache miss, which its child's Repeated says).
 fn keeps_input(p: &PlanNode) -> bool {
     matches!(p.op.as_str(), "Materialize" | "Hash" | "Sort" | "Memoize")
-}
-
-/// One node's work repeated `f` times. Each repetition reads `distinct` pages of the
-/// object somewhere else (a parameterized scan with the next outer row's key), so all of
-/// them together touch the union of `f` independent draws, `O (1 - (1 - d/O)^f)`: as
-/// many as `d f` while that is small beside the object, then fewer, never more than the
-/// object (the formula assumption 8 of `sim::time` inverts to recover sweeps).
-fn scale_work(w: &mut Work, f: f64) {
-    for r in &mut w.page_reads {
-        r.requests *= f;
-        let o = r.object_pages.max(r.distinct);
-        r.distinct = if o > 0.0 && r.distinct < o {
-            let union = o * (1.0 - (1.0 - r.distinct / o).powf(f));
-            union.max(r.distinct).min(r.requests)
-        } else {
-            r.distinct.min(r.requests)
-        };
-    }
-    w.rows_examined *= f;
-    w.index_entries *= f;
-    w.operator_evals *= f;
-    w.function_calls *= f;
-    w.rows_out *= f;
-    w.comparisons *= f;
-    w.spill_bytes *= f;
 }
 
 /// A node's children: one or two but for the top node's sub-selects, so inline.
