@@ -499,21 +499,14 @@ impl<'a> Planner<'a> {
         )
     }
 
-    /// Builds every path, lets add_path and set_cheapest choose, and returns the
-    /// candidates with the choice.
-    ///
-    /// Paths are built once, into `complete` and `partials`; the choice works on
-    /// references to them, and the candidates then take them apart. Only the paths built
-    /// for the choice alone (Sort, Limit, Gather Merge on top of others) are copies: a
-    /// sweep plans at every point, and copying plans was most of its time.
-    fn run(&self) -> Planned {
+    /// Access paths, complete and partial (set_plain_rel_pathlist, create_index_paths),
+    /// in the order the candidates show them: plain scans, then a bitmap heap scan per
+    /// eligible index, then the BitmapAnd choose_bitmap_and picked if it has several
+    /// indexes.
+    fn scan_paths(&self) -> ScanPaths {
         let ctx = self.ctx;
         let parallel = ctx.par.max_workers > 0;
 
-        // Access paths, complete and partial (set_plain_rel_pathlist, create_index_paths),
-        // in the order the candidates show them: plain scans, then a bitmap heap scan per
-        // eligible index, then the BitmapAnd choose_bitmap_and picked if it has several
-        // indexes.
         let seq_workers = if parallel {
             costsize::compute_parallel_worker(
                 ctx.rel.pages,
@@ -579,6 +572,33 @@ impl<'a> Planner<'a> {
                 }
             }
         }
+        ScanPaths {
+            complete,
+            partials,
+            plain,
+            plain_partial,
+            chosen_at,
+            chosen_partial_at,
+        }
+    }
+
+    /// Builds every path, lets add_path and set_cheapest choose, and returns the
+    /// candidates with the choice.
+    ///
+    /// Paths are built once, into `complete` and `partials`; the choice works on
+    /// references to them, and the candidates then take them apart. Only the paths built
+    /// for the choice alone (Sort, Limit, Gather Merge on top of others) are copies: a
+    /// sweep plans at every point, and copying plans was most of its time.
+    fn run(&self) -> Planned {
+        let ctx = self.ctx;
+        let ScanPaths {
+            complete,
+            partials,
+            plain,
+            plain_partial,
+            chosen_at,
+            chosen_partial_at,
+        } = self.scan_paths();
 
         // What PostgreSQL keeps (add_path / add_partial_path), then Gather on top of the
         // cheapest partial path and Gather Merge over ordered ones
@@ -724,6 +744,18 @@ impl<'a> Planner<'a> {
             chosen: chosen.unwrap_or(0),
         }
     }
+}
+
+/// The scan paths of one table: `complete` and `partials` in the order the candidates show
+/// them; the first `plain` (`plain_partial`) are the plain scans add_path sees, and
+/// `chosen_at` (`chosen_partial_at`) the bitmap path choose_bitmap_and picked.
+struct ScanPaths {
+    complete: Vec<Path>,
+    partials: Vec<Path>,
+    plain: usize,
+    plain_partial: usize,
+    chosen_at: Option<usize>,
+    chosen_partial_at: Option<usize>,
 }
 
 /// Where the chosen plan comes from once the path lists are done with.
