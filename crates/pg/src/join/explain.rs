@@ -125,6 +125,30 @@ pub(crate) struct KeyTexts<'k, 'a> {
 }
 
 impl<'k, 'a> KeyTexts<'k, 'a> {
+    /// The GROUP BY keys as EXPLAIN's Group Key line shows them, as the Sort under a
+    /// sorted aggregation shows them, and the ORDER BY's Sort Key.
+    pub(crate) fn key_lines(&self, b: &Block, group: &[ColKey]) -> (String, String, String) {
+        let gtext = group
+            .iter()
+            .map(|g| self.group_key(g, false))
+            .collect::<Vec<_>>()
+            .join(", ");
+        // The sort under a sorted aggregation follows the ORDER BY's directions.
+        let gsort_text = group
+            .iter()
+            .map(|g| self.group_key(g, true))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let otext = self.order_by().unwrap_or_else(|| {
+            b.order
+                .iter()
+                .map(|g| self.column(g))
+                .collect::<Vec<_>>()
+                .join(", ")
+        });
+        (gtext, gsort_text, otext)
+    }
+
     pub(crate) fn new(
         pl: &'k Planner<'a>,
         b: &'k Block<'a>,

@@ -10,6 +10,7 @@ use costlab_model::plan::Work;
 
 use super::costs::{self, AggCosts, AggStrategy, In};
 use super::explain::KeyTexts;
+use super::memo::TargetOps;
 use super::model::{
     add_path, cheaper_total, cheapest_total, JPath, Node, PathKeys, Rescan, TrueRows,
 };
@@ -239,38 +240,8 @@ pub(crate) fn finish(
         .target_ops
         .get(&key, |_| target_ops(pl, sql, grouped_block));
     let tlist_ops = tlist_ops + targets.agg_out_ops;
-    let order_pks: Vec<usize> = b.order.iter().map(|g| pk_of(b, g)).collect();
     if targets.scanjoin_ops > 0.0 {
-        let per_row = targets.scanjoin_ops * cop;
-        for p in &mut paths {
-            p.total += per_row * p.rows;
-            let handed_up = pl.db.handed_up()
-                && b.order_by_index_expression
-                && !order_pks.is_empty()
-                && p.pathkeys.starts_with(&order_pks);
-            let ordered_value = if handed_up {
-                pl.db
-                    .memo
-                    .order_items(sql)
-                    .first()
-                    .map(|i| sqlexpr::canonical_expression(i))
-            } else {
-                None
-            };
-            // What is returned is neither called nor evaluated (the work); the planner
-            // still charges it (the cost).
-            let (returned_calls, returned_ops) = if targets.scanjoin_calls > 0.0 {
-                index_returned_calls(pl, b, sql, grouped_block, &p.node, ordered_value)
-            } else {
-                (0.0, 0.0)
-            };
-            p.node = Node::projected(
-                &p.node,
-                per_row,
-                (targets.scanjoin_ops - returned_ops).max(0.0),
-                (targets.scanjoin_calls - returned_calls).max(0.0),
-            );
-        }
+        project_scanjoin_target(pl, b, sql, grouped_block, &targets, &mut paths);
     }
     let aggc = AggCosts {
         trans_per_tuple: ac.trans_per_tuple * cop,
@@ -281,7 +252,6 @@ pub(crate) fn finish(
     };
     let tlist = tlist_ops * cop;
     let limit = block.limit;
-    let limit_tuples = limit.unwrap_or(-1.0);
 
     let full_group = b.group.clone();
     let gkeys: Vec<usize> = group.iter().map(|g| pk_of(b, g)).collect();
@@ -289,31 +259,9 @@ pub(crate) fn finish(
     let texts = KeyTexts::new(pl, b, block, sql, &full_group);
     // The keys' EXPLAIN texts (empty where the build keeps no text: reading them from
     // the SQL took a tenth of the page's planning time).
-    let (gtext, gsort_text, otext) = text(|| {
-        let gtext = group
-            .iter()
-            .map(|g| texts.group_key(g, false))
-            .collect::<Vec<_>>()
-            .join(", ");
-        // The sort under a sorted aggregation follows the ORDER BY's directions.
-        let gsort_text = group
-            .iter()
-            .map(|g| texts.group_key(g, true))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let otext = texts.order_by().unwrap_or_else(|| {
-            b.order
-                .iter()
-                .map(|g| texts.column(g))
-                .collect::<Vec<_>>()
-                .join(", ")
-        });
-        (gtext, gsort_text, otext)
-    })
-    .unwrap_or_default();
+    let (gtext, gsort_text, otext) = text(|| texts.key_lines(b, &group)).unwrap_or_default();
 
     let in_rows = paths[0].rows;
-    let mut finals: Vec<JPath> = Vec::new();
     let grouped = !group.is_empty() || block.scalar_aggregate;
     if grouped {
         let (groups, strategy_list): (f64, Vec<AggStrategy>) = if group.is_empty() {
@@ -366,6 +314,28 @@ pub(crate) fn finish(
         let cheapest_ref =
             cheapest_total(&paths).ok_or_else(|| Error::Unsupported("no path".into()))?;
         let cheapest = cheapest_ref.clone();
+        let agg = Aggregation {
+            costs: &aggc,
+            trans_ops: ac.trans_per_tuple,
+            keys: &gkeys,
+            groups,
+            out_rows,
+            width: gwidth,
+            having: has_having,
+            tlist,
+            out_calls: targets.agg_out_calls,
+            truth: level1_truth,
+            group_key_line: if group.is_empty() {
+                None
+            } else {
+                text(|| format!("Group Key: {gtext}"))
+            },
+            having_line: if has_having {
+                text(|| format!("Filter: {}", texts.having()))
+            } else {
+                None
+            },
+        };
         let mut grouped_paths: Vec<JPath> = Vec::new();
         for st in strategy_list {
             let inputs: Vec<JPath> = match st {
@@ -403,287 +373,80 @@ pub(crate) fn finish(
                 _ => vec![cheapest.clone()],
             };
             for inp in inputs {
-                let (mut s, mut t, spill) =
-                    costs::agg(jc, st, &aggc, group.len() as f64, groups, inp.input());
-                // cost_agg: enable_hashagg off disables a hashed aggregation.
-                let (adc, adis) = pl.disable(st != AggStrategy::Hashed || pl.opts.enable_hashagg);
-                s += adc;
-                t += adc;
-                if has_having {
-                    t += cop * groups;
-                }
-                t += tlist * out_rows;
-                if st == AggStrategy::Plain {
-                    // A plain Aggregate's output row is ready at its startup.
-                    s = s.min(t);
-                }
-                let op = match st {
-                    AggStrategy::Plain => "Aggregate",
-                    AggStrategy::Sorted => "GroupAggregate",
-                    AggStrategy::Hashed => "HashAggregate",
-                };
-                let mut details = Vec::new();
-                if !group.is_empty() {
-                    details.extend(text(|| format!("Group Key: {gtext}")));
-                }
-                if has_having {
-                    details.extend(text(|| format!("Filter: {}", texts.having())));
-                }
-                details.extend(Planner::disabled_line(adis));
-                let node = Node::new(
-                    op,
-                    s,
-                    t,
-                    out_rows,
-                    gwidth,
-                    Work {
-                        rows_examined: inp.rows,
-                        operator_evals: inp.rows * (ac.trans_per_tuple + group.len() as f64),
-                        comparisons: if st == AggStrategy::Hashed {
-                            inp.rows
-                        } else {
-                            0.0
-                        },
-                        spill_bytes: spill * 8192.0,
-                        rows_out: out_rows,
-                        function_calls: inp.rows * ac.calls_per_tuple
-                            + out_rows * targets.agg_out_calls,
-                        ..Work::default()
-                    },
-                    details,
-                    [inp.node.clone()],
-                );
-                let node = Node::with_true_rows(node, TrueRows::out(level1_truth));
                 add_path(
                     &mut grouped_paths,
-                    JPath {
-                        startup: s,
-                        total: t,
-                        rows: out_rows,
-                        width: gwidth,
-                        pathkeys: if st == AggStrategy::Sorted {
-                            PathKeys::from_slice(&gkeys)
-                        } else {
-                            PathKeys::new()
-                        },
-                        param: 0,
-                        rescan: Rescan::Same,
-                        node,
-                        param_ecs: smallvec::SmallVec::new(),
-                        can_mark: false,
-                        disabled: inp.disabled + adis,
-                        pending: 0,
-                    },
+                    agg_path(pl, &agg, st, inp),
                     b.consider_startup,
                 );
             }
         }
         paths = grouped_paths;
-        // A grouped sub-select in FROM aggregated again by the outer query (Q13's
-        // histogram): the Subquery Scan's cpu_tuple_cost per row, then a second
-        // aggregation on an aggregate's value, which has no statistics (200 groups).
+        // Q13's histogram: a grouped sub-select in FROM aggregated again.
         if derived_grouped {
-            let a2 = AggCosts {
-                trans_per_tuple: cop,
-                calls_per_tuple: 0.0,
-                final_per_group: 0.0,
-                num_trans: 1.0,
-                transition_space: 0.0,
-            };
-            let mut lvl2 = Vec::new();
-            for p in &paths {
-                let input = In {
-                    startup: p.startup,
-                    total: p.total + ctup * p.rows,
-                    rows: p.rows,
-                    width: p.width,
-                };
-                let g2 = 200f64.min(p.rows).max(1.0);
-                let (sorted, sort_dis) = {
-                    let ((s, t, _, _), dis) = pl.sort_cost(input, -1.0);
-                    (
-                        In {
-                            startup: s,
-                            total: t,
-                            ..input
-                        },
-                        dis,
-                    )
-                };
-                let (hdc, hash_dis) = pl.disable(pl.opts.enable_hashagg);
-                for (st, inp, op, dc, dis) in [
-                    (AggStrategy::Hashed, input, "HashAggregate", hdc, hash_dis),
-                    (AggStrategy::Sorted, sorted, "GroupAggregate", 0.0, sort_dis),
-                ] {
-                    let (s2, t2, spill) = costs::agg(jc, st, &a2, 1.0, g2, inp);
-                    let (s2, t2) = (s2 + dc, t2 + dc);
-                    let node = Node::new(
-                        op,
-                        s2,
-                        t2,
-                        g2,
-                        16.0,
-                        Work {
-                            rows_examined: p.rows,
-                            operator_evals: 2.0 * p.rows,
-                            spill_bytes: spill * 8192.0,
-                            rows_out: g2,
-                            ..Work::default()
-                        },
-                        // The GroupAggregate's Sort has no node of its own here: only a
-                        // HashAggregate shows as disabled.
-                        text(|| format!("Group Key: {}", texts.outer_group_key()))
-                            .into_iter()
-                            .chain(Planner::disabled_line(if st == AggStrategy::Hashed {
-                                dis
-                            } else {
-                                0
-                            }))
-                            .collect(),
-                        [p.node.clone()],
-                    );
-                    let node = Node::with_true_rows(node, TrueRows::out(true_groups));
-                    add_path(
-                        &mut lvl2,
-                        JPath {
-                            startup: s2,
-                            total: t2,
-                            rows: g2,
-                            width: 16.0,
-                            pathkeys: PathKeys::new(),
-                            param: 0,
-                            rescan: Rescan::Same,
-                            node,
-                            param_ecs: smallvec::SmallVec::new(),
-                            can_mark: false,
-                            disabled: p.disabled + dis,
-                            pending: 0,
-                        },
-                        b.consider_startup,
-                    );
-                }
-            }
-            paths = lvl2;
+            paths = second_aggregation(pl, b, &texts, &paths, true_groups);
         }
     }
     // ORDER BY: presorted paths as they are, the cheapest sorted (§7).
-    let needs_expr_sort = block.order_by_expression && !b.order_by_index_expression;
-    // Grouping keys dropped as functionally dependent no longer sort the output.
-    let removed: Vec<&ColKey> = full_group.iter().filter(|g| !group.contains(g)).collect();
-    let order_items = pl.db.memo.order_items(sql);
-    let order_in_group = !sql.is_empty()
-        && !group.is_empty()
-        && pl.db.memo.order_within_group(sql)
-        && !removed.iter().any(|r| {
-            order_items
-                .iter()
-                .any(|o| o.rsplit('.').next() == Some(r.col.as_str()))
-        });
-    if needs_expr_sort && order_in_group {
-        // Sorted aggregation delivers the order; the others get a Sort.
-        let sort_limit = if limit.is_some() {
-            limit_tuples.max(1.0)
-        } else {
-            -1.0
-        };
-        for p in &paths {
-            if p.pathkeys.is_empty() {
-                let key_text = text(|| texts.order_by().unwrap_or_else(|| gsort_text.clone()))
-                    .unwrap_or_default();
-                finals.push(sort_path(pl, p, gkeys.clone(), sort_limit, key_text));
-            } else {
-                finals.push(p.clone());
-            }
-        }
-    } else if needs_expr_sort || !okeys.is_empty() {
-        let cheapest = cheapest_total(&paths)
-            .cloned()
-            .ok_or_else(|| Error::Unsupported("no path".into()))?;
-        let sort_limit = if limit.is_some() {
-            limit_tuples.max(1.0)
-        } else {
-            -1.0
-        };
-        let key_text = if otext.is_empty() {
-            gsort_text.clone()
-        } else {
-            otext.clone()
-        };
-        if !needs_expr_sort {
-            for p in &paths {
-                if p.pathkeys.starts_with(&okeys) {
-                    finals.push(p.clone());
-                    continue;
-                }
-                // create_ordered_paths: a path sorted on a prefix of the keys gets an
-                // Incremental Sort (PostgreSQL 13 on).
-                let presorted = presorted_keys(&p.pathkeys, &okeys);
-                if presorted > 0 {
-                    finals.push(incremental_sort_path(
-                        pl, b, p, &okeys, presorted, sort_limit, &key_text,
-                    ));
-                }
-            }
-        }
-        // The cheapest path sorted in full. From PostgreSQL 17 on (make_ordered_path) a
-        // path sorted on a prefix of the keys gets only the Incremental Sort, the cheapest
-        // one too, even where a full Sort would cost less.
-        let cheapest_presorted = presorted_keys(&cheapest.pathkeys, &okeys);
-        if needs_expr_sort || pl.version < EngineVersion::Pg17 || cheapest_presorted == 0 {
-            finals.push(sort_path(
-                pl,
-                &cheapest,
-                okeys.clone(),
-                sort_limit,
-                key_text,
-            ));
-        }
-        // add_path into the ordered relation: a path as cheap within the fuzz factor
-        // and cheaper to start (an Incremental Sort against a Sort) displaces the other.
-        finals = prune_ordered(finals, limit.is_some());
-    } else {
-        finals = paths;
-    }
-    // LIMIT.
+    let keys = OrderKeys {
+        group: &group,
+        full_group: &full_group,
+        gkeys: &gkeys,
+        okeys: &okeys,
+        gsort_text: &gsort_text,
+        otext: &otext,
+    };
+    let mut finals = ordered_paths(pl, b, block, sql, &texts, &keys, paths)?;
     if let Some(l) = limit {
-        finals = finals
-            .into_iter()
-            .map(|p| {
-                let count = l.max(1.0).min(p.rows);
-                let total = if p.rows > 0.0 {
-                    p.startup + (p.total - p.startup) * count / p.rows
-                } else {
-                    p.total
-                };
-                let node = Node::new(
-                    "Limit",
-                    p.startup,
-                    total,
-                    count.max(1.0),
-                    p.width,
-                    Work {
-                        rows_out: count,
-                        ..Work::default()
-                    },
-                    Vec::new(),
-                    [Node::limited(&p.node, count / p.rows.max(1.0))],
-                );
-                JPath {
-                    startup: p.startup,
-                    total,
-                    rows: count.max(1.0),
-                    node,
-                    ..p
-                }
-            })
-            .collect();
+        finals = limit_paths(finals, l);
     }
     let best = finals
         .into_iter()
         .min_by(cheaper_total)
         .ok_or_else(|| Error::Unsupported("no final path".into()))?;
-    // InitPlans are charged to the top node's startup and total (§6.2).
-    let mut best = best;
+    let best = charge_initplans(b, best);
+    let _ = (ctup, In::default());
+    Ok(best)
+}
+
+/// LIMIT over each path (§7): the rows it returns, its total cost interpolated between
+/// the path's startup and total, and the streaming work below it scaled (`Node::limited`).
+fn limit_paths(paths: Vec<JPath>, l: f64) -> Vec<JPath> {
+    paths
+        .into_iter()
+        .map(|p| {
+            let count = l.max(1.0).min(p.rows);
+            let total = if p.rows > 0.0 {
+                p.startup + (p.total - p.startup) * count / p.rows
+            } else {
+                p.total
+            };
+            let node = Node::new(
+                "Limit",
+                p.startup,
+                total,
+                count.max(1.0),
+                p.width,
+                Work {
+                    rows_out: count,
+                    ..Work::default()
+                },
+                Vec::new(),
+                [Node::limited(&p.node, count / p.rows.max(1.0))],
+            );
+            JPath {
+                startup: p.startup,
+                total,
+                rows: count.max(1.0),
+                node,
+                ..p
+            }
+        })
+        .collect()
+}
+
+/// InitPlans and the block's SubPlans are charged to the top node's startup and total
+/// (§6.2), and hung under it with EXPLAIN's names for them.
+fn charge_initplans(b: &Block, mut best: JPath) -> JPath {
     if b.initplan_cost > 0.0 || !b.initplans.is_empty() {
         let ip = b.initplan_cost;
         let (mut plan, mut kids) = best.node.root_parts();
@@ -713,6 +476,349 @@ pub(crate) fn finish(
         let truth = best.node.true_rows().unwrap_or(f64::NAN);
         best.node = Node::with_true_rows(Node::op(plan, kids), TrueRows::out(truth));
     }
-    let _ = (ctup, In::default());
-    Ok(best)
+    best
+}
+
+/// A grouped sub-select in FROM aggregated again by the outer query (Q13's histogram):
+/// the Subquery Scan's cpu_tuple_cost per row, then a second aggregation on an
+/// aggregate's value, which has no statistics (200 groups), hashed or sorted.
+fn second_aggregation(
+    pl: &Planner,
+    b: &Block,
+    texts: &KeyTexts,
+    paths: &[JPath],
+    true_groups: f64,
+) -> Vec<JPath> {
+    let jc = &pl.jc;
+    let (cop, ctup) = (jc.cop(), jc.ctup());
+    let a2 = AggCosts {
+        trans_per_tuple: cop,
+        calls_per_tuple: 0.0,
+        final_per_group: 0.0,
+        num_trans: 1.0,
+        transition_space: 0.0,
+    };
+    let mut lvl2 = Vec::new();
+    for p in paths {
+        let input = In {
+            startup: p.startup,
+            total: p.total + ctup * p.rows,
+            rows: p.rows,
+            width: p.width,
+        };
+        let g2 = 200f64.min(p.rows).max(1.0);
+        let (sorted, sort_dis) = {
+            let ((s, t, _, _), dis) = pl.sort_cost(input, -1.0);
+            (
+                In {
+                    startup: s,
+                    total: t,
+                    ..input
+                },
+                dis,
+            )
+        };
+        let (hdc, hash_dis) = pl.disable(pl.opts.enable_hashagg);
+        for (st, inp, op, dc, dis) in [
+            (AggStrategy::Hashed, input, "HashAggregate", hdc, hash_dis),
+            (AggStrategy::Sorted, sorted, "GroupAggregate", 0.0, sort_dis),
+        ] {
+            let (s2, t2, spill) = costs::agg(jc, st, &a2, 1.0, g2, inp);
+            let (s2, t2) = (s2 + dc, t2 + dc);
+            let node = Node::new(
+                op,
+                s2,
+                t2,
+                g2,
+                16.0,
+                Work {
+                    rows_examined: p.rows,
+                    operator_evals: 2.0 * p.rows,
+                    spill_bytes: spill * 8192.0,
+                    rows_out: g2,
+                    ..Work::default()
+                },
+                // The GroupAggregate's Sort has no node of its own here: only a
+                // HashAggregate shows as disabled.
+                text(|| format!("Group Key: {}", texts.outer_group_key()))
+                    .into_iter()
+                    .chain(Planner::disabled_line(if st == AggStrategy::Hashed {
+                        dis
+                    } else {
+                        0
+                    }))
+                    .collect(),
+                [p.node.clone()],
+            );
+            let node = Node::with_true_rows(node, TrueRows::out(true_groups));
+            add_path(
+                &mut lvl2,
+                JPath {
+                    startup: s2,
+                    total: t2,
+                    rows: g2,
+                    width: 16.0,
+                    pathkeys: PathKeys::new(),
+                    param: 0,
+                    rescan: Rescan::Same,
+                    node,
+                    param_ecs: smallvec::SmallVec::new(),
+                    can_mark: false,
+                    disabled: p.disabled + dis,
+                    pending: 0,
+                },
+                b.consider_startup,
+            );
+        }
+    }
+    lvl2
+}
+
+/// The scan/join target's cost on every path (apply_scanjoin_target_to_paths): its
+/// operators per row, charged in full; as work, what an index-only scan returns is
+/// neither called nor evaluated.
+fn project_scanjoin_target(
+    pl: &Planner,
+    b: &Block,
+    sql: &str,
+    grouped_block: bool,
+    targets: &TargetOps,
+    paths: &mut [JPath],
+) {
+    let order_pks: Vec<usize> = b.order.iter().map(|g| pk_of(b, g)).collect();
+    let per_row = targets.scanjoin_ops * pl.jc.cop();
+    for p in paths.iter_mut() {
+        p.total += per_row * p.rows;
+        let handed_up = pl.db.handed_up()
+            && b.order_by_index_expression
+            && !order_pks.is_empty()
+            && p.pathkeys.starts_with(&order_pks);
+        let ordered_value = if handed_up {
+            pl.db
+                .memo
+                .order_items(sql)
+                .first()
+                .map(|i| sqlexpr::canonical_expression(i))
+        } else {
+            None
+        };
+        // What is returned is neither called nor evaluated (the work); the planner
+        // still charges it (the cost).
+        let (returned_calls, returned_ops) = if targets.scanjoin_calls > 0.0 {
+            index_returned_calls(pl, b, sql, grouped_block, &p.node, ordered_value)
+        } else {
+            (0.0, 0.0)
+        };
+        p.node = Node::projected(
+            &p.node,
+            per_row,
+            (targets.scanjoin_ops - returned_ops).max(0.0),
+            (targets.scanjoin_calls - returned_calls).max(0.0),
+        );
+    }
+}
+
+/// One aggregation of a block, as every strategy and input path shares it: its costs
+/// (scaled by cpu_operator_cost), its groups and output, and its EXPLAIN lines.
+struct Aggregation<'k> {
+    costs: &'k AggCosts,
+    /// Transition operators per input row (unscaled: the work counts them).
+    trans_ops: f64,
+    keys: &'k [usize],
+    groups: f64,
+    /// Rows out: the groups after HAVING.
+    out_rows: f64,
+    width: f64,
+    having: bool,
+    /// The output target list's cost per output row.
+    tlist: f64,
+    /// The schema's function calls per output row.
+    out_calls: f64,
+    /// The rows it really returns.
+    truth: f64,
+    group_key_line: Option<String>,
+    having_line: Option<String>,
+}
+
+/// The aggregation path over one input (cost_agg, create_agg_path): Aggregate,
+/// GroupAggregate or HashAggregate with its work.
+fn agg_path(pl: &Planner, agg: &Aggregation, st: AggStrategy, inp: JPath) -> JPath {
+    let cop = pl.jc.cop();
+    let n_keys = agg.keys.len() as f64;
+    let (mut s, mut t, spill) = costs::agg(&pl.jc, st, agg.costs, n_keys, agg.groups, inp.input());
+    // cost_agg: enable_hashagg off disables a hashed aggregation.
+    let (adc, adis) = pl.disable(st != AggStrategy::Hashed || pl.opts.enable_hashagg);
+    s += adc;
+    t += adc;
+    if agg.having {
+        t += cop * agg.groups;
+    }
+    t += agg.tlist * agg.out_rows;
+    if st == AggStrategy::Plain {
+        // A plain Aggregate's output row is ready at its startup.
+        s = s.min(t);
+    }
+    let op = match st {
+        AggStrategy::Plain => "Aggregate",
+        AggStrategy::Sorted => "GroupAggregate",
+        AggStrategy::Hashed => "HashAggregate",
+    };
+    let mut details = Vec::new();
+    details.extend(agg.group_key_line.clone());
+    details.extend(agg.having_line.clone());
+    details.extend(Planner::disabled_line(adis));
+    let node = Node::new(
+        op,
+        s,
+        t,
+        agg.out_rows,
+        agg.width,
+        Work {
+            rows_examined: inp.rows,
+            operator_evals: inp.rows * (agg.trans_ops + n_keys),
+            comparisons: if st == AggStrategy::Hashed {
+                inp.rows
+            } else {
+                0.0
+            },
+            spill_bytes: spill * 8192.0,
+            rows_out: agg.out_rows,
+            function_calls: inp.rows * agg.costs.calls_per_tuple + agg.out_rows * agg.out_calls,
+            ..Work::default()
+        },
+        details,
+        [inp.node.clone()],
+    );
+    let node = Node::with_true_rows(node, TrueRows::out(agg.truth));
+    JPath {
+        startup: s,
+        total: t,
+        rows: agg.out_rows,
+        width: agg.width,
+        pathkeys: if st == AggStrategy::Sorted {
+            PathKeys::from_slice(agg.keys)
+        } else {
+            PathKeys::new()
+        },
+        param: 0,
+        rescan: Rescan::Same,
+        node,
+        param_ecs: smallvec::SmallVec::new(),
+        can_mark: false,
+        disabled: inp.disabled + adis,
+        pending: 0,
+    }
+}
+
+/// The GROUP BY and ORDER BY keys as [`ordered_paths`] reads them: the reduced and the
+/// full grouping keys, both as pathkeys, and the sort keys' EXPLAIN texts.
+struct OrderKeys<'k> {
+    group: &'k [ColKey],
+    full_group: &'k [ColKey],
+    gkeys: &'k [usize],
+    okeys: &'k [usize],
+    gsort_text: &'k String,
+    otext: &'k String,
+}
+
+/// create_ordered_paths (§7): the paths that deliver the block's ORDER BY, presorted
+/// ones as they are, others through a Sort or an Incremental Sort.
+fn ordered_paths(
+    pl: &Planner,
+    b: &Block,
+    block: &QueryBlock,
+    sql: &str,
+    texts: &KeyTexts,
+    keys: &OrderKeys,
+    paths: Vec<JPath>,
+) -> Result<Vec<JPath>> {
+    let OrderKeys {
+        group,
+        full_group,
+        gkeys,
+        okeys,
+        gsort_text,
+        otext,
+    } = *keys;
+    let limit = block.limit;
+    let limit_tuples = limit.unwrap_or(-1.0);
+    let mut finals: Vec<JPath> = Vec::new();
+    let needs_expr_sort = block.order_by_expression && !b.order_by_index_expression;
+    // Grouping keys dropped as functionally dependent no longer sort the output.
+    let removed: Vec<&ColKey> = full_group.iter().filter(|g| !group.contains(g)).collect();
+    let order_items = pl.db.memo.order_items(sql);
+    let order_in_group = !sql.is_empty()
+        && !group.is_empty()
+        && pl.db.memo.order_within_group(sql)
+        && !removed.iter().any(|r| {
+            order_items
+                .iter()
+                .any(|o| o.rsplit('.').next() == Some(r.col.as_str()))
+        });
+    if needs_expr_sort && order_in_group {
+        // Sorted aggregation delivers the order; the others get a Sort.
+        let sort_limit = if limit.is_some() {
+            limit_tuples.max(1.0)
+        } else {
+            -1.0
+        };
+        for p in &paths {
+            if p.pathkeys.is_empty() {
+                let key_text = text(|| texts.order_by().unwrap_or_else(|| gsort_text.clone()))
+                    .unwrap_or_default();
+                finals.push(sort_path(pl, p, gkeys.to_vec(), sort_limit, key_text));
+            } else {
+                finals.push(p.clone());
+            }
+        }
+    } else if needs_expr_sort || !okeys.is_empty() {
+        let cheapest = cheapest_total(&paths)
+            .cloned()
+            .ok_or_else(|| Error::Unsupported("no path".into()))?;
+        let sort_limit = if limit.is_some() {
+            limit_tuples.max(1.0)
+        } else {
+            -1.0
+        };
+        let key_text = if otext.is_empty() {
+            gsort_text.clone()
+        } else {
+            otext.clone()
+        };
+        if !needs_expr_sort {
+            for p in &paths {
+                if p.pathkeys.starts_with(okeys) {
+                    finals.push(p.clone());
+                    continue;
+                }
+                // create_ordered_paths: a path sorted on a prefix of the keys gets an
+                // Incremental Sort (PostgreSQL 13 on).
+                let presorted = presorted_keys(&p.pathkeys, okeys);
+                if presorted > 0 {
+                    finals.push(incremental_sort_path(
+                        pl, b, p, okeys, presorted, sort_limit, &key_text,
+                    ));
+                }
+            }
+        }
+        // The cheapest path sorted in full. From PostgreSQL 17 on (make_ordered_path) a
+        // path sorted on a prefix of the keys gets only the Incremental Sort, the cheapest
+        // one too, even where a full Sort would cost less.
+        let cheapest_presorted = presorted_keys(&cheapest.pathkeys, okeys);
+        if needs_expr_sort || pl.version < EngineVersion::Pg17 || cheapest_presorted == 0 {
+            finals.push(sort_path(
+                pl,
+                &cheapest,
+                okeys.to_vec(),
+                sort_limit,
+                key_text,
+            ));
+        }
+        // add_path into the ordered relation: a path as cheap within the fuzz factor
+        // and cheaper to start (an Incremental Sort against a Sort) displaces the other.
+        finals = prune_ordered(finals, limit.is_some());
+    } else {
+        finals = paths;
+    }
+    Ok(finals)
 }
