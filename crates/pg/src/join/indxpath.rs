@@ -224,81 +224,15 @@ impl<'a> Planner<'a> {
         let c = &self.jc.c;
         let cop = c.cpu_operator_cost;
         let mut out = Vec::new();
-        let mut descs: Vec<IxDesc> = Vec::new();
-        if outer != 0 {
-            for ix in rel.indexes.iter() {
-                descs.push(IxDesc {
-                    name: ix.name.clone(),
-                    pages: ix.pages,
-                    tuples: ix.tuples,
-                    height: ix.tree_height,
-                    unique: ix.unique,
-                    keys: Cow::Borrowed(&ix.keys),
-                    covers: Cow::Borrowed(&ix.covers),
-                    implied_clauses: Vec::new(),
-                    implied_filters: Vec::new(),
-                    pred_sel: 1.0,
-                });
-            }
-        }
-        for p in &self.db.partials[*tidx] {
-            if let Some(d) = predtest::partial_desc(b, r, rel, p) {
-                descs.push(d);
-            }
-        }
+        let descs = self.index_descs(b, r, rel, *tidx, outer);
         for ix in descs.iter().filter(|d| !d.keys.is_empty()) {
-            let mut const_quals: Vec<usize> = Vec::new();
-            let mut params: Vec<(ColKey, usize)> = Vec::new();
-            let mut required = 0u64;
-            let mut all_eq = true;
-            let mut covered = 0;
-            for &k in ix.keys.iter() {
-                let name = &rel.cols[k].name;
-                let before = const_quals.len();
-                const_quals.extend(
-                    rel.clauses
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, cl)| {
-                            cl.col == k
-                                && matches!(
-                                    cl.kind,
-                                    crate::pathnodes::ClauseKind::Op { op: CmpOp::Eq, .. }
-                                )
-                        })
-                        .map(|(i, _)| i),
-                );
-                if const_quals.len() > before {
-                    covered += 1;
-                    continue;
-                }
-                let key = ColKey {
-                    rel: r,
-                    col: name.to_ascii_lowercase().into(),
-                };
-                let member = b.ec_of.get(&key).and_then(|&e| {
-                    b.ecs[e]
-                        .iter()
-                        .find(|m| outer & bit(m.rel) != 0)
-                        .map(|m| (m.clone(), e))
-                });
-                if let Some((m, e)) = member {
-                    required |= bit(m.rel);
-                    params.push((key, e));
-                    covered += 1;
-                    continue;
-                }
-                const_quals.extend(
-                    rel.clauses
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, cl)| cl.col == k && !cl.is_eq())
-                        .map(|(i, _)| i),
-                );
-                all_eq = false;
-                break;
-            }
-            const_quals.retain(|q| !ix.implied_clauses.contains(q));
+            let KeyMatch {
+                const_quals,
+                params,
+                required,
+                all_eq,
+                covered,
+            } = match_index_keys(b, r, rel, ix, outer);
             if outer != 0 && params.is_empty() {
                 continue;
             }
@@ -330,18 +264,7 @@ impl<'a> Planner<'a> {
                 rows_sel *= b.eq_non_const(k);
             }
             let rows = clamp_row_est(rel.tuples * rows_sel).min(br.rows.max(1.0));
-            let loop_count = b
-                .rels
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| required & bit(*i) != 0)
-                .map(|(_, x)| x.rows)
-                .fold(f64::INFINITY, f64::min);
-            let loop_count = if loop_count.is_finite() {
-                loop_count.max(1.0)
-            } else {
-                1.0
-            };
+            let loop_count = loop_count(b, required);
             let qp: Vec<usize> = all
                 .iter()
                 .copied()
@@ -396,26 +319,7 @@ impl<'a> Planner<'a> {
             let (lc_startup, lc_total) = (lc.startup + idc, lc.total + idc);
             let mut page_reads =
                 executor_work::index_reads(&ix.name, ix.pages, ix.height + 1.0, lc.index_pages);
-            // Per outer row: the join's true rows over the outer's (every match, also on
-            // a semi join's inner side); unparameterized, the relation's.
-            let truth = if required != 0 {
-                TrueRows {
-                    probes: params.iter().fold(0, |m, (_, e)| m | ec_bit(*e)),
-                    ..TrueRows::whole(
-                        b.true_rows_as(required | bit(r), false)
-                            / b.true_rows_as(required, false).max(1e-9),
-                    )
-                }
-            } else {
-                // Unparameterized, a btree scan returns its rows in its first key's order.
-                TrueRows {
-                    order: ix
-                        .keys
-                        .first()
-                        .map_or(0, |&k| col_order(b, r, &rel.cols[k].name)),
-                    ..TrueRows::out(br.true_rows)
-                }
-            };
+            let truth = probe_true_rows(b, r, rel, ix, &params, required);
             // The heap rows one scan really fetches: the estimate scaled as its output is
             // (the work's other counts follow the same factor, `model::true_work`).
             let true_factor = if required != 0 && truth.rows.is_finite() && rows > 0.0 {
@@ -426,46 +330,12 @@ impl<'a> Planner<'a> {
             let heap_share = if indexonly { 1.0 - rel.allvisfrac } else { 1.0 };
             let fetched = lc.tuples_fetched * true_factor * heap_share;
             if lc.heap_pages_per_scan > 0.0 && fetched > 0.0 {
-                // The heap's own order (not the cost's x0.75, see IndexScan). In order, a
-                // scan reads the pages its rows lie on, once each; out of order, every
-                // fetched row asks for its page. Which pages one scan reads is the heap's
-                // business, not the cost's pages per scan: those are amortised over the
-                // loops PostgreSQL expected (index_pages_fetched), where the simulation's
-                // cache decides what repeated loops find (`model::scale_work`).
-                let rows_per_page = (rel.tuples / t.max(1.0)).max(1.0);
-                let (pattern, requests, distinct) = if heap_corr.abs() > 0.5 {
-                    // The key range's heap rows lie together; a partial index holds a
-                    // share of them (its predicate's), spread over the range's pages.
-                    let share = ix.pred_sel.clamp(1e-9, 1.0);
-                    let range_rows = fetched / share;
-                    let range_pages = (1.0 + (range_rows - 1.0).max(0.0) / rows_per_page).min(t);
-                    let pages = (range_pages * (1.0 - (1.0 - share).powf(rows_per_page)))
-                        .clamp(1.0_f64.min(range_pages), t);
-                    (AccessPattern::Sequential, pages, pages)
-                } else if required != 0 && all_eq {
-                    // Equal keys sit in heap order in the btree (heap TID breaks ties
-                    // since PostgreSQL 12): one scan's fetches sweep the heap in order.
-                    (
-                        AccessPattern::Sorted,
-                        fetched,
-                        paths::expected_distinct(t, fetched),
-                    )
-                } else {
-                    (
-                        AccessPattern::Random,
-                        fetched,
-                        paths::expected_distinct(t, fetched),
-                    )
+                let fetch = HeapFetch {
+                    fetched,
+                    correlation: heap_corr,
+                    in_key_order: required != 0 && all_eq,
                 };
-                page_reads.push(PageReads {
-                    object: Name::new(&self.db.tables[*tidx].name),
-                    object_pages: t,
-                    page_bytes: 8192.0,
-                    pattern,
-                    requests,
-                    distinct,
-                    span_pages: None,
-                });
+                page_reads.push(self.heap_fetch_reads(rel, *tidx, ix, &fetch));
             }
             let work = Work {
                 page_reads,
@@ -483,43 +353,9 @@ impl<'a> Planner<'a> {
             } else {
                 "Index Scan"
             };
-            let mut details = text(|| {
-                let mut details = Vec::new();
-                let mut conds: Vec<String> = params
-                    .iter()
-                    .map(|(k, e)| {
-                        let m = b.ecs[*e].iter().find(|m| outer & bit(m.rel) != 0);
-                        format!(
-                            "({} = {}.{})",
-                            k.col,
-                            m.map_or("?", |m| b.rels[m.rel].alias.as_str()),
-                            m.map(|m| m.col.as_str()).unwrap_or("?")
-                        )
-                    })
-                    .collect();
-                for q in const_quals.iter() {
-                    conds.push(crate::explain_cond(rel, std::slice::from_ref(q)));
-                }
-                if !conds.is_empty() {
-                    details.push(format!("Index Cond: {}", and_text(&conds)));
-                }
-                // The restrictions the index does not apply, one Filter line as EXPLAIN
-                // shows the qpquals.
-                let mut filters: Vec<String> = qp
-                    .iter()
-                    .map(|q| crate::explain_cond(rel, std::slice::from_ref(q)))
-                    .collect();
-                for (fi, f) in br.filters.iter().enumerate() {
-                    if !ix.implied_filters.contains(&fi) {
-                        filters.push(f.text.clone());
-                    }
-                }
-                if !filters.is_empty() {
-                    details.push(format!("Filter: {}", and_text(&filters)));
-                }
-                details
-            })
-            .unwrap_or_default();
+            let mut details =
+                text(|| index_scan_details(b, br, rel, ix, &params, &const_quals, &qp, outer))
+                    .unwrap_or_default();
             details.extend(Self::disabled_line(idis));
             let node = Node::op(
                 costlab_model::plan::PlanNode {
@@ -539,105 +375,15 @@ impl<'a> Planner<'a> {
             // The same index quals as a parameterized Bitmap Heap Scan (bitmap paths
             // are built for every index path, create_index_paths).
             if outer != 0 && ix.implied_clauses.is_empty() && ix.implied_filters.is_empty() {
-                let bq = Qual {
-                    startup: rel.restrict_ops.startup * cop + br.extra.startup,
-                    per_tuple: (rel.restrict_ops.per_tuple + params.len() as f64) * cop
-                        + br.extra.per_tuple,
-                };
-                let (bdc, bdis) = self.disable(self.opts.enable_bitmapscan);
-                let (bs, bt, bpages, btuples) = costs::bitmap_loop_cost(
-                    c,
-                    lc.index_total,
+                let probe = BitmapProbe {
                     rows,
                     sel,
-                    t,
-                    rel.tuples,
-                    ix.pages,
                     loop_count,
-                    rel.total_table_pages,
-                    bq,
-                );
-                let (bs, bt) = (bs + bdc, bt + bdc);
-                let idx_node = Node::op(
-                    costlab_model::plan::PlanNode {
-                        op: Name::from_static("Bitmap Index Scan"),
-                        relation: None,
-                        index: Some(ix.name.clone()),
-                        details: Vec::new(),
-                        cost: costlab_model::plan::Cost::new(0.0, lc.index_total),
-                        rows: lc.tuples_fetched,
-                        width: 0.0,
-                        work: Work {
-                            page_reads: executor_work::index_reads(
-                                &ix.name,
-                                ix.pages,
-                                ix.height + 1.0,
-                                lc.index_pages,
-                            ),
-                            index_entries: lc.index_tuples,
-                            operator_evals: lc.index_tuples * nquals + lc.descent_comparisons,
-                            rows_out: lc.tuples_fetched,
-                            ..Work::default()
-                        },
-                        children: Vec::new(),
-                    },
-                    Vec::new(),
-                );
-                let heap = Node::op(
-                    costlab_model::plan::PlanNode {
-                        op: Name::from_static("Bitmap Heap Scan"),
-                        relation: Some(br.alias.clone()),
-                        index: None,
-                        details: br
-                            .filter_text
-                            .iter()
-                            .map(|f| format!("Filter: {f}"))
-                            .chain(Self::disabled_line(bdis))
-                            .collect(),
-                        cost: costlab_model::plan::Cost::new(bs, bt),
-                        rows,
-                        width: br.width,
-                        work: Work {
-                            page_reads: vec![PageReads {
-                                object: Name::new(&self.db.tables[*tidx].name),
-                                object_pages: t,
-                                page_bytes: 8192.0,
-                                pattern: AccessPattern::Sorted,
-                                requests: bpages,
-                                distinct: bpages.min(t),
-                                span_pages: None,
-                            }],
-                            rows_examined: btuples,
-                            operator_evals: btuples
-                                * (rel.restrict_ops.per_tuple + params.len() as f64),
-                            rows_out: rows,
-                            ..Work::default()
-                        },
-                        children: Vec::new(),
-                    },
-                    [Node::with_true_rows(
-                        idx_node,
-                        TrueRows {
-                            rows: truth.rows * lc.tuples_fetched / rows.max(1e-9),
-                            ..truth
-                        },
-                    )],
-                );
-                let heap = Node::with_true_rows(heap, truth);
-                out.push(JPath {
-                    startup: bs,
-                    total: bt,
-                    rows,
-                    width: br.width,
-                    pathkeys: PathKeys::new(),
-                    param: required,
-                    rescan: Rescan::Same,
-                    node: heap,
-                    param_ecs: params.iter().map(|(_, e)| *e).collect(),
-                    can_mark: false,
-                    disabled: bdis,
-                    pending: 0,
-                });
+                    nquals,
+                    truth,
+                    required,
+                };
+                out.push(self.param_bitmap_path(br, rel, *tidx, ix, &lc, &params, &probe));
             }
             out.push(JPath {
                 startup: lc_startup,
@@ -680,5 +426,422 @@ impl<'a> Planner<'a> {
             .entry((r, key))
             .or_insert_with(|| Rc::from(self.param_paths(b, r, key)))
             .clone()
+    }
+}
+
+/// What an index's keys match, key by key from the first (match_clauses_to_index, for
+/// equality with a constant, a join parameter from `outer` or a range ending the match).
+struct KeyMatch {
+    /// Restriction clauses used as index quals (not those the predicate implies).
+    const_quals: Vec<usize>,
+    /// Keys equal to an outer relation's column, with its equivalence class.
+    params: Vec<(ColKey, usize)>,
+    /// The outer relations the parameters come from.
+    required: u64,
+    /// Every matched key is matched by an equality.
+    all_eq: bool,
+    /// Keys matched.
+    covered: usize,
+}
+
+fn match_index_keys(
+    b: &Block,
+    r: usize,
+    rel: &crate::pathnodes::Rel,
+    ix: &IxDesc,
+    outer: u64,
+) -> KeyMatch {
+    let mut const_quals: Vec<usize> = Vec::new();
+    let mut params: Vec<(ColKey, usize)> = Vec::new();
+    let mut required = 0u64;
+    let mut all_eq = true;
+    let mut covered = 0;
+    for &k in ix.keys.iter() {
+        let name = &rel.cols[k].name;
+        let before = const_quals.len();
+        const_quals.extend(
+            rel.clauses
+                .iter()
+                .enumerate()
+                .filter(|(_, cl)| {
+                    cl.col == k
+                        && matches!(
+                            cl.kind,
+                            crate::pathnodes::ClauseKind::Op { op: CmpOp::Eq, .. }
+                        )
+                })
+                .map(|(i, _)| i),
+        );
+        if const_quals.len() > before {
+            covered += 1;
+            continue;
+        }
+        let key = ColKey {
+            rel: r,
+            col: name.to_ascii_lowercase().into(),
+        };
+        let member = b.ec_of.get(&key).and_then(|&e| {
+            b.ecs[e]
+                .iter()
+                .find(|m| outer & bit(m.rel) != 0)
+                .map(|m| (m.clone(), e))
+        });
+        if let Some((m, e)) = member {
+            required |= bit(m.rel);
+            params.push((key, e));
+            covered += 1;
+            continue;
+        }
+        const_quals.extend(
+            rel.clauses
+                .iter()
+                .enumerate()
+                .filter(|(_, cl)| cl.col == k && !cl.is_eq())
+                .map(|(i, _)| i),
+        );
+        all_eq = false;
+        break;
+    }
+    const_quals.retain(|q| !ix.implied_clauses.contains(q));
+    KeyMatch {
+        const_quals,
+        params,
+        required,
+        all_eq,
+        covered,
+    }
+}
+
+/// One parameterized index probe as a bitmap path shares it with the index path.
+struct BitmapProbe {
+    rows: f64,
+    sel: f64,
+    loop_count: f64,
+    nquals: f64,
+    truth: TrueRows,
+    required: u64,
+}
+
+impl<'a> Planner<'a> {
+    /// The parameterized Bitmap Heap Scan over a Bitmap Index Scan with the same index
+    /// quals as the index path (create_index_paths builds one for every index path;
+    /// cost_bitmap_heap_scan with the loop count).
+    #[allow(clippy::too_many_arguments)]
+    fn param_bitmap_path(
+        &self,
+        br: &BaseRel,
+        rel: &crate::pathnodes::Rel,
+        tidx: usize,
+        ix: &IxDesc,
+        lc: &costs::IndexLoopCost,
+        params: &[(ColKey, usize)],
+        probe: &BitmapProbe,
+    ) -> JPath {
+        let BitmapProbe {
+            rows,
+            sel,
+            loop_count,
+            nquals,
+            truth,
+            required,
+        } = *probe;
+        let c = &self.jc.c;
+        let cop = c.cpu_operator_cost;
+        let t = rel.pages;
+        let bq = Qual {
+            startup: rel.restrict_ops.startup * cop + br.extra.startup,
+            per_tuple: (rel.restrict_ops.per_tuple + params.len() as f64) * cop
+                + br.extra.per_tuple,
+        };
+        let (bdc, bdis) = self.disable(self.opts.enable_bitmapscan);
+        let (bs, bt, bpages, btuples) = costs::bitmap_loop_cost(
+            c,
+            lc.index_total,
+            rows,
+            sel,
+            t,
+            rel.tuples,
+            ix.pages,
+            loop_count,
+            rel.total_table_pages,
+            bq,
+        );
+        let (bs, bt) = (bs + bdc, bt + bdc);
+        let idx_node = Node::op(
+            costlab_model::plan::PlanNode {
+                op: Name::from_static("Bitmap Index Scan"),
+                relation: None,
+                index: Some(ix.name.clone()),
+                details: Vec::new(),
+                cost: costlab_model::plan::Cost::new(0.0, lc.index_total),
+                rows: lc.tuples_fetched,
+                width: 0.0,
+                work: Work {
+                    page_reads: executor_work::index_reads(
+                        &ix.name,
+                        ix.pages,
+                        ix.height + 1.0,
+                        lc.index_pages,
+                    ),
+                    index_entries: lc.index_tuples,
+                    operator_evals: lc.index_tuples * nquals + lc.descent_comparisons,
+                    rows_out: lc.tuples_fetched,
+                    ..Work::default()
+                },
+                children: Vec::new(),
+            },
+            Vec::new(),
+        );
+        let heap = Node::op(
+            costlab_model::plan::PlanNode {
+                op: Name::from_static("Bitmap Heap Scan"),
+                relation: Some(br.alias.clone()),
+                index: None,
+                details: br
+                    .filter_text
+                    .iter()
+                    .map(|f| format!("Filter: {f}"))
+                    .chain(Self::disabled_line(bdis))
+                    .collect(),
+                cost: costlab_model::plan::Cost::new(bs, bt),
+                rows,
+                width: br.width,
+                work: Work {
+                    page_reads: vec![PageReads {
+                        object: Name::new(&self.db.tables[tidx].name),
+                        object_pages: t,
+                        page_bytes: 8192.0,
+                        pattern: AccessPattern::Sorted,
+                        requests: bpages,
+                        distinct: bpages.min(t),
+                        span_pages: None,
+                    }],
+                    rows_examined: btuples,
+                    operator_evals: btuples * (rel.restrict_ops.per_tuple + params.len() as f64),
+                    rows_out: rows,
+                    ..Work::default()
+                },
+                children: Vec::new(),
+            },
+            [Node::with_true_rows(
+                idx_node,
+                TrueRows {
+                    rows: truth.rows * lc.tuples_fetched / rows.max(1e-9),
+                    ..truth
+                },
+            )],
+        );
+        let heap = Node::with_true_rows(heap, truth);
+        JPath {
+            startup: bs,
+            total: bt,
+            rows,
+            width: br.width,
+            pathkeys: PathKeys::new(),
+            param: required,
+            rescan: Rescan::Same,
+            node: heap,
+            param_ecs: params.iter().map(|(_, e)| *e).collect(),
+            can_mark: false,
+            disabled: bdis,
+            pending: 0,
+        }
+    }
+}
+
+/// An index scan's EXPLAIN lines: the Index Cond (join parameters, then the constant
+/// quals) and one Filter line for the restrictions the index does not apply.
+#[allow(clippy::too_many_arguments)]
+fn index_scan_details(
+    b: &Block,
+    br: &BaseRel,
+    rel: &crate::pathnodes::Rel,
+    ix: &IxDesc,
+    params: &[(ColKey, usize)],
+    const_quals: &[usize],
+    qp: &[usize],
+    outer: u64,
+) -> Vec<String> {
+    let mut details = Vec::new();
+    let mut conds: Vec<String> = params
+        .iter()
+        .map(|(k, e)| {
+            let m = b.ecs[*e].iter().find(|m| outer & bit(m.rel) != 0);
+            format!(
+                "({} = {}.{})",
+                k.col,
+                m.map_or("?", |m| b.rels[m.rel].alias.as_str()),
+                m.map(|m| m.col.as_str()).unwrap_or("?")
+            )
+        })
+        .collect();
+    for q in const_quals.iter() {
+        conds.push(crate::explain_cond(rel, std::slice::from_ref(q)));
+    }
+    if !conds.is_empty() {
+        details.push(format!("Index Cond: {}", and_text(&conds)));
+    }
+    // The restrictions the index does not apply, one Filter line as EXPLAIN
+    // shows the qpquals.
+    let mut filters: Vec<String> = qp
+        .iter()
+        .map(|q| crate::explain_cond(rel, std::slice::from_ref(q)))
+        .collect();
+    for (fi, f) in br.filters.iter().enumerate() {
+        if !ix.implied_filters.contains(&fi) {
+            filters.push(f.text.clone());
+        }
+    }
+    if !filters.is_empty() {
+        details.push(format!("Filter: {}", and_text(&filters)));
+    }
+    details
+}
+
+/// The heap rows an index scan fetches: how many, the heap's correlation with the
+/// index's first key, whether they come in key order (equal keys of a parameterized
+/// probe sit in heap order).
+struct HeapFetch {
+    fetched: f64,
+    correlation: f64,
+    in_key_order: bool,
+}
+
+impl<'a> Planner<'a> {
+    /// The heap pages one index scan reads for `fetch`'s rows.
+    fn heap_fetch_reads(
+        &self,
+        rel: &crate::pathnodes::Rel,
+        tidx: usize,
+        ix: &IxDesc,
+        fetch: &HeapFetch,
+    ) -> PageReads {
+        let t = rel.pages;
+        let fetched = fetch.fetched;
+        // The heap's own order (not the cost's x0.75, see IndexScan). In order, a
+        // scan reads the pages its rows lie on, once each; out of order, every
+        // fetched row asks for its page. Which pages one scan reads is the heap's
+        // business, not the cost's pages per scan: those are amortised over the
+        // loops PostgreSQL expected (index_pages_fetched), where the simulation's
+        // cache decides what repeated loops find (`Work::repeat`).
+        let rows_per_page = (rel.tuples / t.max(1.0)).max(1.0);
+        let (pattern, requests, distinct) = if fetch.correlation.abs() > 0.5 {
+            // The key range's heap rows lie together; a partial index holds a
+            // share of them (its predicate's), spread over the range's pages.
+            let share = ix.pred_sel.clamp(1e-9, 1.0);
+            let range_rows = fetched / share;
+            let range_pages = (1.0 + (range_rows - 1.0).max(0.0) / rows_per_page).min(t);
+            let pages = (range_pages * (1.0 - (1.0 - share).powf(rows_per_page)))
+                .clamp(1.0_f64.min(range_pages), t);
+            (AccessPattern::Sequential, pages, pages)
+        } else if fetch.in_key_order {
+            // Equal keys sit in heap order in the btree (heap TID breaks ties
+            // since PostgreSQL 12): one scan's fetches sweep the heap in order.
+            (
+                AccessPattern::Sorted,
+                fetched,
+                paths::expected_distinct(t, fetched),
+            )
+        } else {
+            (
+                AccessPattern::Random,
+                fetched,
+                paths::expected_distinct(t, fetched),
+            )
+        };
+        PageReads {
+            object: Name::new(&self.db.tables[tidx].name),
+            object_pages: t,
+            page_bytes: 8192.0,
+            pattern,
+            requests,
+            distinct,
+            span_pages: None,
+        }
+    }
+}
+
+impl<'a> Planner<'a> {
+    /// The indexes a parameterized scan of `r` may use: every plain index when there are
+    /// outer relations, and the partial indexes whose predicate the query implies.
+    fn index_descs<'r>(
+        &self,
+        b: &Block,
+        r: usize,
+        rel: &'r crate::pathnodes::Rel,
+        tidx: usize,
+        outer: u64,
+    ) -> Vec<IxDesc<'r>> {
+        let mut descs: Vec<IxDesc> = Vec::new();
+        if outer != 0 {
+            for ix in rel.indexes.iter() {
+                descs.push(IxDesc {
+                    name: ix.name.clone(),
+                    pages: ix.pages,
+                    tuples: ix.tuples,
+                    height: ix.tree_height,
+                    unique: ix.unique,
+                    keys: Cow::Borrowed(&ix.keys),
+                    covers: Cow::Borrowed(&ix.covers),
+                    implied_clauses: Vec::new(),
+                    implied_filters: Vec::new(),
+                    pred_sel: 1.0,
+                });
+            }
+        }
+        for p in &self.db.partials[tidx] {
+            if let Some(d) = predtest::partial_desc(b, r, rel, p) {
+                descs.push(d);
+            }
+        }
+        descs
+    }
+}
+
+/// The rows an index probe of `r` really returns. Per outer row: the join's true rows
+/// over the outer's (every match, also on a semi join's inner side); unparameterized, the
+/// relation's.
+fn probe_true_rows(
+    b: &Block,
+    r: usize,
+    rel: &crate::pathnodes::Rel,
+    ix: &IxDesc,
+    params: &[(ColKey, usize)],
+    required: u64,
+) -> TrueRows {
+    if required != 0 {
+        TrueRows {
+            probes: params.iter().fold(0, |m, (_, e)| m | ec_bit(*e)),
+            ..TrueRows::whole(
+                b.true_rows_as(required | bit(r), false)
+                    / b.true_rows_as(required, false).max(1e-9),
+            )
+        }
+    } else {
+        // Unparameterized, a btree scan returns its rows in its first key's order.
+        TrueRows {
+            order: ix
+                .keys
+                .first()
+                .map_or(0, |&k| col_order(b, r, &rel.cols[k].name)),
+            ..TrueRows::out(b.rels[r].true_rows)
+        }
+    }
+}
+
+/// get_loop_count: a parameterized scan repeats once per row of the smallest relation
+/// its parameters come from (at least once).
+fn loop_count(b: &Block, required: u64) -> f64 {
+    let rows = b
+        .rels
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| required & bit(*i) != 0)
+        .map(|(_, x)| x.rows)
+        .fold(f64::INFINITY, f64::min);
+    if rows.is_finite() {
+        rows.max(1.0)
+    } else {
+        1.0
     }
 }
