@@ -6,25 +6,42 @@
 //! Interface shared by the planner, the real-server comparison
 //! (`crates/cli/tests/real_postgres_dbt3.rs`), the CLI and the page.
 //!
-//! * `setup`: base relations through the single-table model (`crate`: Seq Scan, Index
-//!   Scan, Index Only Scan, Bitmap Heap Scan, selectivities), equivalence classes from the
-//!   join edges, SpecialJoinInfos for IN / EXISTS / NOT EXISTS nests and the LEFT JOIN,
-//!   filters estimated from their SQL text (LIKE against MCVs and histogram, OR factoring
-//!   and per-relation OR extraction, `col = (SubPlan)`), sub-selects planned as InitPlans,
-//!   SubPlans (correlated scalar, hashed NOT IN), sub-select relations (Q15's view with
-//!   HAVING pushdown, Q18's grouped IN made an inner join), the kit's partial indexes
-//!   where the query implies their predicate.
-//! * `planner`: standard_join_search with join_is_legal for semi/anti/left joins and
-//!   unique-ified semijoin RHS, calc_joinrel_size_estimate with eqjoinsel (MCVs) and
-//!   eqjoinsel_semi, nested loops (plain, Materialize, parameterised index and bitmap
-//!   inners with loop_count, Memoize; a semi or anti join's two-relation inner side
-//!   parameterized by the outer side, as Q20 at SF 10 runs it), hash joins (bucket statistics, batches, the
-//!   unique-inner quirk of §3.3), merge joins (mergejoinscansel, explicit sorts, presorted
-//!   inputs, materialised inner), add_path with fuzz 1.01 and useful pathkeys.
-//! * `upper`: GroupAggregate / HashAggregate (with spill) / Aggregate with costs read from
-//!   the select list (shared transition states, numeric final functions), a second level
-//!   over a grouped FROM sub-select, ORDER BY sorts (none when ORDER BY names GROUP BY
-//!   keys), LIMIT with bounded sorts, InitPlan charges.
+//! A query's walk, file by file (each named after the PostgreSQL source it follows):
+//!
+//! * `pathnodes`: the data (pathnodes.h): the prepared tables, one call's `Planner`, a
+//!   block's `Block` and a join relation's `JoinRel`.
+//! * `planner` (planner.c, planmain.c): `plan_block` plans one block end to end.
+//! * `setup` (initsplan.c): `build` makes the block ready: base relations through the
+//!   single-table model (`crate`: Seq Scan, Index Scan, Index Only Scan, Bitmap Heap
+//!   Scan), equivalence classes from the join edges (`equivclass`: constants propagated),
+//!   SpecialJoinInfos for IN / EXISTS / NOT EXISTS nests and the LEFT JOIN (a semi join
+//!   with a distinct RHS made inner, `analyzejoins`), filters with their selectivity
+//!   (`clausesel`: LIKE against MCVs and histogram, OR factoring, `col = (SubPlan)`),
+//!   the kit's partial indexes where the query implies their predicate (`predtest`),
+//!   expression indexes and kNN orders (`indxpath`), sub-selects planned as InitPlans,
+//!   SubPlans and sub-select relations (`subselect`: Q15's view with HAVING pushdown,
+//!   Q18's grouped IN made an inner join), the columns each relation carries (`relnode`).
+//! * `allpaths`: each base relation's paths; `indxpath`: its parameterized index and
+//!   bitmap paths with loop_count.
+//! * `joinrels` (standard_join_search, join_is_legal): join relations level by level,
+//!   their rows (calc_joinrel_size_estimate with `selfuncs`' eqjoinsel and
+//!   eqjoinsel_semi).
+//! * `joinpath` (add_paths_to_joinrel): nested loops (plain, Materialize, parameterized
+//!   inners, Memoize; a semi or anti join's two-relation inner parameterized by the outer,
+//!   as Q20 at SF 10 runs it), hash joins (bucket statistics, batches, the unique-inner
+//!   quirk of §3.3), merge joins (mergejoinscansel, explicit sorts, presorted inputs,
+//!   materialized inner), costed by `costs`' formulas.
+//! * `pathnode`: which candidates add_path keeps (`model::add_path`, fuzz 1.01, useful
+//!   pathkeys), the unique-ified semi join RHS.
+//! * `upper` (grouping_planner): GroupAggregate / HashAggregate (with spill) / Aggregate
+//!   costed from the select list (`prepagg`, `tlist`), a second level over a grouped FROM
+//!   sub-select, ORDER BY sorts and incremental sorts, LIMIT, InitPlan charges.
+//! * `model`: the path and node types and add_path; `executor_work`: the rows and pages
+//!   the executor really handles, beside the estimates; `explain` and `deparse`: EXPLAIN
+//!   text as ruleutils.c prints it.
+//! * `sqlexpr` and `memo`: the SQL text the planner still reads itself (filters, the
+//!   select list, HAVING, sub-select text), parsed once per text. The front end's typed
+//!   blocks are to replace it.
 //!
 //! Not modelled: parallel plans (the comparison runs with no workers), BRIN indexes, GEQO
 //! and splitting a block above from/join_collapse_limit (every DBT3 block is within the
