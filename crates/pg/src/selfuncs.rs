@@ -16,6 +16,28 @@ pub(crate) const DEFAULT_RANGE_INEQ_SEL: f64 = 0.005;
 /// nulltestsel without statistics (IS NULL).
 pub(crate) const DEFAULT_UNK_SEL: f64 = 0.005;
 pub(crate) const DEFAULT_NUM_DISTINCT: f64 = 200.0;
+/// eqsel without statistics, and each constant of an IN list.
+pub(crate) const DEFAULT_EQ_SEL: f64 = 0.005;
+/// LIKE without statistics (patternsel's DEFAULT_MATCH_SEL).
+pub(crate) const DEFAULT_MATCH_SEL: f64 = 0.005;
+
+/// clauselist_selectivity's range pair: `col > lo AND col < hi` on one column, from the
+/// two sides' selectivities `lo` and `hi` (each the share above / below its bound) and
+/// the column's null fraction. Either side a default makes the pair a default range; a
+/// pair that cannot overlap is a small default (a bit below zero is rounding: 1e-10).
+pub(crate) fn range_pair(lo: f64, hi: f64, null_frac: f64) -> f64 {
+    if lo == DEFAULT_INEQ_SEL || hi == DEFAULT_INEQ_SEL {
+        return DEFAULT_RANGE_INEQ_SEL;
+    }
+    let s = hi + lo - 1.0 + null_frac;
+    if s > 0.0 {
+        s
+    } else if s < -0.01 {
+        DEFAULT_RANGE_INEQ_SEL
+    } else {
+        1.0e-10
+    }
+}
 
 fn clamp_probability(p: f64) -> f64 {
     if p.is_nan() {
@@ -124,22 +146,7 @@ pub(crate) fn clauselist_selectivity(rel: &Rel, ids: &[usize]) -> f64 {
             });
         }
         let s2 = match (lo, hi) {
-            (Some(lo), Some(hi)) => {
-                if lo == DEFAULT_INEQ_SEL || hi == DEFAULT_INEQ_SEL {
-                    DEFAULT_RANGE_INEQ_SEL
-                } else {
-                    let s = hi + lo - 1.0 + nulltestsel_is_null(&rel.cols[c.col]);
-                    if s <= 0.0 {
-                        if s < -0.01 {
-                            DEFAULT_RANGE_INEQ_SEL
-                        } else {
-                            1.0e-10
-                        }
-                    } else {
-                        s
-                    }
-                }
-            }
+            (Some(lo), Some(hi)) => range_pair(lo, hi, nulltestsel_is_null(&rel.cols[c.col])),
             (Some(x), None) | (None, Some(x)) => x,
             (None, None) => 1.0,
         };

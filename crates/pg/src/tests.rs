@@ -1115,3 +1115,16 @@ fn effective_cache_size_in_pages() {
     v.set_assignment("effective_cache_size=64").unwrap();
     assert_eq!(consts(&v).effective_cache_pages, 64.0);
 }
+
+/// clauselist_selectivity's range pair, the one rule both planners use (clausesel.c:
+/// lo + hi - 1 + nullfrac; a default side gives DEFAULT_RANGE_INEQ_SEL; an empty range
+/// 0.005, or 1e-10 when within rounding of zero).
+#[test]
+fn the_range_pair_rule() {
+    use super::selfuncs::{range_pair, DEFAULT_INEQ_SEL, DEFAULT_RANGE_INEQ_SEL};
+    assert!((range_pair(0.6, 0.5, 0.0) - 0.1).abs() < 1e-12);
+    assert!((range_pair(0.6, 0.5, 0.05) - 0.15).abs() < 1e-12);
+    assert_eq!(range_pair(DEFAULT_INEQ_SEL, 0.5, 0.0), DEFAULT_RANGE_INEQ_SEL);
+    assert_eq!(range_pair(0.3, 0.3, 0.0), DEFAULT_RANGE_INEQ_SEL);
+    assert_eq!(range_pair(0.5, 0.495, 0.0), 1e-10);
+}

@@ -225,7 +225,7 @@ impl<'a> Block<'a> {
     /// has at least 10 entries (weight hist_size/100), the pattern heuristic otherwise.
     pub(crate) fn like_sel(&self, k: &ColKey, pat: &str) -> f64 {
         let Some((rel, col)) = self.col_info(k) else {
-            return 0.005;
+            return selfuncs::DEFAULT_MATCH_SEL;
         };
         fn text(v: &Value) -> std::borrow::Cow<'_, str> {
             match v {
@@ -236,7 +236,7 @@ impl<'a> Block<'a> {
         let prefix: String = pat.chars().take_while(|c| *c != '%' && *c != '_').collect();
         let rest = &pat[prefix.len()..];
         if !col.has_stats {
-            return 0.005;
+            return selfuncs::DEFAULT_MATCH_SEL;
         }
         let nullfrac = col.stats.null_frac;
         // prefix_selectivity: the histogram's share in [prefix, next string), at least
@@ -391,16 +391,7 @@ impl<'a> Block<'a> {
                 for (k, lo, hi) in ranges {
                     let r = match (lo, hi) {
                         (Some(lo), Some(hi)) => {
-                            let x = hi + lo - 1.0 + self.stats(&k).nullfrac;
-                            if x <= 0.0 {
-                                if x < -0.01 {
-                                    0.005
-                                } else {
-                                    1e-10
-                                }
-                            } else {
-                                x
-                            }
+                            selfuncs::range_pair(lo, hi, self.stats(&k).nullfrac)
                         }
                         (Some(x), None) | (None, Some(x)) => x,
                         (None, None) => 1.0,
@@ -425,16 +416,22 @@ impl<'a> Block<'a> {
             }
             Expr::Cmp { col, op, rhs } => {
                 let Some(k) = res(col) else {
-                    return (0.005, 0.005);
+                    return (selfuncs::DEFAULT_EQ_SEL, selfuncs::DEFAULT_EQ_SEL);
                 };
                 match rhs {
                     Operand::Lit(l) => {
                         let s = match cmp_op(*op) {
-                            Some(o) => self
-                                .restriction_sel(&k, o, l)
-                                .unwrap_or(if o == CmpOp::Eq { 0.005 } else { 1.0 / 3.0 }),
+                            Some(o) => {
+                                self.restriction_sel(&k, o, l).unwrap_or(if o == CmpOp::Eq {
+                                    selfuncs::DEFAULT_EQ_SEL
+                                } else {
+                                    selfuncs::DEFAULT_INEQ_SEL
+                                })
+                            }
                             None => {
-                                let eq = self.restriction_sel(&k, CmpOp::Eq, l).unwrap_or(0.005);
+                                let eq = self
+                                    .restriction_sel(&k, CmpOp::Eq, l)
+                                    .unwrap_or(selfuncs::DEFAULT_EQ_SEL);
                                 (1.0 - eq - self.stats(&k).nullfrac).clamp(0.0, 1.0)
                             }
                         };
@@ -451,12 +448,12 @@ impl<'a> Block<'a> {
                                 // Under a semi/anti join every LHS row finds a partner.
                                 (s, 1.0 - self.stats(&k).nullfrac)
                             }
-                            _ => (1.0 / 3.0, 1.0 / 3.0),
+                            _ => (selfuncs::DEFAULT_INEQ_SEL, selfuncs::DEFAULT_INEQ_SEL),
                         },
                         _ => match op {
-                            Op::Eq => (0.005, 0.005),
+                            Op::Eq => (selfuncs::DEFAULT_EQ_SEL, selfuncs::DEFAULT_EQ_SEL),
                             Op::Ne => (0.995, 0.995),
-                            _ => (1.0 / 3.0, 1.0 / 3.0),
+                            _ => (selfuncs::DEFAULT_INEQ_SEL, selfuncs::DEFAULT_INEQ_SEL),
                         },
                     },
                     Operand::Other => match op {
@@ -468,13 +465,13 @@ impl<'a> Block<'a> {
                             let s = 1.0 - self.eq_non_const(&k);
                             (s, s)
                         }
-                        _ => (1.0 / 3.0, 1.0 / 3.0),
+                        _ => (selfuncs::DEFAULT_INEQ_SEL, selfuncs::DEFAULT_INEQ_SEL),
                     },
                 }
             }
             Expr::In { col, values } => {
                 let Some(k) = res(col) else {
-                    let s = (values.len() as f64 * 0.005).min(1.0);
+                    let s = (values.len() as f64 * selfuncs::DEFAULT_EQ_SEL).min(1.0);
                     return (s, s);
                 };
                 let s = match self.col_info(&k) {
@@ -483,7 +480,7 @@ impl<'a> Block<'a> {
                             values.iter().filter_map(|l| value_for(c, l)).collect();
                         selfuncs::scalararraysel(rel, c, &vals)
                     }
-                    None => (values.len() as f64 * 0.005).min(1.0),
+                    None => (values.len() as f64 * selfuncs::DEFAULT_EQ_SEL).min(1.0),
                 };
                 (s, s)
             }
@@ -494,19 +491,8 @@ impl<'a> Block<'a> {
                 let a = self.restriction_sel(&k, CmpOp::Ge, lo);
                 let b = self.restriction_sel(&k, CmpOp::Le, hi);
                 let s = match (a, b) {
-                    (Some(a), Some(b)) if a != 1.0 / 3.0 && b != 1.0 / 3.0 => {
-                        let x = a + b - 1.0 + self.stats(&k).nullfrac;
-                        if x <= 0.0 {
-                            if x < -0.01 {
-                                0.005
-                            } else {
-                                1e-10
-                            }
-                        } else {
-                            x
-                        }
-                    }
-                    _ => 0.005,
+                    (Some(a), Some(b)) => selfuncs::range_pair(a, b, self.stats(&k).nullfrac),
+                    _ => selfuncs::DEFAULT_RANGE_INEQ_SEL,
                 };
                 (s, s)
             }
@@ -591,13 +577,13 @@ impl<'a> Block<'a> {
 
 pub(crate) fn kind_default(k: &FilterKind) -> f64 {
     match k {
-        FilterKind::Eq => 0.005,
+        FilterKind::Eq => selfuncs::DEFAULT_EQ_SEL,
         FilterKind::Ne => 0.995,
-        FilterKind::Ineq => 1.0 / 3.0,
-        FilterKind::Between => 0.005,
-        FilterKind::Like => 0.005,
+        FilterKind::Ineq => selfuncs::DEFAULT_INEQ_SEL,
+        FilterKind::Between => selfuncs::DEFAULT_RANGE_INEQ_SEL,
+        FilterKind::Like => selfuncs::DEFAULT_MATCH_SEL,
         FilterKind::NotLike => 0.995,
-        FilterKind::InList(n) => (*n as f64 * 0.005).min(1.0),
+        FilterKind::InList(n) => (*n as f64 * selfuncs::DEFAULT_EQ_SEL).min(1.0),
         FilterKind::Function => 0.005,
         FilterKind::InSubquery => 0.5,
         // DEFAULT_UNK_SEL, as nulltestsel without statistics.
