@@ -1124,7 +1124,10 @@ fn the_range_pair_rule() {
     use super::selfuncs::{range_pair, DEFAULT_INEQ_SEL, DEFAULT_RANGE_INEQ_SEL};
     assert!((range_pair(0.6, 0.5, 0.0) - 0.1).abs() < 1e-12);
     assert!((range_pair(0.6, 0.5, 0.05) - 0.15).abs() < 1e-12);
-    assert_eq!(range_pair(DEFAULT_INEQ_SEL, 0.5, 0.0), DEFAULT_RANGE_INEQ_SEL);
+    assert_eq!(
+        range_pair(DEFAULT_INEQ_SEL, 0.5, 0.0),
+        DEFAULT_RANGE_INEQ_SEL
+    );
     assert_eq!(range_pair(0.3, 0.3, 0.0), DEFAULT_RANGE_INEQ_SEL);
     assert_eq!(range_pair(0.5, 0.495, 0.0), 1e-10);
 }

@@ -4,6 +4,8 @@ use std::rc::Rc;
 
 use smallvec::SmallVec;
 
+use crate::costsize::STD_FUZZ_FACTOR;
+
 use costlab_model::plan::{Cost, Name, PlanNode, Work};
 
 /// A plan node whose children are shared between the paths that use them: the join
@@ -579,9 +581,6 @@ pub(crate) struct PathHead<'k> {
     pub disabled: u32,
 }
 
-/// add_path's fuzz factor (§6.4).
-pub(crate) const FUZZ: f64 = 1.01;
-
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Cmp {
     Equal,
@@ -688,7 +687,7 @@ pub(crate) fn add_path_head(
     while i < list.len() {
         let old = &list[i];
         let mut remove_old = false;
-        let costcmp = compare_costs(&new, old, FUZZ, startup);
+        let costcmp = compare_costs(&new, old, STD_FUZZ_FACTOR, startup);
         if costcmp != Cmp::Different {
             // Parameterized paths are compared as if unordered.
             let keyscmp = if new.param != 0 || old.param != 0 {

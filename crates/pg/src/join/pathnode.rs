@@ -10,9 +10,10 @@ use costlab_model::plan::Work;
 
 use super::costs::{self};
 use super::model::{
-    add_path_head, copy_keys, is_prefix, JPath, Node, PathHead, PathKeys, Rescan, TrueRows, FUZZ,
+    add_path_head, copy_keys, is_prefix, JPath, Node, PathHead, PathKeys, Rescan, TrueRows,
 };
 use super::pathnodes::*;
+use crate::costsize::STD_FUZZ_FACTOR;
 
 /// Join candidates of one add_paths call, offered to add_path in the order they are
 /// built. A candidate's `node` is the shared placeholder `pending`; the builder of its
@@ -60,7 +61,7 @@ impl<'c> Candidates<'c, '_> {
     /// add_path_precheck against this call's earlier candidates.
     pub(crate) fn precheck(&self, disabled: u32, total: f64, pathkeys: &[usize]) -> bool {
         !self.prior.iter().any(|&(d, t, keys)| {
-            beyond(disabled, total, (d, t * FUZZ)) && is_prefix(pathkeys, keys)
+            beyond(disabled, total, (d, t * STD_FUZZ_FACTOR)) && is_prefix(pathkeys, keys)
         })
     }
 
@@ -130,7 +131,7 @@ pub(crate) fn precheck_bound(list: &[JPath], pathkeys: &[usize]) -> (u32, f64) {
     let mut bound = (u32::MAX, f64::INFINITY);
     for old in list.iter().filter(|p| p.param == 0) {
         if is_prefix(pathkeys, &old.pathkeys) {
-            let b = (old.disabled, old.total * FUZZ);
+            let b = (old.disabled, old.total * STD_FUZZ_FACTOR);
             if b.0 < bound.0 || (b.0 == bound.0 && b.1 < bound.1) {
                 bound = b;
             }

@@ -46,7 +46,7 @@ fn sort_path(pl: &Planner, p: &JPath, keys: Vec<usize>, limit: f64, key_text: St
 /// fuzzily equal totals the later start goes; paths equal within the fuzz are compared
 /// again almost exactly (add_path's 1.0000000001), and a full tie keeps the older path.
 fn prune_ordered(paths: Vec<JPath>, consider_startup: bool) -> Vec<JPath> {
-    use super::model::FUZZ;
+    use crate::costsize::STD_FUZZ_FACTOR as FUZZ;
     use std::cmp::Ordering::{self, Equal, Greater, Less};
     // Less: `a` is better; Greater: `b` is; None: neither dominates.
     let cmp = |a: &JPath, b: &JPath, fuzz: f64| -> Option<Ordering> {
