@@ -18,6 +18,7 @@ pub mod num;
 pub mod pg;
 pub mod plan;
 pub mod query;
+pub mod render;
 pub mod scenario;
 pub mod scenario_file;
 pub mod sim;
