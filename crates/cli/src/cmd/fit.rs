@@ -246,7 +246,7 @@ fn fit_join(
     if let Some(r) = refused.first() {
         return Err(Fail::Error(r.error.clone()));
     }
-    let planner = costlab_core::workload::compare::WorkloadPlanner::new(
+    let planner = costlab_core::compare::WorkloadPlanner::new(
         machine.version,
         &file.tables,
         &file.functions,

@@ -1,6 +1,6 @@
 //! `costlab ordering`: the third seed's workload (TPROC-H-like tables, fgeo() and fnorm()
 //! at COST 5000), each shape planned stock and with the "ORDER BY value handed up" series
-//! and timed, then the closed-loop mix's throughput (`costlab_core::workload::ordering`,
+//! and timed, then the closed-loop mix's throughput (`costlab_core::ordering`,
 //! `costlab_core::sim::mix`).
 
 use super::shared::{apply_sets, machine_profile, print, to_json, usage, write_atomically, Fail};
@@ -51,8 +51,8 @@ pub struct OrderingArgs {
 
 /// `costlab ordering`.
 pub fn run(a: OrderingArgs) -> Result<(), Fail> {
+    use costlab_core::ordering::{self, Role};
     use costlab_core::sim::mix;
-    use costlab_core::workload::ordering::{self, Role};
     let version = engines::parse_version(&a.release).map_err(usage)?;
     if version.engine() != Engine::Postgres {
         return Err(usage(format!(

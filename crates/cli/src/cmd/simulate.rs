@@ -233,7 +233,7 @@ fn simulate_join(
     };
     let p = &r.current;
     let tree = match (&p.tree, &p.node_times_s) {
-        (Some(t), times) => costlab_core::workload::compare::tree_text(t, times.as_deref()),
+        (Some(t), times) => costlab_core::compare::tree_text(t, times.as_deref()),
         (None, _) => String::new(),
     };
     print(&format!(
