@@ -6,6 +6,7 @@ use crate::model::seconds;
 use crate::worker_protocol::DiagramView;
 use costlab_core::diagram::PlanDiagram;
 use costlab_core::knobs::{Knob, Scale};
+use costlab_core::render::csv::Csv;
 use costlab_core::render::svg::Svg;
 
 /// One query's diagram as it is drawn.
@@ -401,31 +402,103 @@ fn legend_html(ds: &[DiagramShown]) -> String {
     o.into_string()
 }
 
+/// A line per cell: query, x, y (empty over one axis), plan letter, summary, time, regret.
 fn csv(ds: &[DiagramShown], c: Axes) -> String {
-    let mut out = format!(
-        "query,{},{},plan,summary,time_s,regret_s\n",
+    let mut out = Csv::new();
+    out.row([
+        "query",
         c.x.def().name,
         c.y.filter(|_| c.query.is_some())
-            .map_or("", |k| k.def().name)
-    );
+            .map_or("", |k| k.def().name),
+        "plan",
+        "summary",
+        "time_s",
+        "regret_s",
+    ]);
     for d in ds {
         let rows = d.y.len().max(1);
         for r in 0..rows {
             for (ci, x) in d.x.iter().enumerate() {
                 let plan = d.cells[r * d.x.len() + ci];
                 let p = &d.plans[plan as usize];
-                out.push_str(&format!(
-                    "{},{},{},{},\"{}\",{},{}\n",
-                    d.query,
-                    x,
-                    d.y.get(r).map_or(String::new(), |y| y.to_string()),
-                    letter(plan),
-                    p.summary.replace('"', "\"\""),
-                    p.time_s,
-                    p.regret_s
-                ));
+                out.field(d.query).field(x);
+                match d.y.get(r) {
+                    Some(y) => out.field(y),
+                    None => out.field(""),
+                };
+                out.field(letter(plan))
+                    .field(&p.summary)
+                    .field(p.time_s)
+                    .field(p.regret_s)
+                    .end_row();
             }
         }
     }
-    out
+    out.into_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
+    wasm_bindgen_test_configure!(run_in_browser);
+
+    fn plan(summary: &str, time_s: f64, regret_s: f64, cells: u32) -> PlanShown {
+        let summary = summary.to_string();
+        PlanShown {
+            summary,
+            time_s,
+            regret_s,
+            cells,
+        }
+    }
+
+    /// One escaping rule for the picture and the legend (& < > " '), one quoting rule for
+    /// the export (RFC 4180: only a field with a comma, a quote or a line end is quoted).
+    #[wasm_bindgen_test]
+    fn the_view_escapes_svg_and_html_and_quotes_csv() {
+        let nasty = "a & b < c > d \"e\" 'f', g\nh";
+        let d = DiagramShown {
+            query: 3,
+            title: "x<y & 'z'".into(),
+            x: vec![0.1, 0.5, 1.0],
+            y: Vec::new(),
+            cells: vec![0, 1, 1],
+            plans: vec![plan(nasty, 1.5, 0.0, 1), plan("plain", 2.0, 0.5, 2)],
+            boundaries: Vec::new(),
+            reduced: 2,
+            unfitted: 0,
+        };
+        let x = Knob::MemoryBlockReadCost;
+        let v = view(
+            &[d],
+            Axes {
+                query: Some(3),
+                x,
+                y: None,
+            },
+        );
+        let escaped = "a &amp; b &lt; c &gt; d &quot;e&quot; &#39;f&#39;, g\nh";
+        assert!(
+            v.svg.contains(&format!("<title>Q3 plan A: {escaped} · ")),
+            "{}",
+            v.svg
+        );
+        assert!(
+            v.legend.contains("Q3 x&lt;y &amp; &#39;z&#39;: 2 plans"),
+            "{}",
+            v.legend
+        );
+        assert!(
+            v.legend.contains(&format!("A  {escaped} · 1 cells")),
+            "{}",
+            v.legend
+        );
+        for out in [&v.svg, &v.regret_svg, &v.legend] {
+            assert!(!out.contains(nasty) && !out.contains("'f'"), "{out}");
+        }
+        let rows = "3,0.1,,A,\"a & b < c > d \"\"e\"\" 'f', g\nh\",1.5,0\n3,0.5,,B,plain,2,0.5\n";
+        let head = "query,memory_block_read_cost,,plan,summary,time_s,regret_s\n";
+        assert_eq!(v.csv, format!("{head}{rows}3,1,,B,plain,2,0.5\n"));
+    }
 }

@@ -9,6 +9,7 @@ use crate::simulate::ProfileInfo;
 use costlab_core::analysis::{RangeAxis, FRACTION_AXIS};
 use costlab_core::diagram::{Axis, Boundaries, PlanDiagram};
 use costlab_core::knobs::{round_significant, Engine, Knob};
+use costlab_core::render::csv::Csv;
 use costlab_core::render::svg::Svg;
 use costlab_core::{Error, Result};
 use serde::Serialize;
@@ -281,21 +282,15 @@ impl DiagramReport {
         out
     }
 
-    /// Every cell as CSV, with the query's number first.
+    /// Every cell as CSV, with the query's number first: one header, then each diagram's
+    /// lines (`PlanDiagram::write_csv`).
     pub fn csv(&self) -> String {
-        let mut out = String::new();
+        let mut out = Csv::new();
         for (i, q) in self.diagrams.iter().enumerate() {
-            for (j, line) in q.diagram.csv().lines().enumerate() {
-                if j == 0 {
-                    if i == 0 {
-                        let _ = writeln!(out, "query,{line}");
-                    }
-                } else {
-                    let _ = writeln!(out, "{},{line}", q.query);
-                }
-            }
+            q.diagram
+                .write_csv(&mut out, Some(("query", &q.query)), i == 0);
         }
-        out
+        out.into_string()
     }
 
     /// The diagram (or flip map) as an SVG picture: cells coloured by plan, boundaries as
@@ -714,4 +709,81 @@ fn svg_diagram(body: &mut Svg, q: &QueryDiagram, y0: f64, single: bool) -> f64 {
         }
     }
     height
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use costlab_core::diagram::{build, Choice, Description};
+    use costlab_core::sweep::Spacing;
+
+    const NASTY: &str = "a & b < c > d \"e\" 'f', g\nh";
+
+    /// Plan a (the summary above) at x = 0, plan b at 2 and 4; a diagram per query.
+    fn report(queries: &[u8]) -> DiagramReport {
+        let x = Axis::new("x", 0.0, 4.0, 3, Spacing::Linear, false).unwrap();
+        let diagram = || {
+            let plan = |x: f64, _| {
+                let (plan, cost) = if x < 1.0 { ("a", 1.0) } else { ("b", 2.0) };
+                let signature = plan.to_string();
+                let regret_s = None;
+                Ok(Choice {
+                    signature,
+                    cost,
+                    plan,
+                    regret_s,
+                })
+            };
+            let describe = |k: &&str| {
+                let summary = if *k == "a" { NASTY } else { "b" }.to_string();
+                Ok(Description {
+                    summary,
+                    time_s: 1.0,
+                })
+            };
+            build(&x, None, Boundaries::Skip, plan, describe).unwrap()
+        };
+        let profile = costlab_core::sim::builtin::find("wl8737-memory").unwrap();
+        DiagramReport {
+            engine: "mysql",
+            release: "r<&>'\"",
+            workload: "w&".into(),
+            profile: ProfileInfo::of(&profile),
+            warm_cache: true,
+            sets: Vec::new(),
+            regret: "the fastest plan",
+            diagrams: queries
+                .iter()
+                .map(|&query| QueryDiagram {
+                    query,
+                    title: "t".into(),
+                    diagram: diagram(),
+                })
+                .collect(),
+        }
+    }
+
+    /// RFC 4180: one header, the query first on every line, the summary quoted (its comma,
+    /// quotes and line end) once, not split at its line end.
+    #[test]
+    fn csv_quotes_summaries_and_leads_with_the_query() {
+        let a = ",0,,0,\"a & b < c > d \"\"e\"\" 'f', g\nh\",1,1,0\n";
+        let b = ",,1,b,2,1,0\n";
+        let head = "query,x,,plan,summary,cost,time_s,regret_s\n";
+        let want = format!("{head}3{a}3,2{b}3,4{b}4{a}4,2{b}4,4{b}");
+        assert_eq!(report(&[3, 4]).csv(), want);
+    }
+
+    /// The five characters escaped in the tooltips, the legend and the title.
+    #[test]
+    fn svg_escapes_summaries_and_the_title() {
+        let svg = report(&[3]).svg();
+        let escaped = "a &amp; b &lt; c &gt; d &quot;e&quot; &#39;f&#39;, g\nh";
+        assert!(svg.contains(&format!("<title>{escaped}</title>")), "{svg}");
+        assert!(svg.contains(&format!(">A  {escaped}</text>")), "{svg}");
+        assert!(svg.contains(">Q3 on r&lt;&amp;&gt;&#39;&quot;: plan diagram</text>"));
+        assert!(!svg.contains(NASTY) && !svg.contains("'f'"), "{svg}");
+        let flip = report(&[3, 4]).svg();
+        assert!(flip.contains(">w&amp; on r&lt;&amp;&gt;&#39;&quot;: flip map</text>"));
+    }
 }
