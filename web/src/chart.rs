@@ -4,6 +4,7 @@
 //! the drawing it was driven by) was about a ninth of the page's first load; the page draws through one backend type, [`Backend`],
 //! so this code is compiled once into its bundle instead of once per backend.
 
+use costlab_core::render::csv::Csv;
 use plotters_backend::text_anchor::{HPos, Pos, VPos};
 use plotters_backend::{
     BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingBackend, DrawingErrorKind,
@@ -1526,71 +1527,82 @@ pub fn to_svg(data: &ChartData, theme: Theme, size: (u32, u32)) -> Result<String
 
 /// The data behind a chart as CSV: one row per x, one column per series.
 pub fn to_csv(data: &ChartData) -> String {
-    let esc = |s: &str| {
-        if s.contains([',', '"', '\n']) {
-            format!("\"{}\"", s.replace('"', "\"\""))
-        } else {
-            s.to_string()
-        }
-    };
-    let mut out = String::new();
+    let mut out = Csv::new();
     match data {
         ChartData::Lines(c) => {
             let mut cols: Vec<&Series> = c.series.iter().collect();
             if let Some(e) = &c.envelope {
                 cols.push(e);
             }
-            out.push_str(&esc(&c.x_label));
+            out.field(&c.x_label);
             for s in &cols {
-                out.push(',');
-                out.push_str(&esc(&s.label));
+                out.field(&s.label);
             }
-            out.push('\n');
+            out.end_row();
             let n = cols.iter().map(|s| s.points.len()).max().unwrap_or(0);
             for i in 0..n {
                 let x = cols
                     .iter()
                     .find_map(|s| s.points.get(i))
                     .map_or(f64::NAN, |p| p.0);
-                out.push_str(&format!("{x}"));
+                out.field(x);
                 for s in &cols {
-                    out.push(',');
-                    if let Some(p) = s.points.get(i).filter(|p| p.1.is_finite()) {
-                        out.push_str(&format!("{}", p.1));
-                    }
+                    match s.points.get(i).filter(|p| p.1.is_finite()) {
+                        Some(p) => out.field(p.1),
+                        None => out.field(""),
+                    };
                 }
-                out.push('\n');
+                out.end_row();
             }
         }
         ChartData::Scatter(c) => {
-            out.push_str(&format!(
-                "series,{},{},mark\n",
-                esc(&c.x_label),
-                esc(&c.y_label)
-            ));
+            out.row(["series", &c.x_label, &c.y_label, "mark"]);
             for s in &c.series {
                 for m in &s.marks {
-                    out.push_str(&format!(
-                        "{},{},{},{}\n",
-                        esc(&s.label),
-                        m.x,
-                        m.y,
-                        esc(&m.title)
-                    ));
+                    out.field(&s.label)
+                        .field(m.x)
+                        .field(m.y)
+                        .field(&m.title)
+                        .end_row();
                 }
             }
         }
         ChartData::Heat(h) => {
-            out.push_str(&format!("{},{},plan\n", esc(&h.x_label), esc(&h.y_label)));
+            out.row([h.x_label.as_str(), &h.y_label, "plan"]);
             for (j, row) in h.cells.iter().enumerate() {
                 for (i, cell) in row.iter().enumerate() {
                     let plan = cell
                         .and_then(|p| h.plans.get(p))
                         .map_or("", |p| p.0.as_str());
-                    out.push_str(&format!("{},{},{}\n", h.xs[i], h.ys[j], esc(plan)));
+                    out.field(h.xs[i]).field(h.ys[j]).field(plan).end_row();
                 }
             }
         }
     }
-    out
+    out.into_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
+    wasm_bindgen_test_configure!(run_in_browser);
+
+    /// The export's one quoting rule (RFC 4180): a label with a comma, a quote or a line end.
+    #[wasm_bindgen_test]
+    fn csv_quotes_labels_with_commas_quotes_and_line_ends() {
+        let h = HeatMap {
+            x_label: "rows, share".into(),
+            y_label: "cost \"c\"\r".into(),
+            xs: vec![0.5],
+            ys: vec![1.0, 2.0],
+            cells: vec![vec![Some(0)], vec![None]],
+            plans: vec![("A\nB".into(), 0)],
+            log_y: false,
+            lines: Vec::new(),
+            switches: Vec::new(),
+        };
+        let csv = "\"rows, share\",\"cost \"\"c\"\"\r\",plan\n0.5,1,\"A\nB\"\n0.5,2,\n";
+        assert_eq!(to_csv(&ChartData::Heat(h)), csv);
+    }
 }

@@ -6,6 +6,8 @@ use crate::model::seconds;
 use crate::worker_protocol::DiagramView;
 use costlab_core::diagram::PlanDiagram;
 use costlab_core::knobs::{Knob, Scale};
+use costlab_core::render::csv::Csv;
+use costlab_core::render::svg::Svg;
 
 /// One query's diagram as it is drawn.
 pub struct DiagramShown {
@@ -152,28 +154,22 @@ fn value_text(knob: Knob, v: f64) -> String {
         .unwrap_or_else(|| format_value(costlab_core::knobs::round_significant(v, 4)))
 }
 
-/// Text for SVG and HTML: the five characters that matter escaped.
-fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for ch in s.chars() {
-        match ch {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// The picture as SVG text (`regret`: cells shaded by the time their plan loses): runs of equal cells as one rectangle each (a tooltip naming
-/// the plan and the diagram's fastest), boundaries as dots with their exact values, the
-/// current knob values as dashed lines. Written as text, not as `html!` nodes: thousands
-/// of elements diff slowly and each `html!` element costs the page's bundle code.
+/// The picture as SVG text (`regret`: cells shaded by the time their plan loses): runs of
+/// equal cells as one rectangle each (a tooltip naming the plan and the diagram's fastest),
+/// boundaries as dots with their exact values, the current knob values as dashed lines.
+/// Written as text, not as `html!` nodes: thousands of elements diff slowly and each
+/// `html!` element costs the page's bundle code.
+///
+/// Not the command line's picture (`costlab dbt3 --diagram --format svg`, drawn in
+/// crates/cli/src/diagram.rs), though both write through `costlab_core::render::svg`: this
+/// one is a part of the page. It takes the panel's width (a viewBox in the frame
+/// `LEFT`/`WIDTH`/`TOP`, which the click handler and the overlay of the current values in
+/// `components/diagram.rs` share), the stylesheet styles it (its text in the theme's
+/// colour, light or dark; the dots' fill and outline), its dots carry their query, axis, cell and value (`data-*`, which the
+/// end-to-end test holds against `costlab dbt3 --diagram --json`), it has a regret layer,
+/// and its legend is HTML beside it (`legend_html`). The command line's is a document of
+/// its own: a title, a fixed size, a rectangle per cell and the legend inside.
 fn picture_svg(ds: &[DiagramShown], c: Axes, regret: bool) -> String {
-    use std::fmt::Write;
     let Some(first) = ds.first() else {
         return String::new();
     };
@@ -188,15 +184,25 @@ fn picture_svg(ds: &[DiagramShown], c: Axes, regret: bool) -> String {
         let (lo, hi) = (first.y[0], first.y[rows_per - 1]);
         TOP + ch / 2.0 + (1.0 - position(k, lo, hi, v)) * (height - ch)
     };
-    let mut o = String::with_capacity(64 * 1024);
-    let _ = write!(
-        o,
-        r#"<svg class="diagram" viewBox="0 0 {} {:.0}" width="100%" role="img" aria-label="plan diagram" data-query="{}" data-x="{}" data-y="{}">"#,
-        LEFT + WIDTH + 10.0,
-        TOP + height + 22.0,
-        c.query.map_or("all".to_string(), |q| q.to_string()),
-        c.x.def().name,
-        c.y.map_or("", |k| k.def().name)
+    let mut o = Svg::with_capacity(64 * 1024);
+    o.open(
+        "svg",
+        &[
+            ("class", &"diagram"),
+            (
+                "viewBox",
+                &format_args!("0 0 {} {:.0}", LEFT + WIDTH + 10.0, TOP + height + 22.0),
+            ),
+            ("width", &"100%"),
+            ("role", &"img"),
+            ("aria-label", &"plan diagram"),
+            (
+                "data-query",
+                &c.query.map_or("all".to_string(), |q| q.to_string()),
+            ),
+            ("data-x", &c.x.def().name),
+            ("data-y", &c.y.map_or("", |k| k.def().name)),
+        ],
     );
     for (qi, d) in ds.iter().enumerate() {
         let fastest = d
@@ -210,7 +216,7 @@ fn picture_svg(ds: &[DiagramShown], c: Axes, regret: bool) -> String {
         let tips: Vec<String> = (0..d.plans.len() as u32)
             .map(|i| {
                 let (p, f) = (&d.plans[i as usize], &d.plans[fastest as usize]);
-                esc(&format!(
+                format!(
                     "Q{} plan {}: {} · simulated {} · loses {} against the fastest plan here, {}: {}",
                     d.query,
                     letter(i),
@@ -219,7 +225,7 @@ fn picture_svg(ds: &[DiagramShown], c: Axes, regret: bool) -> String {
                     seconds(p.regret_s),
                     letter(fastest),
                     f.summary
-                ))
+                )
             })
             .collect();
         for r in 0..rows_per {
@@ -238,14 +244,22 @@ fn picture_svg(ds: &[DiagramShown], c: Axes, regret: bool) -> String {
                 } else {
                     colour(plan)
                 };
-                let _ = write!(
-                    o,
-                    r#"<rect x="{:.2}" y="{y0:.2}" width="{:.2}" height="{:.2}" fill="{fill}" data-plan="{plan}"><title>{}</title></rect>"#,
-                    LEFT + c0 as f64 * cw,
-                    (c1 - c0) as f64 * cw + 0.05,
-                    ch + 0.05,
-                    tips[plan as usize]
-                );
+                o.open(
+                    "rect",
+                    &[
+                        ("x", &format_args!("{:.2}", LEFT + c0 as f64 * cw)),
+                        ("y", &format_args!("{y0:.2}")),
+                        (
+                            "width",
+                            &format_args!("{:.2}", (c1 - c0) as f64 * cw + 0.05),
+                        ),
+                        ("height", &format_args!("{:.2}", ch + 0.05)),
+                        ("fill", &fill),
+                        ("data-plan", &plan),
+                    ],
+                )
+                .element("title", &[], &tips[plan as usize])
+                .close("rect");
                 c0 = c1;
             }
         }
@@ -257,47 +271,68 @@ fn picture_svg(ds: &[DiagramShown], c: Axes, regret: bool) -> String {
                     (xpos(b.at), y0 + ch / 2.0)
                 }
             };
-            let _ = write!(
-                o,
-                r#"<circle class="boundary" cx="{cx:.2}" cy="{cy:.2}" r="1.6" data-query="{}" data-axis="{}" data-row="{}" data-col="{}" data-at="{}"/>"#,
-                d.query, b.axis, b.row, b.col, b.at
+            o.empty(
+                "circle",
+                &[
+                    ("class", &"boundary"),
+                    ("cx", &format_args!("{cx:.2}")),
+                    ("cy", &format_args!("{cy:.2}")),
+                    ("r", &"1.6"),
+                    ("data-query", &d.query),
+                    ("data-axis", &b.axis),
+                    ("data-row", &b.row),
+                    ("data-col", &b.col),
+                    ("data-at", &b.at),
+                ],
             );
         }
         if !two {
-            let _ = write!(
-                o,
-                r#"<text x="{}" y="{:.1}" text-anchor="end">{}Q{}</text>"#,
-                LEFT - 4.0,
-                TOP + qi as f64 * ch + ch * 0.8,
-                if d.plans.len() > 1 { "* " } else { "" },
-                d.query
+            o.element(
+                "text",
+                &[
+                    ("x", &(LEFT - 4.0)),
+                    ("y", &format_args!("{:.1}", TOP + qi as f64 * ch + ch * 0.8)),
+                    ("text-anchor", &"end"),
+                ],
+                format_args!("{}Q{}", if d.plans.len() > 1 { "* " } else { "" }, d.query),
             );
         }
     }
     if let (true, Some(yk)) = (two, c.y) {
-        let _ = write!(
-            o,
-            r#"<text x="{x}" y="{}" text-anchor="end">{}</text><text x="{x}" y="{}" text-anchor="end">{}</text><text x="{x}" y="{}" text-anchor="end">{}</text>"#,
-            TOP + 10.0,
-            esc(&value_text(yk, first.y[rows_per - 1])),
-            TOP + height / 2.0,
-            yk.def().name,
-            TOP + height,
-            esc(&value_text(yk, first.y[0])),
-            x = LEFT - 4.0
-        );
+        for (at, text) in [
+            (TOP + 10.0, value_text(yk, first.y[rows_per - 1])),
+            (TOP + height / 2.0, yk.def().name.to_string()),
+            (TOP + height, value_text(yk, first.y[0])),
+        ] {
+            o.element(
+                "text",
+                &[("x", &(LEFT - 4.0)), ("y", &at), ("text-anchor", &"end")],
+                text,
+            );
+        }
     }
-    let base = TOP + height + 16.0;
-    let _ = write!(
-        o,
-        r#"<text x="{LEFT}" y="{base:.1}">{}</text><text x="{}" y="{base:.1}" text-anchor="middle">{}</text><text x="{}" y="{base:.1}" text-anchor="end">{}</text></svg>"#,
-        esc(&value_text(c.x, xlo)),
-        LEFT + WIDTH / 2.0,
-        c.x.def().name,
-        LEFT + WIDTH,
-        esc(&value_text(c.x, xhi))
-    );
-    o
+    let base = format!("{:.1}", TOP + height + 16.0);
+    o.element("text", &[("x", &LEFT), ("y", &base)], value_text(c.x, xlo))
+        .element(
+            "text",
+            &[
+                ("x", &(LEFT + WIDTH / 2.0)),
+                ("y", &base),
+                ("text-anchor", &"middle"),
+            ],
+            c.x.def().name,
+        )
+        .element(
+            "text",
+            &[
+                ("x", &(LEFT + WIDTH)),
+                ("y", &base),
+                ("text-anchor", &"end"),
+            ],
+            value_text(c.x, xhi),
+        )
+        .close("svg");
+    o.into_string()
 }
 
 /// Width and height of one cell: square over two knobs, a 14-unit strip per query.
@@ -312,22 +347,23 @@ fn cell_size(first: &DiagramShown) -> (f64, f64) {
 }
 
 /// The legend as HTML text: per query with more than one plan (every query of a single
-/// diagram), each plan's colour, letter, summary, cells, time and regret.
+/// diagram), each plan's colour, letter, summary, cells, time and regret. Written with
+/// the picture's writer: its escaping is HTML's too.
 fn legend_html(ds: &[DiagramShown]) -> String {
-    use std::fmt::Write;
-    let mut o = String::new();
+    let mut o = Svg::new();
     for d in ds.iter().filter(|d| ds.len() == 1 || d.plans.len() > 1) {
         let in_cells = d.plans.iter().filter(|p| p.cells > 0).count();
-        let _ = write!(
-            o,
-            r#"<div class="diagram-legend" data-query="{}"><p>Q{} {}: {in_cells} plans in cells"#,
-            d.query,
-            d.query,
-            esc(&d.title)
-        );
+        o.open(
+            "div",
+            &[("class", &"diagram-legend"), ("data-query", &d.query)],
+        )
+        .open("p", &[])
+        .text(format_args!(
+            "Q{} {}: {in_cells} plans in cells",
+            d.query, d.title
+        ));
         if in_cells > 1 {
-            let _ = write!(
-                o,
+            o.text(format_args!(
                 "; {} stay within 10 % of the optimal cost everywhere{}",
                 d.reduced,
                 if d.unfitted > 0 {
@@ -335,54 +371,134 @@ fn legend_html(ds: &[DiagramShown]) -> String {
                 } else {
                     ""
                 }
-            );
+            ));
         }
-        o.push_str("</p><ul>");
+        o.close("p").open("ul", &[]);
         let mut ids: Vec<u32> = (0..d.plans.len() as u32).collect();
         ids.sort_by(|a, b| d.plans[*b as usize].cells.cmp(&d.plans[*a as usize].cells));
         for i in ids {
             let p = &d.plans[i as usize];
-            let _ = write!(
-                o,
-                r#"<li><span class="swatch" style="background:{}"></span>{}  {} · {} cells · simulated {} · loses {}</li>"#,
-                colour(i),
-                letter(i),
-                esc(&p.summary),
-                p.cells,
-                seconds(p.time_s),
-                seconds(p.regret_s)
-            );
+            o.open("li", &[])
+                .open(
+                    "span",
+                    &[
+                        ("class", &"swatch"),
+                        ("style", &format_args!("background:{}", colour(i))),
+                    ],
+                )
+                .close("span")
+                .text(format_args!(
+                    "{}  {} · {} cells · simulated {} · loses {}",
+                    letter(i),
+                    p.summary,
+                    p.cells,
+                    seconds(p.time_s),
+                    seconds(p.regret_s)
+                ))
+                .close("li");
         }
-        o.push_str("</ul></div>");
+        o.close("ul").close("div");
     }
-    o
+    o.into_string()
 }
 
+/// A line per cell: query, x, y (empty over one axis), plan letter, summary, time, regret.
 fn csv(ds: &[DiagramShown], c: Axes) -> String {
-    let mut out = format!(
-        "query,{},{},plan,summary,time_s,regret_s\n",
+    let mut out = Csv::new();
+    out.row([
+        "query",
         c.x.def().name,
         c.y.filter(|_| c.query.is_some())
-            .map_or("", |k| k.def().name)
-    );
+            .map_or("", |k| k.def().name),
+        "plan",
+        "summary",
+        "time_s",
+        "regret_s",
+    ]);
     for d in ds {
         let rows = d.y.len().max(1);
         for r in 0..rows {
             for (ci, x) in d.x.iter().enumerate() {
                 let plan = d.cells[r * d.x.len() + ci];
                 let p = &d.plans[plan as usize];
-                out.push_str(&format!(
-                    "{},{},{},{},\"{}\",{},{}\n",
-                    d.query,
-                    x,
-                    d.y.get(r).map_or(String::new(), |y| y.to_string()),
-                    letter(plan),
-                    p.summary.replace('"', "\"\""),
-                    p.time_s,
-                    p.regret_s
-                ));
+                out.field(d.query).field(x);
+                match d.y.get(r) {
+                    Some(y) => out.field(y),
+                    None => out.field(""),
+                };
+                out.field(letter(plan))
+                    .field(&p.summary)
+                    .field(p.time_s)
+                    .field(p.regret_s)
+                    .end_row();
             }
         }
     }
-    out
+    out.into_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
+    wasm_bindgen_test_configure!(run_in_browser);
+
+    fn plan(summary: &str, time_s: f64, regret_s: f64, cells: u32) -> PlanShown {
+        let summary = summary.to_string();
+        PlanShown {
+            summary,
+            time_s,
+            regret_s,
+            cells,
+        }
+    }
+
+    /// One escaping rule for the picture and the legend (& < > " '), one quoting rule for
+    /// the export (RFC 4180: only a field with a comma, a quote or a line end is quoted).
+    #[wasm_bindgen_test]
+    fn the_view_escapes_svg_and_html_and_quotes_csv() {
+        let nasty = "a & b < c > d \"e\" 'f', g\nh";
+        let d = DiagramShown {
+            query: 3,
+            title: "x<y & 'z'".into(),
+            x: vec![0.1, 0.5, 1.0],
+            y: Vec::new(),
+            cells: vec![0, 1, 1],
+            plans: vec![plan(nasty, 1.5, 0.0, 1), plan("plain", 2.0, 0.5, 2)],
+            boundaries: Vec::new(),
+            reduced: 2,
+            unfitted: 0,
+        };
+        let x = Knob::MemoryBlockReadCost;
+        let v = view(
+            &[d],
+            Axes {
+                query: Some(3),
+                x,
+                y: None,
+            },
+        );
+        let escaped = "a &amp; b &lt; c &gt; d &quot;e&quot; &#39;f&#39;, g\nh";
+        assert!(
+            v.svg.contains(&format!("<title>Q3 plan A: {escaped} · ")),
+            "{}",
+            v.svg
+        );
+        assert!(
+            v.legend.contains("Q3 x&lt;y &amp; &#39;z&#39;: 2 plans"),
+            "{}",
+            v.legend
+        );
+        assert!(
+            v.legend.contains(&format!("A  {escaped} · 1 cells")),
+            "{}",
+            v.legend
+        );
+        for out in [&v.svg, &v.regret_svg, &v.legend] {
+            assert!(!out.contains(nasty) && !out.contains("'f'"), "{out}");
+        }
+        let rows = "3,0.1,,A,\"a & b < c > d \"\"e\"\" 'f', g\nh\",1.5,0\n3,0.5,,B,plain,2,0.5\n";
+        let head = "query,memory_block_read_cost,,plan,summary,time_s,regret_s\n";
+        assert_eq!(v.csv, format!("{head}{rows}3,1,,B,plain,2,0.5\n"));
+    }
 }

@@ -9,6 +9,8 @@ use crate::simulate::ProfileInfo;
 use costlab_core::analysis::{RangeAxis, FRACTION_AXIS};
 use costlab_core::diagram::{Axis, Boundaries, PlanDiagram};
 use costlab_core::knobs::{round_significant, Engine, Knob};
+use costlab_core::render::csv::Csv;
+use costlab_core::render::svg::Svg;
 use costlab_core::{Error, Result};
 use serde::Serialize;
 use std::fmt::Write;
@@ -280,21 +282,15 @@ impl DiagramReport {
         out
     }
 
-    /// Every cell as CSV, with the query's number first.
+    /// Every cell as CSV, with the query's number first: one header, then each diagram's
+    /// lines (`PlanDiagram::write_csv`).
     pub fn csv(&self) -> String {
-        let mut out = String::new();
+        let mut out = Csv::new();
         for (i, q) in self.diagrams.iter().enumerate() {
-            for (j, line) in q.diagram.csv().lines().enumerate() {
-                if j == 0 {
-                    if i == 0 {
-                        let _ = writeln!(out, "query,{line}");
-                    }
-                } else {
-                    let _ = writeln!(out, "{},{line}", q.query);
-                }
-            }
+            q.diagram
+                .write_csv(&mut out, Some(("query", &q.query)), i == 0);
         }
-        out
+        out.into_string()
     }
 
     /// The diagram (or flip map) as an SVG picture: cells coloured by plan, boundaries as
@@ -519,141 +515,275 @@ pub fn colour(id: usize) -> String {
     )
 }
 
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
+/// The frame of the command line's picture: the cells' width (and, over two knobs, height),
+/// and their top-left corner.
+const SVG_CELLS: f64 = 560.0;
+const SVG_LEFT: f64 = 90.0;
+const SVG_TOP: f64 = 30.0;
 
+/// The diagram (or the flip map) as a document of its own: a title, cells coloured by plan
+/// (a rectangle per cell, its plan's summary as the tooltip), boundaries as dots at their
+/// exact values, the axes' ends and names, and (one diagram) the legend. The page draws
+/// its own picture of the same diagram (`web/src/diagram_render.rs`): see there why.
 fn svg(r: &DiagramReport) -> String {
-    const CELL_W: f64 = 560.0;
-    const LEFT: f64 = 90.0;
-    const TOP: f64 = 30.0;
-    let mut body = String::new();
-    let mut legend_lines: Vec<(String, String)> = Vec::new();
-    let mut y0 = TOP;
+    let mut body = Svg::with_capacity(64 * 1024);
+    let mut y0 = SVG_TOP;
     let single = r.diagrams.len() == 1;
     for q in &r.diagrams {
-        let d = &q.diagram;
-        let (cols, rows) = (d.columns(), d.rows());
-        let cw = CELL_W / cols as f64;
-        let ch = if d.y.is_some() {
-            CELL_W / rows as f64
-        } else {
-            14.0
-        };
-        let height = ch * rows as f64;
-        if !single {
-            let _ = write!(
-                body,
-                r#"<text x="{}" y="{:.1}" font-size="11" text-anchor="end">Q{}</text>"#,
-                LEFT - 6.0,
-                y0 + ch * 0.8,
-                q.query
-            );
-        }
-        for row in 0..rows {
-            for c in 0..cols {
-                let cell = d.cell(row, c);
-                let _ = write!(
-                    body,
-                    r#"<rect x="{:.2}" y="{:.2}" width="{:.2}" height="{:.2}" fill="{}"><title>{}</title></rect>"#,
-                    LEFT + c as f64 * cw,
-                    y0 + (rows - 1 - row) as f64 * ch,
-                    cw + 0.05,
-                    ch + 0.05,
-                    colour(cell.plan),
-                    esc(&d.plans[cell.plan].summary)
-                );
-            }
-        }
-        // Boundaries at their exact values: a short tick across the edge they cut.
-        for b in &d.boundaries {
-            let (cx, cy) = if b.axis == 0 {
-                (
-                    LEFT + d.x.position(b.at) * (CELL_W - cw) + cw / 2.0,
-                    y0 + (rows - 1 - b.row) as f64 * ch + ch / 2.0,
-                )
-            } else {
-                let y = d.y.as_ref().expect("y boundary");
-                (
-                    LEFT + b.col as f64 * cw + cw / 2.0,
-                    y0 + (1.0 - y.position(b.at)) * (height - ch) + ch / 2.0,
-                )
-            };
-            let _ = write!(
-                body,
-                r##"<circle cx="{cx:.2}" cy="{cy:.2}" r="1.2" fill="#000"/>"##
-            );
-        }
-        if single {
-            for id in d.by_area() {
-                legend_lines.push((
-                    colour(id),
-                    format!("{}  {}", letter(id), d.plans[id].summary),
-                ));
-            }
-            let _ = write!(
-                body,
-                r#"<text x="{LEFT}" y="{:.1}" font-size="12">{}  {}  {}</text>"#,
-                y0 + height + 16.0,
-                esc(&value(&d.x.name, d.x.lo)),
-                esc(&d.x.name),
-                esc(&value(&d.x.name, d.x.hi))
-            );
-            if let Some(y) = &d.y {
-                let _ = write!(
-                    body,
-                    r#"<text x="{:.1}" y="{:.1}" font-size="12" text-anchor="end">{}</text><text x="{:.1}" y="{:.1}" font-size="12" text-anchor="end">{}</text><text x="{:.1}" y="{:.1}" font-size="12" text-anchor="end">{}</text>"#,
-                    LEFT - 6.0,
-                    y0 + 10.0,
-                    esc(&value(&y.name, y.hi)),
-                    LEFT - 6.0,
-                    y0 + height / 2.0,
-                    esc(&y.name),
-                    LEFT - 6.0,
-                    y0 + height,
-                    esc(&value(&y.name, y.lo))
-                );
-            }
-        }
+        let height = svg_diagram(&mut body, q, y0, single);
         y0 += height + if single { 30.0 } else { 2.0 };
     }
     if !single {
         if let Some(q) = r.diagrams.first() {
             let x = &q.diagram.x;
-            let _ = write!(
-                body,
-                r#"<text x="{LEFT}" y="{:.1}" font-size="12">{}  {}  {} (colours are per query)</text>"#,
-                y0 + 14.0,
-                esc(&value(&x.name, x.lo)),
-                esc(&x.name),
-                esc(&value(&x.name, x.hi))
+            body.element(
+                "text",
+                &[
+                    ("x", &SVG_LEFT),
+                    ("y", &format_args!("{:.1}", y0 + 14.0)),
+                    ("font-size", &"12"),
+                ],
+                format_args!(
+                    "{}  {}  {} (colours are per query)",
+                    value(&x.name, x.lo),
+                    x.name,
+                    value(&x.name, x.hi)
+                ),
             );
             y0 += 24.0;
         }
     }
-    for (i, (c, text)) in legend_lines.iter().enumerate() {
+    let legend: Vec<usize> = match r.diagrams.as_slice() {
+        [q] => q.diagram.by_area(),
+        _ => Vec::new(),
+    };
+    for (i, &id) in legend.iter().enumerate() {
+        let d = &r.diagrams[0].diagram;
         let y = y0 + 16.0 * i as f64;
-        let _ = write!(
-            body,
-            r#"<rect x="{LEFT}" y="{:.1}" width="10" height="10" fill="{c}"/><text x="{:.1}" y="{:.1}" font-size="11">{}</text>"#,
-            y,
-            LEFT + 16.0,
-            y + 9.0,
-            esc(text)
+        body.empty(
+            "rect",
+            &[
+                ("x", &SVG_LEFT),
+                ("y", &format_args!("{y:.1}")),
+                ("width", &"10"),
+                ("height", &"10"),
+                ("fill", &colour(id)),
+            ],
+        )
+        .element(
+            "text",
+            &[
+                ("x", &format_args!("{:.1}", SVG_LEFT + 16.0)),
+                ("y", &format_args!("{:.1}", y + 9.0)),
+                ("font-size", &"11"),
+            ],
+            format_args!("{}  {}", letter(id), d.plans[id].summary),
         );
     }
-    let height = y0 + 16.0 * legend_lines.len() as f64 + 10.0;
+    let height = y0 + 16.0 * legend.len() as f64 + 10.0;
     let title = match r.diagrams.as_slice() {
         [q] => format!("Q{} on {}: plan diagram", q.query, r.release),
         _ => format!("{} on {}: flip map", r.workload, r.release),
     };
-    format!(
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{:.0}" height="{height:.0}" font-family="sans-serif"><text x="{LEFT}" y="18" font-size="13">{}</text>{body}</svg>
-"#,
-        LEFT + CELL_W + 20.0,
-        esc(&title)
+    let mut doc = Svg::with_capacity(body.as_str().len() + 256);
+    doc.open(
+        "svg",
+        &[
+            ("xmlns", &"http://www.w3.org/2000/svg"),
+            ("width", &format_args!("{:.0}", SVG_LEFT + SVG_CELLS + 20.0)),
+            ("height", &format_args!("{height:.0}")),
+            ("font-family", &"sans-serif"),
+        ],
     )
+    .element(
+        "text",
+        &[("x", &SVG_LEFT), ("y", &"18"), ("font-size", &"13")],
+        title,
+    )
+    .append(&body)
+    .close("svg")
+    .text("\n");
+    doc.into_string()
+}
+
+/// One diagram of the picture from `y0` down: its cells and boundaries, a flip map's row
+/// label or (`single`) the axes' ends and names. Returns the cells' height.
+fn svg_diagram(body: &mut Svg, q: &QueryDiagram, y0: f64, single: bool) -> f64 {
+    let d = &q.diagram;
+    let (cols, rows) = (d.columns(), d.rows());
+    let cw = SVG_CELLS / cols as f64;
+    let ch = if d.y.is_some() {
+        SVG_CELLS / rows as f64
+    } else {
+        14.0
+    };
+    let height = ch * rows as f64;
+    if !single {
+        body.element(
+            "text",
+            &[
+                ("x", &(SVG_LEFT - 6.0)),
+                ("y", &format_args!("{:.1}", y0 + ch * 0.8)),
+                ("font-size", &"11"),
+                ("text-anchor", &"end"),
+            ],
+            format_args!("Q{}", q.query),
+        );
+    }
+    for row in 0..rows {
+        for c in 0..cols {
+            let cell = d.cell(row, c);
+            body.open(
+                "rect",
+                &[
+                    ("x", &format_args!("{:.2}", SVG_LEFT + c as f64 * cw)),
+                    (
+                        "y",
+                        &format_args!("{:.2}", y0 + (rows - 1 - row) as f64 * ch),
+                    ),
+                    ("width", &format_args!("{:.2}", cw + 0.05)),
+                    ("height", &format_args!("{:.2}", ch + 0.05)),
+                    ("fill", &colour(cell.plan)),
+                ],
+            )
+            .element("title", &[], &d.plans[cell.plan].summary)
+            .close("rect");
+        }
+    }
+    // Boundaries at their exact values: a short tick across the edge they cut.
+    for b in &d.boundaries {
+        let (cx, cy) = if b.axis == 0 {
+            (
+                SVG_LEFT + d.x.position(b.at) * (SVG_CELLS - cw) + cw / 2.0,
+                y0 + (rows - 1 - b.row) as f64 * ch + ch / 2.0,
+            )
+        } else {
+            let y = d.y.as_ref().expect("y boundary");
+            (
+                SVG_LEFT + b.col as f64 * cw + cw / 2.0,
+                y0 + (1.0 - y.position(b.at)) * (height - ch) + ch / 2.0,
+            )
+        };
+        body.empty(
+            "circle",
+            &[
+                ("cx", &format_args!("{cx:.2}")),
+                ("cy", &format_args!("{cy:.2}")),
+                ("r", &"1.2"),
+                ("fill", &"#000"),
+            ],
+        );
+    }
+    if single {
+        body.element(
+            "text",
+            &[
+                ("x", &SVG_LEFT),
+                ("y", &format_args!("{:.1}", y0 + height + 16.0)),
+                ("font-size", &"12"),
+            ],
+            format_args!(
+                "{}  {}  {}",
+                value(&d.x.name, d.x.lo),
+                d.x.name,
+                value(&d.x.name, d.x.hi)
+            ),
+        );
+        if let Some(y) = &d.y {
+            for (at, text) in [
+                (y0 + 10.0, value(&y.name, y.hi)),
+                (y0 + height / 2.0, y.name.clone()),
+                (y0 + height, value(&y.name, y.lo)),
+            ] {
+                body.element(
+                    "text",
+                    &[
+                        ("x", &format_args!("{:.1}", SVG_LEFT - 6.0)),
+                        ("y", &format_args!("{at:.1}")),
+                        ("font-size", &"12"),
+                        ("text-anchor", &"end"),
+                    ],
+                    text,
+                );
+            }
+        }
+    }
+    height
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use costlab_core::diagram::{build, Choice, Description};
+    use costlab_core::sweep::Spacing;
+
+    const NASTY: &str = "a & b < c > d \"e\" 'f', g\nh";
+
+    /// Plan a (the summary above) at x = 0, plan b at 2 and 4; a diagram per query.
+    fn report(queries: &[u8]) -> DiagramReport {
+        let x = Axis::new("x", 0.0, 4.0, 3, Spacing::Linear, false).unwrap();
+        let diagram = || {
+            let plan = |x: f64, _| {
+                let (plan, cost) = if x < 1.0 { ("a", 1.0) } else { ("b", 2.0) };
+                let signature = plan.to_string();
+                let regret_s = None;
+                Ok(Choice {
+                    signature,
+                    cost,
+                    plan,
+                    regret_s,
+                })
+            };
+            let describe = |k: &&str| {
+                let summary = if *k == "a" { NASTY } else { "b" }.to_string();
+                Ok(Description {
+                    summary,
+                    time_s: 1.0,
+                })
+            };
+            build(&x, None, Boundaries::Skip, plan, describe).unwrap()
+        };
+        let profile = costlab_core::sim::builtin::find("wl8737-memory").unwrap();
+        DiagramReport {
+            engine: "mysql",
+            release: "r<&>'\"",
+            workload: "w&".into(),
+            profile: ProfileInfo::of(&profile),
+            warm_cache: true,
+            sets: Vec::new(),
+            regret: "the fastest plan",
+            diagrams: queries
+                .iter()
+                .map(|&query| QueryDiagram {
+                    query,
+                    title: "t".into(),
+                    diagram: diagram(),
+                })
+                .collect(),
+        }
+    }
+
+    /// RFC 4180: one header, the query first on every line, the summary quoted (its comma,
+    /// quotes and line end) once, not split at its line end.
+    #[test]
+    fn csv_quotes_summaries_and_leads_with_the_query() {
+        let a = ",0,,0,\"a & b < c > d \"\"e\"\" 'f', g\nh\",1,1,0\n";
+        let b = ",,1,b,2,1,0\n";
+        let head = "query,x,,plan,summary,cost,time_s,regret_s\n";
+        let want = format!("{head}3{a}3,2{b}3,4{b}4{a}4,2{b}4,4{b}");
+        assert_eq!(report(&[3, 4]).csv(), want);
+    }
+
+    /// The five characters escaped in the tooltips, the legend and the title.
+    #[test]
+    fn svg_escapes_summaries_and_the_title() {
+        let svg = report(&[3]).svg();
+        let escaped = "a &amp; b &lt; c &gt; d &quot;e&quot; &#39;f&#39;, g\nh";
+        assert!(svg.contains(&format!("<title>{escaped}</title>")), "{svg}");
+        assert!(svg.contains(&format!(">A  {escaped}</text>")), "{svg}");
+        assert!(svg.contains(">Q3 on r&lt;&amp;&gt;&#39;&quot;: plan diagram</text>"));
+        assert!(!svg.contains(NASTY) && !svg.contains("'f'"), "{svg}");
+        let flip = report(&[3, 4]).svg();
+        assert!(flip.contains(">w&amp; on r&lt;&amp;&gt;&#39;&quot;: flip map</text>"));
+    }
 }

@@ -26,10 +26,12 @@
 //!   non-linearly, or the plan was seen on one line only) never replace another, so the
 //!   reduction is an upper bound of the smallest one.
 
+use crate::render::csv::Csv;
 use costlab_model::error::{Error, Result};
 use costlab_model::knobs::{Knob, Scale};
 use costlab_model::sweep::Spacing;
 use serde::Serialize;
+use std::fmt::Display;
 
 /// Width of a boundary's final bracket, relative to the axis' span (in log space on a log
 /// axis).
@@ -290,47 +292,55 @@ impl PlanDiagram {
         ids
     }
 
-    /// The diagram as CSV: one line per cell (x, y, plan id, summary, cost, time, regret).
+    /// The diagram as CSV: a header, then one line per cell (x, y, plan id, summary, cost,
+    /// time, regret). See [`PlanDiagram::write_csv`].
     pub fn csv(&self) -> String {
-        let mut out = format!(
-            "{},{},plan,summary,cost,time_s,regret_s\n",
-            csv_field(&self.x.name),
-            csv_field(self.y.as_ref().map_or("", |y| y.name.as_str()))
-        );
+        let mut out = Csv::new();
+        self.write_csv(&mut out, None, true);
+        out.into_string()
+    }
+
+    /// The diagram's CSV lines into `out`, RFC 4180's quoting: the header (if `header`),
+    /// then one line per cell, row by row (x, y, plan id, summary, cost, time, regret; y
+    /// empty over one axis, time empty where it varies from cell to cell, a fraction axis).
+    /// `lead` is a first column, its name and its value on every line (the command line's
+    /// query number, for several diagrams in one document).
+    pub fn write_csv(&self, out: &mut Csv, lead: Option<(&str, &dyn Display)>, header: bool) {
+        if header {
+            if let Some((name, _)) = lead {
+                out.field(name);
+            }
+            out.row([
+                self.x.name.as_str(),
+                self.y.as_ref().map_or("", |y| y.name.as_str()),
+                "plan",
+                "summary",
+                "cost",
+                "time_s",
+                "regret_s",
+            ]);
+        }
         for r in 0..self.rows() {
             for c in 0..self.columns() {
                 let cell = self.cell(r, c);
-                let y = self
-                    .y
-                    .as_ref()
-                    .map_or(String::new(), |y| y.values[r].to_string());
                 let p = &self.plans[cell.plan];
-                out.push_str(&format!(
-                    "{},{},{},{},{},{},{}\n",
-                    self.x.values[c],
-                    y,
-                    cell.plan,
-                    csv_field(&p.summary),
-                    cell.cost,
-                    // No one time where it varies from cell to cell (a fraction axis).
-                    if p.time_s.is_finite() {
-                        p.time_s.to_string()
-                    } else {
-                        String::new()
-                    },
-                    cell.regret_s
-                ));
+                if let Some((_, value)) = lead {
+                    out.field(value);
+                }
+                out.field(self.x.values[c]);
+                match &self.y {
+                    Some(y) => out.field(y.values[r]),
+                    None => out.field(""),
+                };
+                out.field(cell.plan).field(&p.summary).field(cell.cost);
+                if p.time_s.is_finite() {
+                    out.field(p.time_s);
+                } else {
+                    out.field("");
+                }
+                out.field(cell.regret_s).end_row();
             }
         }
-        out
-    }
-}
-
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
     }
 }
 
@@ -1101,5 +1111,35 @@ mod tests {
         assert_eq!(lines.len(), 4);
         assert_eq!(lines[0], "x,,plan,summary,cost,time_s,regret_s");
         assert!(lines[1].starts_with("0,,0,\"a, scan\",1,"), "{}", lines[1]);
+    }
+
+    /// RFC 4180 in every field that needs it (a comma, a quote, LF, CR), the lead column on
+    /// every line, the header only when asked.
+    #[test]
+    fn csv_quotes_commas_quotes_and_line_ends_and_leads_with_the_query() {
+        let x = Axis::new("x", 0.0, 4.0, 3, Spacing::Linear, false).unwrap();
+        let d = build(&x, None, Boundaries::Skip, toy(false), |k: &&str| {
+            Ok(Description {
+                summary: if *k == "a" {
+                    "say \"a\", then\nstop"
+                } else {
+                    "b's\rscan"
+                }
+                .into(),
+                time_s: if *k == "a" { 1.0 } else { 2.0 },
+            })
+        })
+        .unwrap();
+        let mut out = Csv::new();
+        d.write_csv(&mut out, Some(("query", &7)), true);
+        d.write_csv(&mut out, Some(("query", &8)), false);
+        let a = "0,,0,\"say \"\"a\"\", then\nstop\",1,1,0\n";
+        let b = ",,1,\"b's\rscan\",2.5,2,1\n";
+        assert_eq!(
+            out.into_string(),
+            format!(
+                "query,x,,plan,summary,cost,time_s,regret_s\n7,{a}7,2{b}7,4{b}8,{a}8,2{b}8,4{b}"
+            )
+        );
     }
 }

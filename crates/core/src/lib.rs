@@ -14,6 +14,7 @@ pub mod compare;
 pub mod diagram;
 pub mod ordering;
 pub mod regret;
+pub mod render;
 pub mod scenario;
 pub mod scenario_file;
 pub mod url;
