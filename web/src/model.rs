@@ -6,8 +6,8 @@ use crate::chart::{
 };
 use costlab_core::analysis::{self, engine_curves, path_label, EngineCurves};
 use costlab_core::knobs::Engine;
+use costlab_core::regret::Fit1;
 use costlab_core::scenario::{Scenario, View};
-use costlab_core::sim::regret::Fit1;
 use costlab_core::validation::{CacheState, Scatter, ScatterPoint};
 use costlab_core::Result;
 use std::rc::Rc;

@@ -342,7 +342,7 @@ impl Reducible for State {
             #[cfg(feature = "full")]
             Action::SetFunctionCost(x) => {
                 if let Workload::Ordering { procost, .. } = &mut s.workload {
-                    match costlab_core::workload::ordering::functions_at(x)[0].validate() {
+                    match costlab_core::ordering::functions_at(x)[0].validate() {
                         Ok(()) => {
                             *procost = x;
                             next.sf_error = None;

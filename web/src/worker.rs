@@ -17,6 +17,7 @@ use crate::worker_protocol::{
 };
 use costlab_core::calibration::{Calibration, Estimate};
 use costlab_core::catalog::{Function, Table as CatalogTable};
+use costlab_core::compare::{plan_summary, QueryOutcome, WorkloadPlanner};
 use costlab_core::diagram::{Axis, Boundaries};
 use costlab_core::knobs::Engine;
 use costlab_core::knobs::{EngineVersion, Knob, KnobValues};
@@ -26,7 +27,6 @@ use costlab_core::scenario_file::ScenarioFile;
 use costlab_core::sim::profile::MachineProfile;
 use costlab_core::sql::Dialect;
 use costlab_core::validation::{SummaryRow, ValidationReport};
-use costlab_core::workload::compare::{plan_summary, QueryOutcome, WorkloadPlanner};
 use costlab_core::workload::user::{read_workload, split_queries};
 
 /// The example workload's scenario file, built in: the view works without a server.
@@ -421,10 +421,10 @@ impl Worker {
     }
 
     /// The ordering workload's shapes planned and timed, stock against the build the page
-    /// names, and the closed-loop mix over w (`workload::ordering`, `sim::mix`).
+    /// names, and the closed-loop mix over w (`ordering`, `sim::mix`).
     pub fn ordering(&mut self, req: &OrderingRequest) -> OrderingReply {
+        use costlab_core::ordering::{self, Role};
         use costlab_core::sim::{mix, time::Simulator};
-        use costlab_core::workload::ordering::{self, Role};
         let result = (|| -> Result<OrderingView, String> {
             if req.version.engine() != Engine::Postgres {
                 return Err(format!(

@@ -3,8 +3,12 @@
 //! Each command first makes sure the tools it needs are installed, installing only what is
 //! missing, so the same two commands work on a fresh machine and stay fast on a warm one.
 
+mod layout;
 mod server;
 mod tools;
+mod workspace;
+
+use workspace::{cargo, root, step};
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
@@ -17,6 +21,8 @@ const USAGE: &str = "usage:
   cargo xtask fuzz [--inputs N] [--seed S] [--only NAME]
                                                        N generated inputs (default 1,000,000) through each parser of outside text
   cargo xtask size                                     print the release bundle's sizes, page and worker apart (build first)
+  cargo xtask layout [--write-allowlist]               check the code's layout (import cycles between modules, files over
+                                                       1,200 lines, planner functions over 200) against xtask/layout-allow.txt
   cargo xtask screenshot                               refresh docs/screenshot.png from the end-to-end run
   cargo xtask validation [--release 15|18 | --innodb]  hold the simulation against real PostgreSQL 15 and 18 and a real
                                                        InnoDB (MariaDB, WL#8737's t1) on this machine (about 11 minutes
@@ -33,6 +39,7 @@ fn main() -> ExitCode {
         Some("size") => size().map(|_| ()),
         Some("screenshot") => screenshot(),
         Some("validation") => validation(&args[1..]),
+        Some("layout") => layout::run(&args[1..]),
         _ => Err(USAGE.to_string()),
     };
     match result {
@@ -42,13 +49,6 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("xtask lives one level below the workspace root")
-        .to_path_buf()
 }
 
 fn serve(args: &[String]) -> Result<(), String> {
@@ -207,10 +207,6 @@ fn gzip_len(bytes: &[u8]) -> u64 {
     enc.finish().map(|v| v.len() as u64).unwrap_or(0)
 }
 
-pub fn step(what: &str) {
-    println!("==> {what}");
-}
-
 /// Counts from the test runners' own summary lines.
 #[derive(Default)]
 struct Tally {
@@ -244,6 +240,19 @@ impl Tally {
         self.times
             .push((name.into(), started.elapsed().as_secs_f64()));
         self.check(name, ok);
+    }
+
+    /// Runs a check of xtask's own (no cargo command) and counts it as one check.
+    fn in_process(&mut self, name: &str, check: impl FnOnce() -> Result<(), String>) {
+        step(name);
+        let started = Instant::now();
+        let result = check();
+        self.times
+            .push((name.into(), started.elapsed().as_secs_f64()));
+        if let Err(e) = &result {
+            eprintln!("xtask: {e}");
+        }
+        self.check(name, result.is_ok());
     }
 
     /// Runs a command, echoing its output, and adds the counts of every cargo
@@ -293,10 +302,6 @@ fn number_before(text: &str, suffix: &str) -> u64 {
         .unwrap_or(0)
 }
 
-fn cargo() -> Command {
-    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-}
-
 /// Inputs per parser in `cargo xtask test`: about 10 s in all on a free core.
 const TEST_FUZZ_INPUTS: &str = "100000";
 
@@ -339,6 +344,7 @@ fn test() -> Result<(), String> {
         .push(("check tools".into(), started.elapsed().as_secs_f64()));
 
     t.cargo_check("cargo fmt --check", &["fmt", "--all", "--", "--check"]);
+    t.in_process("cargo xtask layout", layout::check);
     t.cargo_check(
         "cargo clippy (native, warnings denied)",
         &[

@@ -1,7 +1,7 @@
 //! Finds or installs what the commands need. Each check prints one line; an install says
 //! what it runs. Versions are pinned where the build depends on them.
 
-use crate::{root, step};
+use crate::workspace::{root, step};
 use std::process::{Command, Stdio};
 
 pub const TRUNK_VERSION: &str = "0.21.14";

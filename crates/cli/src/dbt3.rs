@@ -2,19 +2,17 @@
 //! on a scenario file's tables), or the user's own queries over a scenario file's tables,
 //! planned by one engine under a baseline and under the current constants, each plan timed
 //! on a machine profile (the seed's WL#8737 table).
-//! The numbers come from `costlab_core::workload::compare`; this module picks the
+//! The numbers come from `costlab_core::compare`; this module picks the
 //! constants, collects the report and prints it as a text table, plan trees or JSON.
 
 use crate::simulate::{secs, ProfileInfo};
 use costlab_core::catalog::{Function, Table};
+use costlab_core::compare::{plan_summary, tree_text, QueryOutcome, WorkloadPlanner, WorkloadRow};
 use costlab_core::knobs::{Engine, EngineVersion, KnobValues, Preset};
 use costlab_core::plan::PlanNode;
 use costlab_core::scenario::{Scenario, ServerSettings};
 use costlab_core::sim::MachineProfile;
 use costlab_core::sql::Dialect;
-use costlab_core::workload::compare::{
-    plan_summary, tree_text, QueryOutcome, WorkloadPlanner, WorkloadRow,
-};
 use costlab_core::workload::user::{read_workload, split_queries};
 use costlab_core::{Error, Result};
 use serde::Serialize;

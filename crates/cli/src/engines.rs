@@ -206,7 +206,7 @@ impl JoinSetup {
             }
             JoinPlanner::Mysql(p) => {
                 let plan = p.plan(&self.query, knobs)?;
-                let text = costlab_core::workload::compare::tree_text(&plan.tree, None);
+                let text = costlab_core::compare::tree_text(&plan.tree, None);
                 (plan.signature(), plan.tree, text)
             }
         })

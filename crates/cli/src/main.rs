@@ -810,8 +810,8 @@ fn apply_sets(knobs: &mut KnobValues, sets: &[String], engine: Engine) -> Result
 }
 
 fn ordering_cmd(a: OrderingArgs) -> Result<(), Fail> {
+    use costlab_core::ordering::{self, Role};
     use costlab_core::sim::mix;
-    use costlab_core::workload::ordering::{self, Role};
     let version = engines::parse_version(&a.release).map_err(usage)?;
     if version.engine() != Engine::Postgres {
         return Err(usage(format!(
@@ -1461,7 +1461,7 @@ fn simulate_join(
     };
     let p = &r.current;
     let tree = match (&p.tree, &p.node_times_s) {
-        (Some(t), times) => costlab_core::workload::compare::tree_text(t, times.as_deref()),
+        (Some(t), times) => costlab_core::compare::tree_text(t, times.as_deref()),
         (None, _) => String::new(),
     };
     print(&format!(
@@ -1673,7 +1673,7 @@ fn fit_join(
     if let Some(r) = refused.first() {
         return Err(Fail::Error(r.error.clone()));
     }
-    let planner = costlab_core::workload::compare::WorkloadPlanner::new(
+    let planner = costlab_core::compare::WorkloadPlanner::new(
         machine.version,
         &file.tables,
         &file.functions,

@@ -10,9 +10,10 @@ use costlab_core::knobs::{Engine, EngineVersion, Knob, KnobValues, Scale};
 use costlab_core::pg::{self, PgOptions};
 use costlab_core::plan::{Detail, Planned};
 use costlab_core::query::Query;
+use costlab_core::regret::{self, Fit1, Fit2, GridValue, RegretStep};
 use costlab_core::scenario::ServerSettings;
-use costlab_core::sim::regret::{self, Fit1, Fit2, GridValue, RegretStep};
 use costlab_core::sim::{builtin, CacheCounts, Confidence, IoSeconds, MachineProfile, Simulator};
+use costlab_core::workload::rpc_seed;
 use costlab_core::{mysql, Error, Result};
 use serde::Serialize;
 use serde_json::Value;
@@ -776,14 +777,14 @@ pub struct SeedRow {
 /// Sweep points of each seed fit (log-spaced, one row to the whole table).
 pub const SEED_POINTS: usize = 60;
 
-/// random_page_cost fitted on each of the seed's five devices (builtin::SEED_RPC_TABLE).
+/// random_page_cost fitted on each of the seed's five devices (rpc_seed::SEED_RPC_TABLE).
 pub fn seed_table() -> Result<Vec<SeedRow>> {
     let default = Knob::RandomPageCost.def().default_for(EngineVersion::Pg18);
-    builtin::SEED_RPC_TABLE
+    rpc_seed::SEED_RPC_TABLE
         .iter()
         .map(|&(id, t_seq, t_idx, ratio)| {
-            let fit = builtin::fit_seed_random_page_cost(id, SEED_POINTS)?;
-            let (rows, pages) = builtin::seed_experiment_size(id);
+            let fit = costlab_core::regret::fit_seed_random_page_cost(id, SEED_POINTS)?;
+            let (rows, pages) = rpc_seed::seed_experiment_size(id);
             Ok(SeedRow {
                 profile: id.to_string(),
                 label: builtin::find(id)?.label,

@@ -856,7 +856,7 @@ fn simulate_times_the_ordering_scenario_as_costlab_ordering_does() {
     let o = run(&["ordering", "--write-scenario", f]);
     assert!(o.status.success(), "{}", stderr(&o));
     let sql = |name: &str| {
-        costlab_core::workload::ordering::shapes()
+        costlab_core::ordering::shapes()
             .into_iter()
             .find(|s| s.name == name)
             .expect("shape")
@@ -881,7 +881,7 @@ fn simulate_times_the_ordering_scenario_as_costlab_ordering_does() {
         let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("json");
         v["rows"][0]["current"].clone()
     };
-    let overhead_ms = costlab_core::workload::ordering::STATEMENT_OVERHEAD_S * 1e3;
+    let overhead_ms = costlab_core::ordering::STATEMENT_OVERHEAD_S * 1e3;
     for name in ["P1", "P3", "P4", "R1"] {
         let row = ordering["rows"]
             .as_array()

@@ -476,7 +476,7 @@ fn pg_query(
     scenario: &costlab_core::scenario_file::ScenarioFile,
     name: &'static str,
 ) -> costlab_core::block::JoinQuery {
-    costlab_core::block::JoinQuery::own(
+    costlab_core::sql::own_query(
         sql,
         costlab_core::sql::Dialect::Postgres,
         &scenario.tables,
@@ -565,8 +565,8 @@ fn median_time(client: &mut postgres::Client, sql: &str, runs: usize) -> f64 {
 #[test]
 #[ignore = "a measurement: run it as a command"]
 fn p3_on_this_machine() {
+    use costlab_core::ordering::{NS_PER_CALL, STATEMENT_OVERHEAD_S};
     use costlab_core::sim::time::{FunctionCalls, Simulator};
-    use costlab_core::workload::ordering::{NS_PER_CALL, STATEMENT_OVERHEAD_S};
     let (server, mut client) = common::loaded_server("COSTLAB_FUNCTIONS_PG_BIN", P3_SCHEMA);
     // A server as installed plans with statistics target 100: at the 3000 the other
     // tests use, planning these two queries takes 0.3 ms, more than the emulated one runs.

@@ -3,8 +3,9 @@
 //! experiment's devices), profile files, and one-line errors with their exit codes.
 
 use costlab_core::knobs::EngineVersion;
+use costlab_core::regret::fit_seed_random_page_cost;
 use costlab_core::scenario_file::ScenarioFile;
-use costlab_core::sim::builtin::{fit_seed_random_page_cost, SEED_RPC_TABLE};
+use costlab_core::workload::rpc_seed::SEED_RPC_TABLE;
 use costlab_core::workload::t1::t1_table;
 use serde_json::Value;
 use std::path::Path;
@@ -346,7 +347,7 @@ fn fit_a_pair_beats_the_defaults() {
 }
 
 /// The random_page_cost seed: one row per device, the measured ratio as the seed printed
-/// it, and the core's fit (builtin::fit_seed_random_page_cost, whose relation to the
+/// it, and the core's fit (costlab_core::regret::fit_seed_random_page_cost, whose relation to the
 /// seed's claims sim::tests asserts) carried to the output unchanged. The seed's claim
 /// for its three SSDs holds in the table: the measured ratio loses less than 4.0; on
 /// every device the fitted constant is above 4.0 and loses strictly less than 4.0.

@@ -101,7 +101,8 @@ fn sweep_1000(c: &mut Criterion) {
 /// natively.
 fn fit_one_1000(c: &mut Criterion) {
     use costlab_core::knobs::{Engine, Knob};
-    use costlab_core::sim::{builtin, regret, Simulator};
+    use costlab_core::regret;
+    use costlab_core::sim::{builtin, Simulator};
     let table = t1::t1_table();
     let knobs = knobs();
     let env = t1::wl8737_in_memory_env();

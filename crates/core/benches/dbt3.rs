@@ -49,10 +49,10 @@
 //! e2e "measure" lines' `planning`) at opt-level "z", about 3x slower than this; built with
 //! the core at opt-level 3 (Cargo.toml's `worker` profile, session 23) about 7 to 10 ms.
 
+use costlab_core::compare::WorkloadPlanner;
 use costlab_core::knobs::{EngineVersion, Knob, KnobValues};
 use costlab_core::scenario::ServerSettings;
 use costlab_core::sim::builtin;
-use costlab_core::workload::compare::WorkloadPlanner;
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
 

@@ -10,11 +10,11 @@
 //!   bits, rows, the tree without detail lines; with `text`, the whole tree too). Compare
 //!   the output of two builds with `cmp`; add `--no-default-features` for the page's build.
 
+use costlab_core::compare::WorkloadPlanner;
 use costlab_core::knobs::{EngineVersion, Knob, KnobValues};
 use costlab_core::plan::PlanNode;
 use costlab_core::scenario::ServerSettings;
 use costlab_core::sim::builtin;
-use costlab_core::workload::compare::WorkloadPlanner;
 use std::hint::black_box;
 use std::time::Instant;
 

@@ -1,15 +1,15 @@
 //! Turns a [`Scenario`] into everything the page draws: for each engine, every candidate
 //! path's cost along the sweep, the plan chosen at each point and the exact switch points.
 
-use crate::error::Result;
-use crate::knobs::{Engine, Knob, KnobValues};
-use crate::mysql::{self, MysqlEnv};
-use crate::pg::{self, PgOptions};
-use crate::plan::{Detail, Planned};
 use crate::scenario::{CacheState, InnodbCacheReport, Scenario, ServerSettings, Workload};
-use crate::sim::{self, profile::MachineProfile, time::Simulator};
-use crate::sweep::{sweep_with, Crossover, Spacing};
-use crate::workload::t1;
+use costlab_model::error::Result;
+use costlab_model::knobs::{Engine, Knob, KnobValues};
+use costlab_model::plan::{Detail, Planned};
+use costlab_model::sweep::{sweep_with, Crossover, Spacing};
+use costlab_mysql::{self as mysql, MysqlEnv};
+use costlab_pg::{self as pg, PgOptions};
+use costlab_sim::{self as sim, profile::MachineProfile, time::Simulator};
+use costlab_workload::t1;
 
 /// Sample points of a sweep: about one per two CSS pixels of a wide chart.
 pub const SWEEP_POINTS: usize = 401;
@@ -69,7 +69,7 @@ pub fn machine(scenario: &Scenario) -> Result<MachineProfile> {
 
 /// The MySQL server state a machine stands for: its buffer pool, and what InnoDB reports
 /// as cached as the scenario's server settings say.
-pub fn mysql_env(scenario: &Scenario, table: &crate::catalog::Table) -> Result<MysqlEnv> {
+pub fn mysql_env(scenario: &Scenario, table: &costlab_model::catalog::Table) -> Result<MysqlEnv> {
     Ok(mysql_env_for(
         &machine(scenario)?,
         &scenario.server,
@@ -83,8 +83,8 @@ pub fn mysql_env(scenario: &Scenario, table: &crate::catalog::Table) -> Result<M
 pub fn mysql_env_for(
     m: &MachineProfile,
     server: &ServerSettings,
-    mysql_version: crate::knobs::EngineVersion,
-    table: &crate::catalog::Table,
+    mysql_version: costlab_model::knobs::EngineVersion,
+    table: &costlab_model::catalog::Table,
 ) -> MysqlEnv {
     let reports = match server.innodb_cache_report {
         InnodbCacheReport::Heuristic => false,
@@ -102,7 +102,7 @@ pub fn mysql_env_for(
                 ..MysqlEnv::default()
             };
         }
-        _ => mysql_version != crate::knobs::EngineVersion::Mysql57,
+        _ => mysql_version != costlab_model::knobs::EngineVersion::Mysql57,
     };
     let mut env = MysqlEnv {
         innodb_buffer_pool_size: m.buffer_pool_bytes,
@@ -192,7 +192,7 @@ impl<'a> Planner<'a> {
 fn t1_range(scenario: &Scenario) -> Result<(f64, f64)> {
     match scenario.workload {
         Workload::T1Sweep { from, to } => Ok((from, to)),
-        Workload::Dbt3 { .. } | Workload::User(_) | Workload::Ordering { .. } => Err(crate::Error::invalid(
+        Workload::Dbt3 { .. } | Workload::User(_) | Workload::Ordering { .. } => Err(costlab_model::Error::invalid(
             "workload",
             "the sweep charts draw the t1 sweep; DBT3 and the user's workload are tables (workload::compare)",
         )),
@@ -205,7 +205,8 @@ pub fn engine_curves(scenario: &Scenario, engine: Engine) -> Result<EngineCurves
     let sim = Simulator::for_release(&machine(scenario)?, scenario.version_of(engine))?;
     let (from, to) = t1_range(scenario)?;
     // Each sample is planned once: its costs go to the sweep, its candidates' times here.
-    let mut sample_times: Vec<Vec<(crate::plan::Name, f64)>> = Vec::with_capacity(SWEEP_POINTS);
+    let mut sample_times: Vec<Vec<(costlab_model::plan::Name, f64)>> =
+        Vec::with_capacity(SWEEP_POINTS);
     let s = sweep_with(
         |x| planner.plan(x, &scenario.knobs),
         |_, planned| {
@@ -315,7 +316,9 @@ pub struct FlipMap {
 pub fn flip_range(knob: Knob, current: f64) -> (f64, f64) {
     let d = knob.def();
     match d.scale {
-        crate::knobs::Scale::Log => ((current / 30.0).max(d.min), (current * 30.0).min(d.max)),
+        costlab_model::knobs::Scale::Log => {
+            ((current / 30.0).max(d.min), (current * 30.0).min(d.max))
+        }
         _ => (d.min, d.max),
     }
 }
@@ -329,7 +332,7 @@ pub const FLIP_SWITCH_TOL: f64 = 1e-3;
 pub fn flip_map(scenario: &Scenario, engine: Engine, nx: usize, ny: usize) -> Result<FlipMap> {
     let knob = scenario.flip_knob;
     if knob.def().engine != engine {
-        return Err(crate::Error::invalid(
+        return Err(costlab_model::Error::invalid(
             "flip map",
             format!("{} is not a {} knob", knob.def().name, engine.name()),
         ));
@@ -394,7 +397,7 @@ impl RangeAxis {
             RangeAxis::Knob(k) => crate::diagram::Axis::of_knob(k, lo, hi, n),
             RangeAxis::Fraction => {
                 if !(0.0..=1.0).contains(&lo) || !(0.0..=1.0).contains(&hi) || lo >= hi {
-                    return Err(crate::Error::invalid(
+                    return Err(costlab_model::Error::invalid(
                         FRACTION_AXIS,
                         format!("the fraction of rows runs from 0 to 1, lower bound first ({lo} to {hi})"),
                     ));
@@ -430,7 +433,7 @@ pub fn range_diagram(
     for a in std::iter::once(x.0).chain(y.map(|y| y.0)) {
         if let RangeAxis::Knob(k) = a {
             if k.def().engine != engine {
-                return Err(crate::Error::invalid(
+                return Err(costlab_model::Error::invalid(
                     "plan diagram",
                     format!("{} is not a {} knob", k.def().name, engine.name()),
                 ));
@@ -438,7 +441,7 @@ pub fn range_diagram(
         }
     }
     if y.is_some_and(|y| y.0 == x.0) {
-        return Err(crate::Error::invalid(
+        return Err(costlab_model::Error::invalid(
             "plan diagram",
             "a diagram needs two different axes",
         ));
@@ -516,19 +519,19 @@ pub fn t1_diagram(
 }
 
 /// The value of the flip knob that minimises total regret over the scenario's sweep on its
-/// machine (sim::regret::fit_one), with the regret curve.
+/// machine (crate::regret::fit_one), with the regret curve.
 pub fn fit_flip_knob(
     scenario: &Scenario,
     engine: Engine,
     points: usize,
-) -> Result<sim::regret::Fit1> {
+) -> Result<crate::regret::Fit1> {
     let knob = scenario.flip_knob;
     let planner = Planner::new(scenario, engine)?;
     let sim = Simulator::for_release(&machine(scenario)?, scenario.version_of(engine))?;
     let (from, to) = t1_range(scenario)?;
-    let xs = crate::sweep::sample_points(from, to, points.max(2), Spacing::Linear)?;
+    let xs = costlab_model::sweep::sample_points(from, to, points.max(2), Spacing::Linear)?;
     let range = flip_range(knob, scenario.knobs.get(knob));
-    sim::regret::fit_one(&sim, &xs, knob, &scenario.knobs, Some(range), |x, k| {
+    crate::regret::fit_one(&sim, &xs, knob, &scenario.knobs, Some(range), |x, k| {
         planner.plan(x, k)
     })
 }
@@ -563,8 +566,8 @@ pub fn path_label(key: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::knobs::Knob;
     use crate::scenario::Engines;
+    use costlab_model::knobs::Knob;
 
     /// A profile file whose id is a seed profile's (here the seed's own disk-bound profile,
     /// written out and read back as `--profile-file` and the page's loader do) plans on
@@ -573,14 +576,14 @@ mod tests {
     /// seed's server.
     #[test]
     fn a_profile_file_named_like_a_seed_profile_gets_the_default_server() {
-        use crate::mysql::join::wl8737_disk_bound;
-        use crate::workload::compare::mysql_join_env;
+        use crate::compare::mysql_join_env;
+        use costlab_mysql::join::wl8737_disk_bound;
         let builtin = sim::builtin::find("wl8737-disk").unwrap();
         let json = serde_json::to_string(&builtin).unwrap();
         let file: MachineProfile = serde_json::from_str(&json).unwrap();
         assert_eq!(file.id, "wl8737-disk");
         let s = Scenario {
-            mysql_version: crate::knobs::EngineVersion::Mysql80,
+            mysql_version: costlab_model::knobs::EngineVersion::Mysql80,
             machine: crate::scenario::CUSTOM_MACHINE.into(),
             custom_machine: Some(file.clone()),
             server: ServerSettings::DEFAULT,
@@ -606,12 +609,17 @@ mod tests {
         let mem = sim::builtin::find("wl8737-memory").unwrap();
         let seed = ServerSettings::preset_for_builtin("wl8737-memory");
         assert_eq!(
-            mysql_env_for(&mem, &seed, crate::knobs::EngineVersion::Mysql57, &table),
+            mysql_env_for(
+                &mem,
+                &seed,
+                costlab_model::knobs::EngineVersion::Mysql57,
+                &table
+            ),
             t1::wl8737_in_memory_env()
         );
         assert_eq!(
             mysql_join_env(&mem, &seed),
-            crate::mysql::join::wl8737_in_memory()
+            costlab_mysql::join::wl8737_in_memory()
         );
         // And the file with the default server is planned as any other machine would be.
         let mut other = file.clone();
@@ -866,7 +874,7 @@ mod tests {
 
     #[test]
     fn every_builtin_machine_times_both_engines() {
-        for p in crate::sim::builtin::profiles() {
+        for p in costlab_sim::builtin::profiles() {
             for engine in Engine::ALL {
                 let s = Scenario {
                     machine: p.id.clone(),

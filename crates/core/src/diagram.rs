@@ -26,9 +26,9 @@
 //!   non-linearly, or the plan was seen on one line only) never replace another, so the
 //!   reduction is an upper bound of the smallest one.
 
-use crate::error::{Error, Result};
-use crate::knobs::{Knob, Scale};
-use crate::sweep::Spacing;
+use costlab_model::error::{Error, Result};
+use costlab_model::knobs::{Knob, Scale};
+use costlab_model::sweep::Spacing;
 use serde::Serialize;
 
 /// Width of a boundary's final bracket, relative to the axis' span (in log space on a log
@@ -72,7 +72,7 @@ impl Axis {
         integer: bool,
     ) -> Result<Axis> {
         let name = name.into();
-        let mut values = crate::sweep::sample_points(lo, hi, n, spacing)
+        let mut values = costlab_model::sweep::sample_points(lo, hi, n, spacing)
             .map_err(|e| Error::invalid(format!("axis {name}"), e.to_string()))?;
         if integer {
             for v in &mut values {
@@ -281,7 +281,7 @@ impl PlanDiagram {
     /// Plan ids in the order of their cells' counts, most first (ties: by id).
     pub fn by_area(&self) -> Vec<usize> {
         let mut ids: Vec<usize> = (0..self.plans.len()).collect();
-        crate::sort::sort_by(&mut ids, |&a, &b| {
+        costlab_model::sort::sort_by(&mut ids, |&a, &b| {
             self.plans[b]
                 .cells
                 .cmp(&self.plans[a].cells)
@@ -742,7 +742,7 @@ fn reduce(plans: &[DiagramPlan], cells: &[Cell], x: &Axis, y: Option<&Axis>) -> 
     let mut assign: Vec<usize> = cells.iter().map(|c| c.plan).collect();
     let mut area: Vec<usize> = plans.iter().map(|p| p.cells).collect();
     let mut order: Vec<usize> = (0..plans.len()).filter(|&p| area[p] > 0).collect();
-    crate::sort::sort_by(&mut order, |&a, &b| area[a].cmp(&area[b]).then(a.cmp(&b)));
+    costlab_model::sort::sort_by(&mut order, |&a, &b| area[a].cmp(&area[b]).then(a.cmp(&b)));
     for &p in &order {
         if area[p] == 0 {
             continue;

@@ -4,8 +4,8 @@
 //! This is the domain type; it may change freely. Serialised forms (the URL codec, the
 //! scenario file) convert to and from it and carry their own version.
 
-use crate::error::{check_range, Error, Result};
-use crate::knobs::{Engine, EngineVersion, Knob, KnobValues, Preset};
+use costlab_model::error::{check_range, Error, Result};
+use costlab_model::knobs::{Engine, EngineVersion, Knob, KnobValues, Preset};
 use serde::{Deserialize, Serialize};
 
 /// Which engines the page compares.
@@ -33,10 +33,10 @@ pub enum Workload {
     /// DBT3's 22 queries at scale factor `sf`, each planned under the constants of the
     /// preset `baseline` and under the current ones (the seed's before/after table).
     Dbt3 { sf: f64, baseline: String },
-    /// The user's own queries over their own tables (`crate::workload::user`), each planned
+    /// The user's own queries over their own tables (`costlab_workload::user`), each planned
     /// under the preset `baseline` and under the current constants, as DBT3's.
     User(Box<UserWorkload>),
-    /// The third seed's workload (`crate::workload::ordering`): its query shapes planned by
+    /// The third seed's workload (`crate::ordering`): its query shapes planned by
     /// PostgreSQL stock and by the build `series` names, at scale factor `sf`, with fgeo()
     /// and fnorm() declared at `procost`, and the closed-loop mix over the share of
     /// positive queries.
@@ -55,7 +55,7 @@ pub enum Workload {
 pub struct UserWorkload {
     pub baseline: String,
     pub tables: UserTables,
-    /// The queries, as typed or loaded (`crate::workload::user::split_queries`).
+    /// The queries, as typed or loaded (`costlab_workload::user::split_queries`).
     pub queries: String,
 }
 
@@ -95,7 +95,7 @@ impl Workload {
     /// The third seed's workload as it ran: SF 30, COST 5000, the series on.
     pub const ORDERING_DEFAULT: Workload = Workload::Ordering {
         sf: 30.0,
-        procost: crate::workload::ordering::SEED_PROCOST,
+        procost: crate::ordering::SEED_PROCOST,
         series: true,
     };
 
@@ -122,7 +122,7 @@ impl Workload {
         Workload::User(Box::new(UserWorkload {
             baseline: Self::default_baseline(engines).into(),
             tables: UserTables::Example,
-            queries: crate::workload::user::EXAMPLE_QUERIES.into(),
+            queries: costlab_workload::user::EXAMPLE_QUERIES.into(),
         }))
     }
 
@@ -138,18 +138,18 @@ impl Workload {
     pub fn validate(&self) -> Result<()> {
         match *self {
             Workload::Dbt3 { sf, ref baseline } => {
-                crate::workload::dbt3::catalog::check_sf(sf)?;
+                costlab_workload::dbt3::catalog::check_sf(sf)?;
                 Preset::find(baseline)?;
                 Ok(())
             }
             Workload::User(ref u) => {
                 Preset::find(&u.baseline)?;
-                crate::workload::user::split_queries(&u.queries)?;
+                costlab_workload::user::split_queries(&u.queries)?;
                 Ok(())
             }
             Workload::Ordering { sf, procost, .. } => {
-                crate::workload::dbt3::catalog::check_sf(sf)?;
-                crate::workload::ordering::functions_at(procost)
+                costlab_workload::dbt3::catalog::check_sf(sf)?;
+                crate::ordering::functions_at(procost)
                     .iter()
                     .try_for_each(|f| f.validate())
             }
@@ -327,7 +327,7 @@ pub struct Scenario {
     /// Id of a built-in machine profile, or [`CUSTOM_MACHINE`] for `custom_machine`.
     pub machine: String,
     /// A profile the user edited or loaded from a calibration file.
-    pub custom_machine: Option<crate::sim::profile::MachineProfile>,
+    pub custom_machine: Option<costlab_sim::profile::MachineProfile>,
     pub cache: CacheState,
     /// MySQL server settings; picking a built-in profile presets them
     /// ([`ServerSettings::preset_for_builtin`]), links carry them when they differ.
@@ -374,7 +374,7 @@ impl DiagramSpec {
 
     /// Knobs a diagram can run over: every knob of the engine but switches.
     pub fn axis_knobs(engine: Engine) -> impl Iterator<Item = Knob> {
-        Knob::for_engine(engine).filter(|k| k.def().scale != crate::knobs::Scale::Switch)
+        Knob::for_engine(engine).filter(|k| k.def().scale != costlab_model::knobs::Scale::Switch)
     }
 
     /// Why the spec cannot be drawn as it stands, if it cannot: an axis of another engine
@@ -513,7 +513,7 @@ impl Scenario {
                 ))
             }
             (id, _) => {
-                crate::sim::builtin::find(id)?;
+                costlab_sim::builtin::find(id)?;
             }
         }
         if self.pg_version.engine() != Engine::Postgres

@@ -5,9 +5,9 @@
 //! but a file written by any released version must keep loading. Bump `VERSION` and add a
 //! migration when the format changes.
 
-use crate::catalog::{Function, Table};
-use crate::error::{Error, Result};
-use crate::knobs::{EngineVersion, Knob, KnobValues};
+use costlab_model::catalog::{Function, Table};
+use costlab_model::error::{Error, Result};
+use costlab_model::knobs::{EngineVersion, Knob, KnobValues};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -34,7 +34,7 @@ pub struct ScenarioFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub query: Option<String>,
     /// A workload's queries as one text: a SQL file (`;` between statements) or one query
-    /// per line (`crate::workload::user::split_queries`). The page's "your workload" view
+    /// per line (`costlab_workload::user::split_queries`). The page's "your workload" view
     /// and `costlab workload` plan each of them.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub queries: String,
@@ -108,7 +108,7 @@ impl ScenarioFile {
             f.validate()?;
         }
         self.knobs()?;
-        crate::workload::user::split_queries(&self.queries)?;
+        costlab_workload::user::split_queries(&self.queries)?;
         Ok(())
     }
 
@@ -147,7 +147,7 @@ impl ScenarioFile {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::{Column, ColumnType, PgTable};
+    use costlab_model::catalog::{Column, ColumnType, PgTable};
 
     fn table() -> Table {
         Table {
@@ -216,7 +216,7 @@ mod tests {
     fn functions_round_trip_and_a_bad_cost_names_the_function() {
         let mut f = ScenarioFile::new(EngineVersion::Pg15, vec![table()]);
         f.functions
-            .push(crate::catalog::Function::priced("fnorm", 5000.0));
+            .push(costlab_model::catalog::Function::priced("fnorm", 5000.0));
         let good = f.to_json();
         assert_eq!(ScenarioFile::from_json(&good).unwrap(), f);
         // A measured call time travels too, and a bad one names the function.

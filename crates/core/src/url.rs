@@ -12,12 +12,12 @@
 //! reported by name and replaced by its default, keeping the rest; an unknown version or an
 //! oversized link gives the default scenario and a message.
 
-use crate::knobs::{Engine, EngineVersion, Knob, KNOBS};
 use crate::scenario::{
     CacheState, DiagramSpec, Engines, InnodbCacheReport, Scenario, ServerSettings, UserTables,
     UserWorkload, View, Workload, CUSTOM_MACHINE,
 };
-use crate::sim::profile::{Confidence, MachineProfile, QdPoint};
+use costlab_model::knobs::{Engine, EngineVersion, Knob, KNOBS};
+use costlab_sim::profile::{Confidence, MachineProfile, QdPoint};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -283,7 +283,7 @@ pub fn encode(s: &Scenario, embed: &EmbedOptions) -> String {
             }
             // The example's own queries are what a link without `uq` means.
             if !(u.tables == UserTables::Example
-                && u.queries == crate::workload::user::EXAMPLE_QUERIES)
+                && u.queries == costlab_workload::user::EXAMPLE_QUERIES)
             {
                 pairs.push(("uq".into(), u.queries.clone()));
             }
@@ -536,7 +536,7 @@ fn decode_v1<const ALL: bool>(
             _ => {}
         }
     }
-    s.knobs = crate::knobs::KnobValues::defaults(s.pg_version, s.mysql_version);
+    s.knobs = costlab_model::knobs::KnobValues::defaults(s.pg_version, s.mysql_version);
     // DBT3's keys are read after the loop: the baseline's default depends on the engines.
     let (mut dbt3, mut sf, mut base) = (false, None, None);
     let (mut user, mut user_file, mut user_tables, mut user_queries) = (false, None, None, None);
@@ -615,8 +615,8 @@ fn decode_v1<const ALL: bool>(
                     .and_then(|r| r.split_once(','))
                     .and_then(|(a, b)| {
                         Some(Workload::T1Sweep {
-                            from: crate::num::parse_f64(a)? / 100.0,
-                            to: crate::num::parse_f64(b)? / 100.0,
+                            from: costlab_model::num::parse_f64(a)? / 100.0,
+                            to: costlab_model::num::parse_f64(b)? / 100.0,
                         })
                     });
                 match parsed {
@@ -667,7 +667,7 @@ fn decode_v1<const ALL: bool>(
             }
             other if other.starts_with("p.") => {}
             other => match KNOBS.iter().find(|d| d.url_key == other) {
-                Some(def) => match crate::num::parse_f64(v) {
+                Some(def) => match costlab_model::num::parse_f64(v) {
                     Some(x) => {
                         if let Err(e) = s.knobs.set(def.knob, x) {
                             bad(
@@ -686,7 +686,7 @@ fn decode_v1<const ALL: bool>(
     let resolve_base = |bad: &mut dyn FnMut(&str, &str, String)| {
         let default_base = Workload::default_baseline(s.engines);
         let shown = s.engines.list();
-        match base.map(|v| (v, crate::knobs::Preset::find(v))) {
+        match base.map(|v| (v, costlab_model::knobs::Preset::find(v))) {
             None => default_base,
             Some((_, Ok(p))) if shown.contains(&p.engine) => p.id,
             Some((v, Ok(p))) => {
@@ -719,9 +719,9 @@ fn decode_v1<const ALL: bool>(
         }
     }
     if ALL && dbt3 {
-        let sf = match sf.map(|v| (v, crate::num::parse_f64(v))) {
+        let sf = match sf.map(|v| (v, costlab_model::num::parse_f64(v))) {
             None => Workload::DBT3_DEFAULT_SF,
-            Some((_, Some(x))) if crate::workload::dbt3::catalog::check_sf(x).is_ok() => x,
+            Some((_, Some(x))) if costlab_workload::dbt3::catalog::check_sf(x).is_ok() => x,
             Some((v, _)) => {
                 bad(
                     "sf",
@@ -769,10 +769,10 @@ fn decode_v1<const ALL: bool>(
         };
         let mut queries = match (user_queries, &tables) {
             (Some(q), _) => q.clone(),
-            (None, UserTables::Example) => crate::workload::user::EXAMPLE_QUERIES.into(),
+            (None, UserTables::Example) => costlab_workload::user::EXAMPLE_QUERIES.into(),
             (None, _) => String::new(),
         };
-        if let Err(e) = crate::workload::user::split_queries(&queries) {
+        if let Err(e) = costlab_workload::user::split_queries(&queries) {
             bad("uq", &queries, format!("cannot be read ({e}); left out"));
             queries.clear();
         }
@@ -798,9 +798,9 @@ fn decode_v1<const ALL: bool>(
         else {
             unreachable!("the default is the ordering workload")
         };
-        let sf = match sf.map(|v| (v, crate::num::parse_f64(v))) {
+        let sf = match sf.map(|v| (v, costlab_model::num::parse_f64(v))) {
             None => sf0,
-            Some((_, Some(x))) if crate::workload::dbt3::catalog::check_sf(x).is_ok() => x,
+            Some((_, Some(x))) if costlab_workload::dbt3::catalog::check_sf(x).is_ok() => x,
             Some((v, _)) => {
                 bad(
                     "sf",
@@ -810,7 +810,7 @@ fn decode_v1<const ALL: bool>(
                 sf0
             }
         };
-        let procost = match procost.map(|v| (v, crate::num::parse_f64(v))) {
+        let procost = match procost.map(|v| (v, costlab_model::num::parse_f64(v))) {
             None => procost0,
             Some((_, Some(x))) if (0.0..=1e9).contains(&x) => x,
             Some((v, _)) => {
@@ -915,8 +915,8 @@ fn parse_qd_curve(v: &str) -> Option<Vec<QdPoint>> {
         .map(|pair| {
             let (qd, iops) = pair.split_once(':')?;
             Some(QdPoint {
-                queue_depth: crate::num::parse_f64(qd)?,
-                iops: crate::num::parse_f64(iops)?,
+                queue_depth: costlab_model::num::parse_f64(qd)?,
+                iops: costlab_model::num::parse_f64(iops)?,
             })
         })
         .collect()
@@ -964,8 +964,8 @@ fn confidence_key(c: Confidence) -> &'static str {
     c.id()
 }
 
-fn profile_from_pairs(pairs: &[(String, String)]) -> crate::Result<MachineProfile> {
-    let mut p = crate::sim::builtin::find(CUSTOM_BASE)?;
+fn profile_from_pairs(pairs: &[(String, String)]) -> costlab_model::Result<MachineProfile> {
+    let mut p = costlab_sim::builtin::find(CUSTOM_BASE)?;
     p.id = CUSTOM_MACHINE.into();
     p.label = "Custom machine".into();
     p.source = "edited in the playground; shared by link".into();
@@ -973,13 +973,13 @@ fn profile_from_pairs(pairs: &[(String, String)]) -> crate::Result<MachineProfil
     // Edited figures: the base profile's sources no longer hold.
     p.figures.clear();
     let bad = |k: &str, v: &str| {
-        crate::Error::invalid(
+        costlab_model::Error::invalid(
             format!("custom machine {k}"),
             format!("`{}` is not valid", truncate(v)),
         )
     };
     for (k, v) in pairs.iter().filter(|(k, _)| k.starts_with("p.")) {
-        let n = || crate::num::parse_f64(v).ok_or_else(|| bad(k, v));
+        let n = || costlab_model::num::parse_f64(v).ok_or_else(|| bad(k, v));
         match k.as_str() {
             "p.name" => p.label = v.chars().take(MAX_NAME_CHARS).collect(),
             "p.conf" => p.confidence = Confidence::parse(v).ok_or_else(|| bad(k, v))?,
@@ -1002,12 +1002,12 @@ fn profile_from_pairs(pairs: &[(String, String)]) -> crate::Result<MachineProfil
             "p.hash" => {
                 let f: Vec<f64> = v
                     .split('_')
-                    .map(|x| crate::num::parse_f64(x).ok_or_else(|| bad(k, v)))
-                    .collect::<crate::Result<_>>()?;
+                    .map(|x| costlab_model::num::parse_f64(x).ok_or_else(|| bad(k, v)))
+                    .collect::<costlab_model::Result<_>>()?;
                 let [small_bytes, small_ns, large_bytes, large_ns] = f[..] else {
                     return Err(bad(k, v));
                 };
-                p.hash_rows = Some(crate::sim::HashRowCost {
+                p.hash_rows = Some(costlab_sim::HashRowCost {
                     small_bytes,
                     small_ns,
                     large_bytes,
@@ -1019,7 +1019,7 @@ fn profile_from_pairs(pairs: &[(String, String)]) -> crate::Result<MachineProfil
             "p.direct" => p.bypass_os_cache = v == "1",
             "p.eic" => p.effective_io_concurrency = n()?,
             _ => {
-                return Err(crate::Error::invalid(
+                return Err(costlab_model::Error::invalid(
                     "custom machine",
                     format!("`{}` is not a profile field", truncate(k)),
                 ))
@@ -1122,8 +1122,8 @@ impl DiagramLink {
 
     /// The `dg` value; knob names are looked up here (an unknown one is an error naming
     /// it), the rest is checked by the link decoder.
-    fn value(&self) -> crate::Result<String> {
-        let key = |name: &str| Ok::<_, crate::Error>(Knob::lookup(name)?.def().url_key);
+    fn value(&self) -> costlab_model::Result<String> {
+        let key = |name: &str| Ok::<_, costlab_model::Error>(Knob::lookup(name)?.def().url_key);
         let mut parts = vec![
             self.engine.clone(),
             self.query.map_or("all".into(), |q| q.to_string()),
@@ -1254,9 +1254,9 @@ impl LinkFile {
 
     /// The fragment for this document. Every value goes through the same decoder a link
     /// does; anything it would reject is an error here, naming the field.
-    pub fn to_fragment(&self) -> crate::Result<String> {
+    pub fn to_fragment(&self) -> costlab_model::Result<String> {
         if self.costlab_link != VERSION {
-            return Err(crate::Error::invalid(
+            return Err(costlab_model::Error::invalid(
                 "costlab_link",
                 format!(
                     "format version {} is not one this costlab writes ({VERSION})",
@@ -1327,7 +1327,7 @@ impl LinkFile {
             }
         }
         if !self.embed_knobs.is_empty() {
-            let keys: crate::Result<Vec<&str>> = self
+            let keys: costlab_model::Result<Vec<&str>> = self
                 .embed_knobs
                 .iter()
                 .map(|n| Ok(Knob::lookup(n)?.def().url_key))
@@ -1341,7 +1341,10 @@ impl LinkFile {
             .join("&");
         let d = decode(&fragment);
         if let Some(p) = d.problems.first() {
-            return Err(crate::Error::invalid(p.key.clone(), p.message.clone()));
+            return Err(costlab_model::Error::invalid(
+                p.key.clone(),
+                p.message.clone(),
+            ));
         }
         Ok(encode(&d.scenario, &d.embed))
     }
@@ -1412,7 +1415,7 @@ pub fn describe(s: &Scenario) -> String {
             }
         )),
         Workload::User(u) => {
-            let n = crate::workload::user::split_queries(&u.queries).map_or(0, |q| q.len());
+            let n = costlab_workload::user::split_queries(&u.queries).map_or(0, |q| q.len());
             parts.push(format!(
                 "{n} queries on {} against {}",
                 u.tables.name(),
@@ -1798,7 +1801,7 @@ mod tests {
             batched_key_access: true,
         };
         cases.push((s, "icr=heuristic&bka=1"));
-        let mut custom = crate::sim::builtin::find("wl8737-disk").unwrap();
+        let mut custom = costlab_sim::builtin::find("wl8737-disk").unwrap();
         custom.id = CUSTOM_MACHINE.into();
         let s = Scenario {
             machine: CUSTOM_MACHINE.into(),
@@ -1824,7 +1827,7 @@ mod tests {
         }
         // A custom machine without server keys has the default server.
         let mut s = seed_disk;
-        let mut custom = crate::sim::builtin::find("wl8737-disk").unwrap();
+        let mut custom = costlab_sim::builtin::find("wl8737-disk").unwrap();
         custom.id = CUSTOM_MACHINE.into();
         s.machine = CUSTOM_MACHINE.into();
         s.custom_machine = Some(custom);
@@ -1952,7 +1955,7 @@ mod tests {
 
     #[test]
     fn a_custom_machine_travels_whole_and_stays_far_below_2000_characters() {
-        let mut p = crate::sim::builtin::find("hdd-7200").unwrap();
+        let mut p = costlab_sim::builtin::find("hdd-7200").unwrap();
         p.id = CUSTOM_MACHINE.into();
         p.label = "My disk & me".into();
         p.device.seq_read_mbps = 180.5;
@@ -2023,7 +2026,10 @@ mod tests {
         // A value equal to the 8.0 default is not written for an 8.0 scenario and reads back.
         let mut s = Scenario {
             mysql_version: EngineVersion::Mysql80,
-            knobs: crate::knobs::KnobValues::defaults(EngineVersion::Pg18, EngineVersion::Mysql80),
+            knobs: costlab_model::knobs::KnobValues::defaults(
+                EngineVersion::Pg18,
+                EngineVersion::Mysql80,
+            ),
             ..Scenario::default()
         };
         s.knobs.set(Knob::IoBlockReadCost, 2.0).unwrap();
@@ -2157,7 +2163,7 @@ mod tests {
     /// What `profile_from_pairs` makes of a link before its `p.*` values: the fields a link
     /// does not carry.
     fn custom_base() -> MachineProfile {
-        let mut p = crate::sim::builtin::find(CUSTOM_BASE).unwrap();
+        let mut p = costlab_sim::builtin::find(CUSTOM_BASE).unwrap();
         p.id = CUSTOM_MACHINE.into();
         p.source = "edited in the playground; shared by link".into();
         p.figures.clear();
@@ -2202,7 +2208,7 @@ mod tests {
         );
         let machine = prop_oneof![
             prop::sample::select(
-                crate::sim::builtin::profiles()
+                costlab_sim::builtin::profiles()
                     .into_iter()
                     .map(|p| p.id)
                     .collect::<Vec<_>>()
@@ -2240,7 +2246,7 @@ mod tests {
             (
                 0.01..=1000.0f64,
                 prop::sample::select(
-                    crate::knobs::PRESETS
+                    costlab_model::knobs::PRESETS
                         .iter()
                         .map(|p| p.id)
                         .collect::<Vec<_>>()
@@ -2253,7 +2259,7 @@ mod tests {
             // Any text a user may type, with the example's tables or a small file's.
             (
                 prop::sample::select(
-                    crate::knobs::PRESETS
+                    costlab_model::knobs::PRESETS
                         .iter()
                         .map(|p| p.id)
                         .collect::<Vec<_>>()
@@ -2326,7 +2332,7 @@ mod tests {
                     (icr, bka),
                 )| {
                     if let Some(baseline) = workload.baseline() {
-                        let p = crate::knobs::Preset::find(baseline).ok()?;
+                        let p = costlab_model::knobs::Preset::find(baseline).ok()?;
                         if !engines.list().contains(&p.engine) {
                             return None;
                         }
@@ -2335,7 +2341,7 @@ mod tests {
                         engines,
                         pg_version: pg,
                         mysql_version: my,
-                        knobs: crate::knobs::KnobValues::defaults(pg, my),
+                        knobs: costlab_model::knobs::KnobValues::defaults(pg, my),
                         machine,
                         custom_machine: custom,
                         cache: if cold {

@@ -11,15 +11,15 @@
 //! Every figure here is a **prediction**: the profile comes from the probe's measurements of
 //! the device, memory and CPU, never from these real times.
 
-use crate::error::{Error, Result};
-use crate::knobs::{Engine, EngineVersion, Knob, KnobValues};
-use crate::pg::join::{PgJoinEnv, PgJoinPlan, PgJoinPlanner};
-use crate::pg::{self, PgOptions};
-use crate::query::Query;
 use crate::scenario_file::ScenarioFile;
-use crate::sim::{MachineProfile, Simulator};
-use crate::workload::dbt3::queries::calibration_query;
-use crate::workload::dbt3::shape::model_shape;
+use costlab_model::error::{Error, Result};
+use costlab_model::knobs::{Engine, EngineVersion, Knob, KnobValues};
+use costlab_model::query::Query;
+use costlab_pg::join::{PgJoinEnv, PgJoinPlan, PgJoinPlanner};
+use costlab_pg::{self as pg, PgOptions};
+use costlab_sim::{MachineProfile, Simulator};
+use costlab_workload::dbt3::queries::calibration_query;
+use costlab_workload::dbt3::shape::model_shape;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -161,51 +161,32 @@ pub fn plan_sql(
     knobs: &KnobValues,
     release: EngineVersion,
     pool_bytes: f64,
-) -> Result<crate::plan::Planned> {
+) -> Result<costlab_model::plan::Planned> {
     let query = Query::parse(sql)?;
     let table = scenario.table(&query.table)?;
     match release.engine() {
         Engine::Postgres => pg::plan(table, &query, knobs, release, &PgOptions::default()),
-        Engine::Mysql => crate::mysql::plan(
+        Engine::Mysql => costlab_mysql::plan(
             table,
             &query,
             knobs,
-            &crate::mysql::MysqlEnv {
+            &costlab_mysql::MysqlEnv {
                 innodb_buffer_pool_size: pool_bytes,
-                ..crate::mysql::MysqlEnv::default()
+                ..costlab_mysql::MysqlEnv::default()
             },
         ),
     }
 }
 
-/// The model's options with the switches `forced_with` names (`enable_hashjoin=off`, as
-/// [`PlanRun::forced_with`] holds them) turned off, every other as PostgreSQL's default.
-pub fn switches_off(forced_with: &[String]) -> Result<PgOptions> {
-    let mut o = PgOptions::default();
-    for f in forced_with {
-        let name = f
-            .strip_suffix("=off")
-            .ok_or_else(|| Error::invalid("forced_with", format!("{f}: not `enable_...=off`")))?;
-        let flag = name
-            .strip_prefix("enable_")
-            .and_then(|n| o.switch_mut(n))
-            .ok_or_else(|| {
-                Error::invalid("forced_with", format!("{f}: not a switch the model knows"))
-            })?;
-        *flag = false;
-    }
-    Ok(o)
-}
-
 /// The DBT3 join planner over a report's tables, one per set of switches (built when first
 /// asked for: each keeps a memo of its own).
 struct Dbt3Models {
-    tables: Vec<crate::catalog::Table>,
+    tables: Vec<costlab_model::catalog::Table>,
     version: EngineVersion,
     sf: f64,
     models: BTreeMap<Vec<String>, PgJoinPlanner>,
     /// Each query read from its SQL once (every forced plan of it plans the same block).
-    queries: BTreeMap<u8, crate::block::JoinQuery>,
+    queries: BTreeMap<u8, costlab_model::block::JoinQuery>,
 }
 
 impl Dbt3Models {
@@ -217,7 +198,7 @@ impl Dbt3Models {
         let sf = report.dbt3_sf.ok_or_else(|| {
             Error::invalid("dbt3_sf", "the report has DBT3 queries but no scale factor")
         })?;
-        let tables = crate::workload::dbt3::catalog::dbt3(sf)?
+        let tables = costlab_workload::dbt3::catalog::dbt3(sf)?
             .pg
             .iter()
             .map(|t| report.scenario.table(&t.name).cloned())
@@ -238,14 +219,14 @@ impl Dbt3Models {
         if !self.models.contains_key(&key) {
             let env = PgJoinEnv {
                 version: self.version,
-                opts: switches_off(forced_with)?,
+                opts: PgOptions::with_switches_off(forced_with)?,
                 ..PgJoinEnv::default()
             };
             self.models
                 .insert(key.clone(), PgJoinPlanner::new(&self.tables, env)?);
         }
         if !self.queries.contains_key(&n) {
-            let q = crate::workload::dbt3::queries::query(n, self.sf)?;
+            let q = costlab_workload::dbt3::queries::query(n, self.sf)?;
             self.queries.insert(n, q);
         }
         self.models[&key].plan(&self.queries[&n], knobs)
@@ -254,10 +235,10 @@ impl Dbt3Models {
 
 /// The candidate `key` of a query's plans; the error names the query (`what`).
 fn candidate<'a>(
-    planned: &'a crate::plan::Planned,
+    planned: &'a costlab_model::plan::Planned,
     key: &str,
     what: &str,
-) -> Result<&'a crate::plan::PlanNode> {
+) -> Result<&'a costlab_model::plan::PlanNode> {
     planned
         .find(key)
         .map(|c| &c.plan)
@@ -508,12 +489,12 @@ impl ValidationReport {
             serde_json::from_value(value).map_err(|e| Error::invalid(WHAT, e.to_string()))?;
         r.profile.validate()?;
         r.scenario.validate()?;
-        crate::error::check_range("limit_s", r.limit_s, 0.001, 1e6)?;
+        costlab_model::error::check_range("limit_s", r.limit_s, 0.001, 1e6)?;
         for q in &r.queries {
             for p in &q.plans {
                 let field = format!("{} {} {}", q.name, q.cache.name(), p.key);
                 if let Some(s) = p.real_s {
-                    crate::error::check_range(&format!("{field}: real_s"), s, 0.0, 1e7)?;
+                    costlab_model::error::check_range(&format!("{field}: real_s"), s, 0.0, 1e7)?;
                 }
             }
         }
@@ -602,7 +583,7 @@ impl ValidationReport {
         name: &str,
         key: &str,
         cache: CacheState,
-    ) -> Result<(crate::plan::PlanNode, crate::sim::PlanTime)> {
+    ) -> Result<(costlab_model::plan::PlanNode, costlab_sim::PlanTime)> {
         let runs = self
             .queries
             .iter()
@@ -669,7 +650,7 @@ impl ValidationReport {
             let hi = measured.iter().map(|m| m.0).fold(0.0, f64::max);
             let sim = Simulator::for_release(p, self.engine_version)?;
             let gap = |f: f64| -> Result<f64> {
-                let sql = crate::workload::t1::t1_like_sql(rows, f)?;
+                let sql = costlab_workload::t1::t1_like_sql(rows, f)?;
                 let planned = plan_sql(
                     &self.scenario,
                     &sql,
@@ -1296,7 +1277,7 @@ mod tests {
             EngineVersion::Pg15,
             String::new(),
             BTreeMap::new(),
-            crate::sim::builtin::find("hdd-7200").expect("a built-in profile"),
+            costlab_sim::builtin::find("hdd-7200").expect("a built-in profile"),
             10.0,
             ScenarioFile::new(EngineVersion::Pg15, vec![]),
             vec![],
@@ -1354,12 +1335,12 @@ mod tests {
     #[test]
     fn a_dbt3_plan_is_timed_as_the_join_planners_plan_under_its_switches() {
         let sf = 0.01;
-        let cat = crate::workload::dbt3::catalog::dbt3(sf).expect("catalog");
+        let cat = costlab_workload::dbt3::catalog::dbt3(sf).expect("catalog");
         let model = PgJoinPlanner::new(&cat.pg, PgJoinEnv::default()).expect("planner");
         let knobs = KnobValues::defaults(EngineVersion::Pg15, EngineVersion::Mysql80);
         let q3 = model
             .plan(
-                &crate::workload::dbt3::queries::query(3, sf).expect("Q3"),
+                &costlab_workload::dbt3::queries::query(3, sf).expect("Q3"),
                 &knobs,
             )
             .expect("Q3 plans");
@@ -1404,12 +1385,12 @@ mod tests {
         assert_eq!(again, r);
         // Switches: only `enable_...=off` of ones the model knows.
         assert!(
-            !switches_off(&["enable_nestloop=off".into()])
+            !PgOptions::with_switches_off(&["enable_nestloop=off".into()])
                 .expect("a switch")
                 .enable_nestloop
         );
-        assert!(switches_off(&["enable_nestloop=on".into()]).is_err());
-        assert!(switches_off(&["enable_warp=off".into()]).is_err());
+        assert!(PgOptions::with_switches_off(&["enable_nestloop=on".into()]).is_err());
+        assert!(PgOptions::with_switches_off(&["enable_warp=off".into()]).is_err());
     }
 
     /// The committed PostgreSQL 15 report and the table its run printed.
@@ -1709,7 +1690,7 @@ mod tests {
     /// before them.
     #[test]
     fn hash_and_sort_calibration_queries_tell_their_figures_apart() {
-        use crate::workload::dbt3::queries::{
+        use costlab_workload::dbt3::queries::{
             CAL_HASH_AGGREGATE, CAL_HASH_JOIN, CAL_HASH_JOIN_SMALL, CAL_SORT,
         };
         let r = ValidationReport::from_json(PG15_JSON).expect("committed report");
@@ -1757,7 +1738,7 @@ mod tests {
         }
         let mut sizes = Vec::new();
         for t in &trees {
-            t.walk(&mut |n| sizes.extend(crate::sim::hash_table_bytes(n)));
+            t.walk(&mut |n| sizes.extend(costlab_sim::hash_table_bytes(n)));
         }
         let (lo, hi) = (
             sizes.iter().copied().fold(f64::INFINITY, f64::min),
@@ -1766,7 +1747,7 @@ mod tests {
         // A thousand rows against a hundred thousand: kilobytes against megabytes.
         assert!(lo < 100e3 && hi > 2e6, "{lo} {hi}");
         let mut truth = r.executor.clone().expect("fit").apply(&base);
-        truth.hash_rows = Some(crate::sim::HashRowCost {
+        truth.hash_rows = Some(costlab_sim::HashRowCost {
             small_bytes: lo,
             small_ns: 60.0,
             large_bytes: hi,
@@ -1936,13 +1917,13 @@ impl ExecutorCalibration {
     fn plan_join_calibration(
         &self,
         r: &CalibrationRun,
-        q: &crate::block::JoinQuery,
+        q: &costlab_model::block::JoinQuery,
         knobs: &KnobValues,
         release: EngineVersion,
-    ) -> Result<crate::plan::PlanNode> {
+    ) -> Result<costlab_model::plan::PlanNode> {
         let env = PgJoinEnv {
             version: release,
-            opts: switches_off(&r.forced_with)?,
+            opts: PgOptions::with_switches_off(&r.forced_with)?,
             ..PgJoinEnv::default()
         };
         let cal = self.scenario.table("cal")?.clone();
@@ -1974,7 +1955,7 @@ pub struct ExecutorFit {
     /// A row into or out of a hash table, by the table's size (sim::time assumption 9);
     /// `None` when no calibration query hashed (then an operator's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hash_rows: Option<crate::sim::HashRowCost>,
+    pub hash_rows: Option<costlab_sim::HashRowCost>,
     /// Finding a page in the engine's buffer.
     pub buffer_hit_ns: f64,
     /// Bringing a page from the OS page cache into the engine's buffer (read call, copy,
@@ -2044,7 +2025,7 @@ impl ExecutorFit {
         &mut self,
         profile: &MachineProfile,
         release: EngineVersion,
-        ordered: Option<(&crate::plan::PlanNode, f64)>,
+        ordered: Option<(&costlab_model::plan::PlanNode, f64)>,
     ) -> Result<()> {
         let Some((plan, real)) = ordered else {
             return Ok(());
@@ -2081,12 +2062,12 @@ impl ExecutorFit {
         &mut self,
         profile: &MachineProfile,
         release: EngineVersion,
-        seq: Option<(&crate::plan::PlanNode, f64)>,
-        random: Option<(&crate::plan::PlanNode, f64)>,
+        seq: Option<(&costlab_model::plan::PlanNode, f64)>,
+        random: Option<(&costlab_model::plan::PlanNode, f64)>,
     ) -> Result<()> {
         let mut base = self.apply(profile);
         base.warm_cache = false;
-        let time = |p: &MachineProfile, plan: &crate::plan::PlanNode| -> Result<f64> {
+        let time = |p: &MachineProfile, plan: &costlab_model::plan::PlanNode| -> Result<f64> {
             Ok(Simulator::for_release(p, release)?.time_plan(plan)?.total_s)
         };
         if let Some((plan, real)) = seq {
@@ -2199,7 +2180,7 @@ fn scale_random_8k(p: &mut MachineProfile, f: f64) {
 pub fn fit_executor(
     profile: &MachineProfile,
     release: EngineVersion,
-    samples: &[(String, crate::plan::PlanNode, f64)],
+    samples: &[(String, costlab_model::plan::PlanNode, f64)],
 ) -> Result<ExecutorFit> {
     const FIGURES: usize = 10;
     // The start-up figure only where a calibration query is short enough to show it: in
@@ -2216,7 +2197,7 @@ pub fn fit_executor(
     let hash_sizes = {
         let mut sizes = Vec::new();
         for (_, plan, _) in samples {
-            plan.walk(&mut |n| sizes.extend(crate::sim::hash_table_bytes(n)));
+            plan.walk(&mut |n| sizes.extend(costlab_sim::hash_table_bytes(n)));
         }
         let lo = sizes.iter().copied().fold(f64::INFINITY, f64::min);
         let hi = sizes.iter().copied().fold(0.0, f64::max);
@@ -2229,7 +2210,7 @@ pub fn fit_executor(
         p.cpu_ns_per_index_entry = tiny;
         p.cpu_ns_per_operator = tiny;
         p.cpu_ns_per_comparison = tiny;
-        p.hash_rows = hash_sizes.map(|(small_bytes, large_bytes)| crate::sim::HashRowCost {
+        p.hash_rows = hash_sizes.map(|(small_bytes, large_bytes)| costlab_sim::HashRowCost {
             small_bytes,
             small_ns: tiny,
             large_bytes,
@@ -2319,7 +2300,7 @@ pub fn fit_executor(
         cpu_ns_per_operator: floor(x[2]),
         cpu_ns_per_comparison: measured_sort.then(|| floor(x[7])),
         hash_rows: match hash_sizes {
-            Some((small_bytes, large_bytes)) if measured_hash => Some(crate::sim::HashRowCost {
+            Some((small_bytes, large_bytes)) if measured_hash => Some(costlab_sim::HashRowCost {
                 small_bytes,
                 small_ns: floor(x[8]),
                 large_bytes,

@@ -251,7 +251,7 @@ fn json_tokens(fields: &[&str]) -> Vec<String> {
 }
 
 fn scenario_examples() -> Vec<String> {
-    let seed = costlab_core::sim::builtin::seed_experiment_table(1e6, 5406.0);
+    let seed = costlab_core::workload::rpc_seed::seed_experiment_table(1e6, 5406.0);
     let mut small = ScenarioFile::new(EngineVersion::Pg17, vec![seed]);
     small.settings.insert("random_page_cost".into(), 1.1);
     small.query = Some("SELECT * FROM test_table WHERE id < 1000".into());

@@ -27,6 +27,7 @@ use clap::{Args, Parser, Subcommand};
 use costlab_core::calibration::{
     Calibration, Estimate, Method, Ratios, SeqPoint, SeqRead, VERSION,
 };
+use costlab_core::workload::rpc_seed;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -1119,7 +1120,7 @@ fn print_seed_rpc_prediction(
     shared_buffers_mb: u64,
 ) -> Result<(), String> {
     use costlab_core::knobs::EngineVersion;
-    use costlab_core::sim::{builtin, Simulator};
+    use costlab_core::sim::Simulator;
     let version = if x.server_version.starts_with("15") {
         EngineVersion::Pg15
     } else if x.server_version.starts_with("16") {
@@ -1133,11 +1134,11 @@ fn print_seed_rpc_prediction(
     profile.bypass_os_cache = direct_io;
     profile.buffer_pool_bytes = shared_buffers_mb as f64 * 1048576.0;
     let (rows, pages) = (x.rows as f64, x.pages as f64);
-    let table = builtin::seed_experiment_table(rows, pages);
-    let knobs = builtin::seed_experiment_knobs();
+    let table = rpc_seed::seed_experiment_table(rows, pages);
+    let knobs = rpc_seed::seed_experiment_knobs();
     let opts = costlab_core::pg::PgOptions::default();
     let plan = |order: bool, key: &str| -> Result<costlab_core::plan::PlanNode, String> {
-        let q = builtin::seed_experiment_query(None, order);
+        let q = rpc_seed::seed_experiment_query(None, order);
         let p = costlab_core::pg::plan(&table, &q, &knobs, version, &opts)
             .map_err(|e| e.to_string())?;
         p.find(key)
@@ -1167,7 +1168,7 @@ fn print_seed_rpc_prediction(
         if direct_io { ", direct I/O" } else { "" }
     );
     println!("  the seed's devices:");
-    for (id, seq, idx, rpc) in builtin::SEED_RPC_TABLE {
+    for (id, seq, idx, rpc) in rpc_seed::SEED_RPC_TABLE {
         println!("    {id:<18} T(seq) {seq:>7.1} s, T(idx) {idx:>8.0} s, ratio {rpc:.1}");
     }
     Ok(())

@@ -14,8 +14,8 @@ use crate::worker_protocol::{
     self, knob_list, FromWorker, OrderingReply, OrderingRequest, OrderingView as View, ToWorker,
 };
 use costlab_core::analysis;
+use costlab_core::ordering::{SEED_MIX, SEED_PLANNING_MS};
 use costlab_core::scenario::{Scenario, Workload};
-use costlab_core::workload::ordering::{SEED_MIX, SEED_PLANNING_MS};
 use std::cell::RefCell;
 use std::rc::Rc;
 use yew::prelude::*;

@@ -53,7 +53,7 @@ pub struct OrderingView {
     pub rows: Vec<OrderingRow>,
     /// Over w from 0 to 1: (w, stock q/s, the build's q/s) on the simulated times.
     pub mix: Vec<(f64, f64, f64)>,
-    /// The same on the seed's stock service times (`workload::ordering::mix_on_seed_times`).
+    /// The same on the seed's stock service times (`ordering::mix_on_seed_times`).
     pub seed_times_mix: Vec<(f64, f64, f64)>,
     /// The PostgreSQL model's planning time for DBT3's 22 queries at SF 30 in this worker,
     /// ms (median of the rounds), beside the seed's 18.47 ms for TPROC-H's.

@@ -1,0 +1,684 @@
+//! Expression indexes and the orders indexes give (indxpath.c's match_clause_to_index for
+//! an indexed expression, pathkeys.c's ORDER BY on it, and the handed-up values of the
+//! third seed's patch series).
+
+use costlab_model::block::QueryBlock;
+use costlab_model::catalog::{ColumnType, IndexMethod, Value};
+use costlab_model::query::Predicate;
+
+use super::clausesel::cmp_op;
+use super::costs::{self, Qual};
+use super::executor_work;
+use super::executor_work::col_order;
+use super::explain::and_text;
+use super::model::{JPath, Node, PathKeys, Rescan, TrueRows};
+use super::pathnodes::*;
+use super::predtest;
+use super::sqlexpr::{self, Expr, Lit, Operand};
+use crate::pathnodes::clamp_row_est;
+use crate::paths;
+use crate::selfuncs;
+use costlab_model::plan::{AccessPattern, Name, PageReads, Work};
+use costlab_model::query::CmpOp;
+use smallvec::smallvec;
+use std::borrow::Cow;
+use std::rc::Rc;
+
+/// The key of an expression index that a block without grouping is ordered by, when its
+/// ORDER BY is that one expression (spelled out: an ordinal or an alias is not matched);
+/// or, for `ORDER BY key <-> point '(x,y)'`, the key of a GiST index on `key` (a column
+/// or an expression), which returns rows by distance. A point has no ordering of its own
+/// (no btree), so a pathkey on it can only mean the distance.
+pub(crate) fn order_by_index_expression(
+    pl: &Planner,
+    b: &Block,
+    block: &QueryBlock,
+    sql: &str,
+) -> Option<ColKey> {
+    if !block.order_by_expression
+        || !block.group_by.is_empty()
+        || block.group_by_expression
+        || block.scalar_aggregate
+    {
+        return None;
+    }
+    let tables: Vec<(usize, usize)> = b
+        .rels
+        .iter()
+        .enumerate()
+        .filter_map(|(r, br)| match br.kind {
+            RelKind::Table { tidx, .. }
+                if pl.db.infos[tidx]
+                    .cols
+                    .iter()
+                    .any(|c| c.expression.is_some())
+                    || pl.db.infos[tidx]
+                        .indexes
+                        .iter()
+                        .any(|ix| ix.method == IndexMethod::Gist) =>
+            {
+                Some((r, tidx))
+            }
+            _ => None,
+        })
+        .collect();
+    if tables.is_empty() {
+        return None;
+    }
+    let items = pl.db.memo.order_items(sql);
+    let [item] = items.as_slice() else {
+        return None;
+    };
+    let knn = sqlexpr::distance_operand(item);
+    // A GiST scan returns the nearest first, never the farthest.
+    if knn.is_some()
+        && sqlexpr::outer_items(sql, "ORDER BY").is_some_and(|v| v.iter().any(|(_, desc)| *desc))
+    {
+        return None;
+    }
+    let text = knn
+        .clone()
+        .unwrap_or_else(|| sqlexpr::canonical_expression(item));
+    tables.iter().find_map(|&(r, tidx)| {
+        let info = &pl.db.infos[tidx];
+        let pos = info.cols.iter().position(|c| {
+            let eligible = if knn.is_some() {
+                c.ty == ColumnType::Point
+            } else {
+                c.expression.is_some()
+            };
+            eligible && sqlexpr::canonical_expression(&c.name) == text
+        })?;
+        if knn.is_some()
+            && !info
+                .indexes
+                .iter()
+                .any(|ix| ix.method == IndexMethod::Gist && ix.keys.first() == Some(&pos))
+        {
+            return None;
+        }
+        Some(ColKey {
+            rel: r,
+            col: info.cols[pos].name.to_ascii_lowercase().into(),
+        })
+    })
+}
+
+/// The patched build's check_index_only (the series' 0004/0005): an index-only scan may
+/// return an indexed expression's value, so a heap column the block reads only inside
+/// such expressions need not be in the index. Returns (heap column, expression key) for
+/// table `tidx`: each column that appears in `sql` only within the text of one of the
+/// table's indexed expressions. Stock PostgreSQL needs the heap column itself
+/// (`IndexExpression::reads`).
+pub(crate) fn handed_up_columns(pl: &Planner, tidx: usize, sql: &str) -> Vec<(String, String)> {
+    let info = &pl.db.infos[tidx];
+    if info.cols.iter().all(|c| c.expression.is_none()) {
+        return Vec::new();
+    }
+    let canon = sqlexpr::canonical_expression(sql);
+    let mut rest = format!(" {canon} ");
+    let mut found = Vec::new();
+    for c in info.cols.iter().filter(|c| c.expression.is_some()) {
+        let text = format!(" {} ", sqlexpr::canonical_expression(&c.name));
+        if rest.contains(&text) {
+            rest = rest.replace(&text, " ");
+            found.push(c);
+        }
+    }
+    let mut out = Vec::new();
+    for c in found {
+        for &h in c.expression.as_ref().map_or(&[][..], |e| &e.reads[..]) {
+            let heap = info.cols[h].name.to_ascii_lowercase();
+            if !rest.split_whitespace().any(|w| w == heap) {
+                out.push((info.cols[h].name.clone(), c.name.clone()));
+            }
+        }
+    }
+    out
+}
+
+/// `expr op constant` (or IN, BETWEEN) where `expr` is the key of one of table `tidx`'s
+/// expression indexes: a predicate on that key (match_index_to_operand).
+pub(crate) fn expression_predicate(pl: &Planner, tidx: usize, sql: &str) -> Option<Predicate> {
+    let info = &pl.db.infos[tidx];
+    if info.cols.iter().all(|c| c.expression.is_none()) {
+        return None;
+    }
+    let (text, test) = sqlexpr::expression_comparison(sql)?;
+    let col = info
+        .cols
+        .iter()
+        .filter(|c| c.expression.is_some())
+        .find(|c| sqlexpr::canonical_expression(&c.name) == text)?;
+    let column = col.name.clone();
+    let lit = |l: Lit| match l {
+        Lit::Num(x) => Value::Num(x),
+        Lit::Text(s) => Value::Text(s),
+    };
+    Some(match test {
+        sqlexpr::ExprTest::Cmp(op, l) => Predicate::Cmp {
+            column,
+            op: cmp_op(op)?,
+            value: lit(l),
+        },
+        sqlexpr::ExprTest::In(values) => Predicate::In {
+            column,
+            values: values.into_iter().map(lit).collect(),
+        },
+        sqlexpr::ExprTest::Between(lo, hi) => Predicate::Between {
+            column,
+            lo: lit(lo),
+            hi: lit(hi),
+        },
+    })
+}
+
+/// A one-table condition the single-table model takes as a restriction clause.
+pub(crate) fn as_predicate(
+    e: &Expr,
+    b: &Block,
+    among: u64,
+    block: &QueryBlock,
+    ref_rel: &[Option<usize>],
+) -> Option<Predicate> {
+    let lit = |l: &Lit| match l {
+        Lit::Num(x) => Value::Num(*x),
+        Lit::Text(s) => Value::Text(s.clone()),
+    };
+    let colname = |c: &str| {
+        b.resolve(c, among, block, ref_rel)
+            .map(|k| k.col.to_string())
+    };
+    match e {
+        Expr::Cmp {
+            col,
+            op,
+            rhs: Operand::Lit(l),
+        } => Some(Predicate::Cmp {
+            column: colname(col)?,
+            op: cmp_op(*op)?,
+            value: lit(l),
+        }),
+        Expr::In { col, values } => Some(Predicate::In {
+            column: colname(col)?,
+            values: values.iter().map(lit).collect(),
+        }),
+        Expr::Between { col, lo, hi } => Some(Predicate::Between {
+            column: colname(col)?,
+            lo: lit(lo),
+            hi: lit(hi),
+        }),
+        _ => None,
+    }
+}
+
+impl<'a> Planner<'a> {
+    /// Parameterized index paths of base relation `r` whose parameters come from `outer`
+    /// (indxpath.c with loop_count from get_loop_count, §2.3), over plain and usable
+    /// partial indexes; with `outer` empty, the unparameterized partial-index paths.
+    pub(crate) fn param_paths(&self, b: &Block<'a>, r: usize, outer: u64) -> Vec<JPath> {
+        let br = &b.rels[r];
+        let RelKind::Table { rel, tidx, .. } = &br.kind else {
+            return Vec::new();
+        };
+        let c = &self.jc.c;
+        let cop = c.cpu_operator_cost;
+        let mut out = Vec::new();
+        let mut descs: Vec<IxDesc> = Vec::new();
+        if outer != 0 {
+            for ix in rel.indexes.iter() {
+                descs.push(IxDesc {
+                    name: ix.name.clone(),
+                    pages: ix.pages,
+                    tuples: ix.tuples,
+                    height: ix.tree_height,
+                    unique: ix.unique,
+                    keys: Cow::Borrowed(&ix.keys),
+                    covers: Cow::Borrowed(&ix.covers),
+                    implied_clauses: Vec::new(),
+                    implied_filters: Vec::new(),
+                    pred_sel: 1.0,
+                });
+            }
+        }
+        for p in &self.db.partials[*tidx] {
+            if let Some(d) = predtest::partial_desc(b, r, rel, p) {
+                descs.push(d);
+            }
+        }
+        for ix in descs.iter().filter(|d| !d.keys.is_empty()) {
+            let mut const_quals: Vec<usize> = Vec::new();
+            let mut params: Vec<(ColKey, usize)> = Vec::new();
+            let mut required = 0u64;
+            let mut all_eq = true;
+            let mut covered = 0;
+            for &k in ix.keys.iter() {
+                let name = &rel.cols[k].name;
+                let before = const_quals.len();
+                const_quals.extend(
+                    rel.clauses
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, cl)| {
+                            cl.col == k
+                                && matches!(
+                                    cl.kind,
+                                    crate::pathnodes::ClauseKind::Op { op: CmpOp::Eq, .. }
+                                )
+                        })
+                        .map(|(i, _)| i),
+                );
+                if const_quals.len() > before {
+                    covered += 1;
+                    continue;
+                }
+                let key = ColKey {
+                    rel: r,
+                    col: name.to_ascii_lowercase().into(),
+                };
+                let member = b.ec_of.get(&key).and_then(|&e| {
+                    b.ecs[e]
+                        .iter()
+                        .find(|m| outer & bit(m.rel) != 0)
+                        .map(|m| (m.clone(), e))
+                });
+                if let Some((m, e)) = member {
+                    required |= bit(m.rel);
+                    params.push((key, e));
+                    covered += 1;
+                    continue;
+                }
+                const_quals.extend(
+                    rel.clauses
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, cl)| cl.col == k && !cl.is_eq())
+                        .map(|(i, _)| i),
+                );
+                all_eq = false;
+                break;
+            }
+            const_quals.retain(|q| !ix.implied_clauses.contains(q));
+            if outer != 0 && params.is_empty() {
+                continue;
+            }
+            // Unparameterized: quals, a useful order or index-only (build_index_paths).
+            let lead_key = ColKey {
+                rel: r,
+                col: rel.cols[ix.keys[0]].name.to_ascii_lowercase().into(),
+            };
+            let useful_order =
+                b.ec_of.contains_key(&lead_key) || b.group.first().is_some_and(|g| *g == lead_key);
+            let needed = b.needed_cols(r, &ix.implied_filters, &ix.implied_clauses);
+            let indexonly = self.opts.enable_indexonlyscan
+                && needed.iter().all(|n| {
+                    ix.covers
+                        .iter()
+                        .any(|&cpos| rel.cols[cpos].name.eq_ignore_ascii_case(n))
+                });
+            if outer == 0 && const_quals.is_empty() && !useful_order && !indexonly {
+                continue;
+            }
+            let unique_all_eq = ix.unique && all_eq && covered == ix.keys.len();
+            let mut sel = selfuncs::clauselist_selectivity(rel, &const_quals) * ix.pred_sel;
+            for (k, _) in &params {
+                sel *= b.eq_non_const(k);
+            }
+            let all: Vec<usize> = rel.clause_ids().collect();
+            let mut rows_sel = selfuncs::clauselist_selectivity(rel, &all) * br.filter_sel;
+            for (k, _) in &params {
+                rows_sel *= b.eq_non_const(k);
+            }
+            let rows = clamp_row_est(rel.tuples * rows_sel).min(br.rows.max(1.0));
+            let loop_count = b
+                .rels
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| required & bit(*i) != 0)
+                .map(|(_, x)| x.rows)
+                .fold(f64::INFINITY, f64::min);
+            let loop_count = if loop_count.is_finite() {
+                loop_count.max(1.0)
+            } else {
+                1.0
+            };
+            let qp: Vec<usize> = all
+                .iter()
+                .copied()
+                .filter(|i| !const_quals.contains(i) && !ix.implied_clauses.contains(i))
+                .collect();
+            let mut fops = crate::pathnodes::QualOps::default();
+            for (fi, f) in br.filters.iter().enumerate() {
+                if !ix.implied_filters.contains(&fi) {
+                    fops = fops.add(f.ops);
+                }
+            }
+            let qp_ops = rel.qual_ops(&qp).add(fops);
+            let qp_cost = Qual {
+                startup: qp_ops.startup * cop + br.extra.startup,
+                per_tuple: qp_ops.per_tuple * cop + br.extra.per_tuple,
+            };
+            let lead = &rel.cols[ix.keys[0]];
+            let heap_corr = if lead.has_stats {
+                lead.stats.correlation
+            } else {
+                0.0
+            };
+            let mut corr = heap_corr;
+            if ix.keys.len() > 1 {
+                corr *= 0.75;
+            }
+            let nquals = (const_quals.len() + params.len()) as f64;
+            let t = rel.pages;
+            let lc = costs::index_loop_cost(
+                c,
+                &costs::IndexLoopInput {
+                    heap_pages: t,
+                    heap_tuples: rel.tuples,
+                    index_pages: ix.pages,
+                    index_tuples: ix.tuples,
+                    tree_height: ix.height,
+                    selectivity: sel,
+                    n_quals: nquals,
+                    unique_all_eq,
+                    loop_count,
+                    total_table_pages: rel.total_table_pages,
+                    correlation: corr,
+                    index_only: indexonly.then_some(rel.allvisfrac),
+                    qpqual: qp_cost,
+                },
+            );
+            if !lc.total.is_finite() {
+                continue;
+            }
+            // cost_index: enable_indexscan covers index-only scans too.
+            let (idc, idis) = self.disable(self.opts.enable_indexscan);
+            let (lc_startup, lc_total) = (lc.startup + idc, lc.total + idc);
+            let mut page_reads =
+                executor_work::index_reads(&ix.name, ix.pages, ix.height + 1.0, lc.index_pages);
+            // Per outer row: the join's true rows over the outer's (every match, also on
+            // a semi join's inner side); unparameterized, the relation's.
+            let truth = if required != 0 {
+                TrueRows {
+                    probes: params.iter().fold(0, |m, (_, e)| m | ec_bit(*e)),
+                    ..TrueRows::whole(
+                        b.true_rows_as(required | bit(r), false)
+                            / b.true_rows_as(required, false).max(1e-9),
+                    )
+                }
+            } else {
+                // Unparameterized, a btree scan returns its rows in its first key's order.
+                TrueRows {
+                    order: ix
+                        .keys
+                        .first()
+                        .map_or(0, |&k| col_order(b, r, &rel.cols[k].name)),
+                    ..TrueRows::out(br.true_rows)
+                }
+            };
+            // The heap rows one scan really fetches: the estimate scaled as its output is
+            // (the work's other counts follow the same factor, `model::true_work`).
+            let true_factor = if required != 0 && truth.rows.is_finite() && rows > 0.0 {
+                truth.rows / rows
+            } else {
+                1.0
+            };
+            let heap_share = if indexonly { 1.0 - rel.allvisfrac } else { 1.0 };
+            let fetched = lc.tuples_fetched * true_factor * heap_share;
+            if lc.heap_pages_per_scan > 0.0 && fetched > 0.0 {
+                // The heap's own order (not the cost's x0.75, see IndexScan). In order, a
+                // scan reads the pages its rows lie on, once each; out of order, every
+                // fetched row asks for its page. Which pages one scan reads is the heap's
+                // business, not the cost's pages per scan: those are amortised over the
+                // loops PostgreSQL expected (index_pages_fetched), where the simulation's
+                // cache decides what repeated loops find (`model::scale_work`).
+                let rows_per_page = (rel.tuples / t.max(1.0)).max(1.0);
+                let (pattern, requests, distinct) = if heap_corr.abs() > 0.5 {
+                    // The key range's heap rows lie together; a partial index holds a
+                    // share of them (its predicate's), spread over the range's pages.
+                    let share = ix.pred_sel.clamp(1e-9, 1.0);
+                    let range_rows = fetched / share;
+                    let range_pages = (1.0 + (range_rows - 1.0).max(0.0) / rows_per_page).min(t);
+                    let pages = (range_pages * (1.0 - (1.0 - share).powf(rows_per_page)))
+                        .clamp(1.0_f64.min(range_pages), t);
+                    (AccessPattern::Sequential, pages, pages)
+                } else if required != 0 && all_eq {
+                    // Equal keys sit in heap order in the btree (heap TID breaks ties
+                    // since PostgreSQL 12): one scan's fetches sweep the heap in order.
+                    (
+                        AccessPattern::Sorted,
+                        fetched,
+                        paths::expected_distinct(t, fetched),
+                    )
+                } else {
+                    (
+                        AccessPattern::Random,
+                        fetched,
+                        paths::expected_distinct(t, fetched),
+                    )
+                };
+                page_reads.push(PageReads {
+                    object: Name::new(&self.db.tables[*tidx].name),
+                    object_pages: t,
+                    page_bytes: 8192.0,
+                    pattern,
+                    requests,
+                    distinct,
+                    span_pages: None,
+                });
+            }
+            let work = Work {
+                page_reads,
+                rows_examined: lc.tuples_fetched,
+                index_entries: lc.index_tuples,
+                operator_evals: lc.index_tuples * nquals
+                    + lc.descent_comparisons
+                    + lc.tuples_fetched * qp_ops.per_tuple,
+                rows_out: rows,
+                function_calls: rel.clause_calls(qp.iter().copied(), lc.tuples_fetched),
+                ..Work::default()
+            };
+            let op = if indexonly {
+                "Index Only Scan"
+            } else {
+                "Index Scan"
+            };
+            let mut details = text(|| {
+                let mut details = Vec::new();
+                let mut conds: Vec<String> = params
+                    .iter()
+                    .map(|(k, e)| {
+                        let m = b.ecs[*e].iter().find(|m| outer & bit(m.rel) != 0);
+                        format!(
+                            "({} = {}.{})",
+                            k.col,
+                            m.map_or("?", |m| b.rels[m.rel].alias.as_str()),
+                            m.map(|m| m.col.as_str()).unwrap_or("?")
+                        )
+                    })
+                    .collect();
+                for q in const_quals.iter() {
+                    conds.push(crate::explain_cond(rel, std::slice::from_ref(q)));
+                }
+                if !conds.is_empty() {
+                    details.push(format!("Index Cond: {}", and_text(&conds)));
+                }
+                // The restrictions the index does not apply, one Filter line as EXPLAIN
+                // shows the qpquals.
+                let mut filters: Vec<String> = qp
+                    .iter()
+                    .map(|q| crate::explain_cond(rel, std::slice::from_ref(q)))
+                    .collect();
+                for (fi, f) in br.filters.iter().enumerate() {
+                    if !ix.implied_filters.contains(&fi) {
+                        filters.push(f.text.clone());
+                    }
+                }
+                if !filters.is_empty() {
+                    details.push(format!("Filter: {}", and_text(&filters)));
+                }
+                details
+            })
+            .unwrap_or_default();
+            details.extend(Self::disabled_line(idis));
+            let node = Node::op(
+                costlab_model::plan::PlanNode {
+                    op: Name::from_static(op),
+                    relation: Some(br.alias.clone()),
+                    index: Some(ix.name.clone()),
+                    details,
+                    cost: costlab_model::plan::Cost::new(lc_startup, lc_total),
+                    rows,
+                    width: br.width,
+                    work,
+                    children: Vec::new(),
+                },
+                Vec::new(),
+            );
+            let node = Node::with_true_rows(node, truth);
+            // The same index quals as a parameterized Bitmap Heap Scan (bitmap paths
+            // are built for every index path, create_index_paths).
+            if outer != 0 && ix.implied_clauses.is_empty() && ix.implied_filters.is_empty() {
+                let bq = Qual {
+                    startup: rel.restrict_ops.startup * cop + br.extra.startup,
+                    per_tuple: (rel.restrict_ops.per_tuple + params.len() as f64) * cop
+                        + br.extra.per_tuple,
+                };
+                let (bdc, bdis) = self.disable(self.opts.enable_bitmapscan);
+                let (bs, bt, bpages, btuples) = costs::bitmap_loop_cost(
+                    c,
+                    lc.index_total,
+                    rows,
+                    sel,
+                    t,
+                    rel.tuples,
+                    ix.pages,
+                    loop_count,
+                    rel.total_table_pages,
+                    bq,
+                );
+                let (bs, bt) = (bs + bdc, bt + bdc);
+                let idx_node = Node::op(
+                    costlab_model::plan::PlanNode {
+                        op: Name::from_static("Bitmap Index Scan"),
+                        relation: None,
+                        index: Some(ix.name.clone()),
+                        details: Vec::new(),
+                        cost: costlab_model::plan::Cost::new(0.0, lc.index_total),
+                        rows: lc.tuples_fetched,
+                        width: 0.0,
+                        work: Work {
+                            page_reads: executor_work::index_reads(
+                                &ix.name,
+                                ix.pages,
+                                ix.height + 1.0,
+                                lc.index_pages,
+                            ),
+                            index_entries: lc.index_tuples,
+                            operator_evals: lc.index_tuples * nquals + lc.descent_comparisons,
+                            rows_out: lc.tuples_fetched,
+                            ..Work::default()
+                        },
+                        children: Vec::new(),
+                    },
+                    Vec::new(),
+                );
+                let heap = Node::op(
+                    costlab_model::plan::PlanNode {
+                        op: Name::from_static("Bitmap Heap Scan"),
+                        relation: Some(br.alias.clone()),
+                        index: None,
+                        details: br
+                            .filter_text
+                            .iter()
+                            .map(|f| format!("Filter: {f}"))
+                            .chain(Self::disabled_line(bdis))
+                            .collect(),
+                        cost: costlab_model::plan::Cost::new(bs, bt),
+                        rows,
+                        width: br.width,
+                        work: Work {
+                            page_reads: vec![PageReads {
+                                object: Name::new(&self.db.tables[*tidx].name),
+                                object_pages: t,
+                                page_bytes: 8192.0,
+                                pattern: AccessPattern::Sorted,
+                                requests: bpages,
+                                distinct: bpages.min(t),
+                                span_pages: None,
+                            }],
+                            rows_examined: btuples,
+                            operator_evals: btuples
+                                * (rel.restrict_ops.per_tuple + params.len() as f64),
+                            rows_out: rows,
+                            ..Work::default()
+                        },
+                        children: Vec::new(),
+                    },
+                    [Node::with_true_rows(
+                        idx_node,
+                        TrueRows {
+                            rows: truth.rows * lc.tuples_fetched / rows.max(1e-9),
+                            ..truth
+                        },
+                    )],
+                );
+                let heap = Node::with_true_rows(heap, truth);
+                out.push(JPath {
+                    startup: bs,
+                    total: bt,
+                    rows,
+                    width: br.width,
+                    pathkeys: PathKeys::new(),
+                    param: required,
+                    rescan: Rescan::Same,
+                    node: heap,
+                    param_ecs: params.iter().map(|(_, e)| *e).collect(),
+                    can_mark: false,
+                    disabled: bdis,
+                    pending: 0,
+                });
+            }
+            out.push(JPath {
+                startup: lc_startup,
+                total: lc_total,
+                rows,
+                width: br.width,
+                pathkeys: if outer == 0 && useful_order {
+                    smallvec![pk_of(b, &lead_key)]
+                } else {
+                    PathKeys::new()
+                },
+                param: required,
+                rescan: Rescan::Same,
+                node,
+                param_ecs: params.iter().map(|(_, e)| *e).collect(),
+                can_mark: true,
+                disabled: idis,
+                pending: 0,
+            });
+        }
+        out
+    }
+
+    /// param_paths for inner relation `r` below `outer`, cached per the part of `outer`
+    /// that can supply a parameter (the relations sharing a class with `r`): the same
+    /// parameterized paths serve every outer set with that part.
+    pub(crate) fn param_paths_for(
+        &self,
+        b: &Block<'a>,
+        s: &mut Search,
+        r: usize,
+        outer: u64,
+    ) -> Rc<[JPath]> {
+        let key = outer & s.ec_neighbours[r];
+        if key == 0 {
+            // No class links `r` to the outer side: no parameter, no path.
+            return Rc::from(Vec::new());
+        }
+        s.param_paths
+            .entry((r, key))
+            .or_insert_with(|| Rc::from(self.param_paths(b, r, key)))
+            .clone()
+    }
+}
