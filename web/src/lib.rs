@@ -24,7 +24,7 @@ pub fn start() {
     {
         let fragment = infra::location_hash();
         if costlab_core::url::needs_more_than_t1(&fragment) {
-            handover::start_on(&fragment);
+            handover::first_load::start_on(&fragment);
             return;
         }
     }
@@ -33,7 +33,7 @@ pub fn start() {
     infra::remove_loading_shell();
     let app = yew::Renderer::<app::App>::new().render();
     #[cfg(not(feature = "full"))]
-    handover::keep(app);
+    handover::first_load::keep(app);
     #[cfg(feature = "full")]
     let _ = app;
 }

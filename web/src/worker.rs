@@ -421,7 +421,7 @@ impl Worker {
     }
 
     /// The ordering workload's shapes planned and timed, stock against the build the page
-    /// names, and the closed-loop mix over w (`workload::ordering`, `sim::mix`).
+    /// names, and the closed-loop mix over w (`ordering`, `sim::mix`).
     pub fn ordering(&mut self, req: &OrderingRequest) -> OrderingReply {
         use costlab_core::ordering::{self, Role};
         use costlab_core::sim::{mix, time::Simulator};

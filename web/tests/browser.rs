@@ -5,10 +5,10 @@ use costlab_core::analysis;
 use costlab_core::knobs::{Engine, Knob};
 use costlab_core::scenario::{Engines, Workload};
 use costlab_web::app::App;
-use costlab_web::components::calibration::Pending;
 use costlab_web::components::dbt3::{
     Conversation, Dbt3Props, Dbt3Table, DiagramConversation, PagePlanner,
 };
+use costlab_web::components::loader::Pending;
 use costlab_web::model::Shared;
 use costlab_web::state::{Action, State, WorkloadKind};
 use costlab_web::worker::{calibration, validation, Worker};
@@ -763,7 +763,7 @@ fn worker_names_what_is_wrong_with_a_calibration_file() {
 
 #[wasm_bindgen_test]
 fn calibration_requests_wait_for_the_worker_and_only_the_latest_file_counts() {
-    let mut p = Pending::default();
+    let mut p = Pending::new(costlab_web::components::calibration::request);
     assert_eq!(p.request("a.json".into(), "1".into()), None);
     assert_eq!(p.request("b.json".into(), "2".into()), None);
     let posted = p.ready().unwrap();

@@ -1,14 +1,14 @@
 //! The first load's stand-ins (built without the `full` feature; see `handover`) for the
 //! views and loaders that are in the full playground only. They take the real ones' props
 //! and put the same controls where the real ones are: a workload that needs the full
-//! playground has `handover::use_full_playground` load it, and a file picked or dropped on
-//! a loader goes over with it.
+//! playground has `handover::first_load::use_full_playground` load it, and a file picked
+//! or dropped on a loader goes over with it.
 
 use crate::components::calibration::{calibration_drop, CalibrationLoaderProps};
 use crate::components::dbt3::Dbt3ViewProps;
 use crate::components::ordering::OrderingViewProps;
 use crate::components::validation::{validation_section, ValidationViewProps};
-use crate::handover::hand_over_file;
+use crate::handover::first_load::hand_over_file;
 use yew::prelude::*;
 
 pub fn loading() -> Html {

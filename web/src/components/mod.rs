@@ -8,8 +8,10 @@ pub mod file_drop;
 #[cfg(not(feature = "full"))]
 pub mod first_load;
 pub mod knobs;
+pub mod loader;
 pub mod machine;
 pub mod ordering;
+pub mod per_build;
 pub mod select;
 pub mod share;
 #[cfg(feature = "full")]

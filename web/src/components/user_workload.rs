@@ -6,16 +6,13 @@
 //! tables as the compact JSON the worker returns and never parses them itself, so the
 //! catalog's deserialisers stay out of the page's bundle.
 
-use crate::components::calibration::{start_loader_worker, Pending};
 use crate::components::file_drop::FileDrop;
+use crate::components::loader::use_file_loader;
 use crate::components::select::{preset_options, select};
-use crate::infra::WorkerLink;
 use crate::state::Action;
-use crate::worker_protocol::{FromWorker, ScenarioRequest, ToWorker};
+use crate::worker_protocol::{FromWorker, ScenarioLoaded, ScenarioRequest, ToWorker};
 use costlab_core::scenario::{Scenario, UserTables, UserWorkload};
 use costlab_core::workload::user::MAX_TEXT_BYTES;
-use std::cell::RefCell;
-use std::rc::Rc;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -30,62 +27,49 @@ pub struct UserWorkloadProps {
 /// What the scenario loader says: the loaded file's tables, or what was wrong.
 type Message = UseStateHandle<Option<Result<Vec<String>, String>>>;
 
-/// Starts the worker and wires its replies to the message and the workload's tables.
-fn start_worker(
-    pending: &Rc<RefCell<Pending>>,
-    link: &Rc<RefCell<Option<WorkerLink>>>,
-    message: Message,
-    dispatch: Callback<Action>,
-) {
-    let unchanged = {
-        let pending = pending.clone();
-        move |e: &str| format!("{}: {e}; the tables are unchanged", pending.borrow().name())
-    };
-    let on_reply = {
-        let (pending, message, unchanged) = (pending.clone(), message.clone(), unchanged.clone());
-        Callback::from(move |reply: FromWorker| match reply {
-            FromWorker::Scenario(r) if r.id == pending.borrow().latest() => match r.result {
-                Ok(loaded) => {
-                    message.set(Some(Ok(loaded.lines)));
-                    dispatch.emit(Action::SetUserTables(UserTables::File {
-                        name: loaded.name,
-                        json: loaded.tables_json.into(),
-                    }));
-                    // A file with queries brings them; one without keeps those typed.
-                    if !loaded.queries.trim().is_empty() {
-                        dispatch.emit(Action::SetQueries(loaded.queries));
-                    }
-                }
-                Err(e) => message.set(Some(Err(unchanged(&e)))),
-            },
-            // A reply to an older file, or to no request of this loader's.
-            _ => {}
-        })
-    };
-    let on_failure = Callback::from(move |e: String| message.set(Some(Err(unchanged(&e)))));
-    start_loader_worker(pending, link, on_reply, on_failure);
+/// The worker's request for a scenario file.
+fn request(id: u64, name: String, text: String) -> ToWorker {
+    ToWorker::Scenario(ScenarioRequest { id, name, text })
+}
+
+/// The scenario reply among the worker's messages.
+fn reply(m: FromWorker) -> Option<(u64, Result<ScenarioLoaded, String>)> {
+    match m {
+        FromWorker::Scenario(r) => Some((r.id, r.result)),
+        _ => None,
+    }
 }
 
 #[function_component(UserWorkloadPanel)]
 pub fn user_workload_panel(props: &UserWorkloadProps) -> Html {
     let message: Message = use_state(|| None);
-    let pending = use_mut_ref(|| {
-        Pending::new(|id, name, text| ToWorker::Scenario(ScenarioRequest { id, name, text }))
-    });
-    let link = use_mut_ref(|| None::<WorkerLink>);
     let dispatch = props.dispatch.clone();
-    let on_file = {
+    // The latest file's tables (and queries, if it has any) go to the workload; what it
+    // gave, or why not, is shown.
+    let on_answer = {
         let (dispatch, message) = (dispatch.clone(), message.clone());
-        Callback::from(move |(name, text): (String, String)| {
-            if link.borrow().is_none() {
-                start_worker(&pending, &link, message.clone(), dispatch.clone());
-            }
-            let next = pending.borrow_mut().request(name, text);
-            if let (Some(m), Some(l)) = (next, &*link.borrow()) {
-                l.post(&m);
-            }
-        })
+        Callback::from(
+            move |(name, result): (String, Result<ScenarioLoaded, String>)| {
+                match result {
+                    Ok(loaded) => {
+                        message.set(Some(Ok(loaded.lines)));
+                        dispatch.emit(Action::SetUserTables(UserTables::File {
+                            name: loaded.name,
+                            json: loaded.tables_json.into(),
+                        }));
+                        // A file with queries brings them; one without keeps those typed.
+                        if !loaded.queries.trim().is_empty() {
+                            dispatch.emit(Action::SetQueries(loaded.queries));
+                        }
+                    }
+                    Err(e) => {
+                        message.set(Some(Err(format!("{name}: {e}; the tables are unchanged"))))
+                    }
+                }
+            },
+        )
     };
+    let on_file = use_file_loader(request, reply, on_answer);
     let on_file_error = {
         let message = message.clone();
         Callback::from(move |e: String| message.set(Some(Err(e))))

@@ -3,18 +3,17 @@
 //! per workload and cache state and the engine, server and machine it was measured on.
 //!
 //! The helper worker reads the file (`worker::validation`: `ValidationReport::from_json`,
-//! then the core's `scatter` and `summary_rows`), started with the first file, so the
-//! report schema's parser stays out of the page's bundle. A file that cannot be read is
-//! named with what is wrong, and whatever the view showed stays as it was.
+//! then the core's `scatter` and `summary_rows`), started with the first file
+//! (`loader::use_file_loader`), so the report schema's parser stays out of the page's
+//! bundle. A file that cannot be read is named with what is wrong, and whatever the view
+//! showed stays as it was.
 
-use crate::components::calibration::{start_loader_worker, Pending};
 use crate::components::chart_view::chart;
 use crate::components::file_drop::FileDrop;
-use crate::infra::WorkerLink;
+use crate::components::loader::{use_file_loader, use_handed_over_file};
 use crate::model;
 use crate::worker_protocol::{FromWorker, ToWorker, ValidationRequest, ValidationShown};
 use costlab_core::validation::MAX_BYTES;
-use std::cell::RefCell;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -66,36 +65,17 @@ impl Reducible for Shown {
     }
 }
 
-fn requests() -> Pending {
-    Pending::new(|id, _, text| ToWorker::Validation(ValidationRequest { id, text }))
+/// The worker's request for a validation report.
+fn request(id: u64, _name: String, text: String) -> ToWorker {
+    ToWorker::Validation(ValidationRequest { id, text })
 }
 
-/// Starts the worker and wires its replies to what the view shows.
-fn start_worker(
-    pending: &Rc<RefCell<Pending>>,
-    link: &Rc<RefCell<Option<WorkerLink>>>,
-    shown: UseReducerDispatcher<Shown>,
-) {
-    let failed = {
-        let (pending, shown) = (pending.clone(), shown.clone());
-        move |e: &str| {
-            let name = pending.borrow().name().to_string();
-            shown.dispatch(Received::Failed(format!("{name}: {e}")));
-        }
-    };
-    let on_reply = {
-        let (pending, failed) = (pending.clone(), failed.clone());
-        Callback::from(move |reply: FromWorker| match reply {
-            FromWorker::Validation(r) if r.id == pending.borrow().latest() => match r.result {
-                Ok(v) => shown.dispatch(Received::Report(pending.borrow().name().to_string(), v)),
-                Err(e) => failed(&e),
-            },
-            // A reply to an older file, or to no request of this view's.
-            _ => {}
-        })
-    };
-    let on_failure = Callback::from(move |e: String| failed(&e));
-    start_loader_worker(pending, link, on_reply, on_failure);
+/// The validation reply among the worker's messages.
+fn reply(m: FromWorker) -> Option<(u64, Result<ValidationShown, String>)> {
+    match m {
+        FromWorker::Validation(r) => Some((r.id, r.result)),
+        _ => None,
+    }
 }
 
 /// The report's header, summary and stopped plans; the chart goes between them.
@@ -127,34 +107,23 @@ fn report_html(name: &str, v: &ValidationShown, dark: bool, resize: u32) -> Html
 #[function_component(ValidationView)]
 pub fn validation_view(props: &ValidationViewProps) -> Html {
     let shown = use_reducer(Shown::default);
-    let pending = use_mut_ref(requests);
-    // Started with the first file and kept while the view is on the page.
-    let link = use_mut_ref(|| None::<WorkerLink>);
-    let on_text = {
+    // The latest file's report replaces the one on show; why a file was refused is said.
+    let on_answer = {
         let shown = shown.dispatcher();
-        Callback::from(move |(name, text): (String, String)| {
-            if link.borrow().is_none() {
-                start_worker(&pending, &link, shown.clone());
-            }
-            let next = pending.borrow_mut().request(name, text);
-            if let (Some(m), Some(l)) = (next, &*link.borrow()) {
-                l.post(&m);
-            }
-        })
+        Callback::from(
+            move |(name, result): (String, Result<ValidationShown, String>)| match result {
+                Ok(v) => shown.dispatch(Received::Report(name, v)),
+                Err(e) => shown.dispatch(Received::Failed(format!("{name}: {e}"))),
+            },
+        )
     };
+    let on_text = use_file_loader(request, reply, on_answer);
     let on_error = {
         let shown = shown.dispatcher();
         Callback::from(move |e: String| shown.dispatch(Received::Failed(e)))
     };
     // A report dropped on the first load's loader (see `handover`).
-    {
-        let on_text = on_text.clone();
-        use_effect_with((), move |_| {
-            if let Some(file) = crate::handover::take_file("validation") {
-                on_text.emit(file);
-            }
-        });
-    }
+    use_handed_over_file("validation", on_text.clone());
     let report = match &shown.report {
         Some((name, v)) => report_html(name, v, props.dark, props.resize),
         None => html! {},
