@@ -62,7 +62,28 @@ pub(crate) struct QualOps {
     pub per_tuple: f64,
 }
 
+/// `x IN (...)` with at least this many constants is evaluated through a hash table,
+/// decided at plan time before costing (clauses.c, MIN_ARRAY_SIZE_FOR_HASHED_SAOP).
+const MIN_ARRAY_SIZE_FOR_HASHED_SAOP: usize = 9;
+
 impl QualOps {
+    /// cost_qual_eval of `x IN (n constants)`: hashed from MIN_ARRAY_SIZE_FOR_HASHED_SAOP
+    /// on (the table built once, one hash and one comparison per row), else half the
+    /// list compared on average.
+    pub fn in_list(n: usize) -> QualOps {
+        if n >= MIN_ARRAY_SIZE_FOR_HASHED_SAOP {
+            QualOps {
+                startup: n as f64,
+                per_tuple: 2.0,
+            }
+        } else {
+            QualOps {
+                startup: 0.0,
+                per_tuple: n as f64 * 0.5,
+            }
+        }
+    }
+
     pub fn add(self, o: QualOps) -> QualOps {
         QualOps {
             startup: self.startup + o.startup,

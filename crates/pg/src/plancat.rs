@@ -18,9 +18,6 @@ use std::borrow::Cow;
 const USABLE_BYTES_PER_PAGE: f64 = 8168.0;
 /// MAXALIGN(23-byte tuple header) + 4-byte line pointer (spec 2.1 step 4).
 const OVERHEAD_BYTES_PER_TUPLE: f64 = 28.0;
-/// `x IN (...)` with at least this many constants is evaluated through a hash table,
-/// decided at plan time before costing (clauses.c, MIN_ARRAY_SIZE_FOR_HASHED_SAOP).
-const MIN_ARRAY_SIZE_FOR_HASHED_SAOP: usize = 9;
 
 fn is_numeric_type(ty: &ColumnType) -> bool {
     !matches!(ty, ColumnType::Text | ColumnType::Char(_))
@@ -143,20 +140,7 @@ fn clause_ops(kind: &ClauseKind) -> QualOps {
             startup: 0.0,
             per_tuple: 1.0,
         },
-        ClauseKind::AnyEq { values } => {
-            let n = values.len() as f64;
-            if values.len() >= MIN_ARRAY_SIZE_FOR_HASHED_SAOP {
-                QualOps {
-                    startup: n,
-                    per_tuple: 2.0,
-                }
-            } else {
-                QualOps {
-                    startup: 0.0,
-                    per_tuple: n * 0.5,
-                }
-            }
-        }
+        ClauseKind::AnyEq { values } => QualOps::in_list(values.len()),
     }
 }
 

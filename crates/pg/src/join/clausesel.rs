@@ -51,20 +51,7 @@ pub(crate) fn expr_ops(e: &Expr) -> QualOps {
             startup: 0.0,
             per_tuple: 2.0,
         },
-        Expr::In { values, .. } => {
-            let n = values.len() as f64;
-            if values.len() >= 9 {
-                QualOps {
-                    startup: n,
-                    per_tuple: 2.0,
-                }
-            } else {
-                QualOps {
-                    startup: 0.0,
-                    per_tuple: n * 0.5,
-                }
-            }
-        }
+        Expr::In { values, .. } => QualOps::in_list(values.len()),
     }
 }
 
