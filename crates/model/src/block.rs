@@ -14,6 +14,7 @@
 //! derived table is a [`Source::Derived`]. GROUP BY, ORDER BY and LIMIT are kept as
 //! columns and flags, enough to cost a sort or temporary table.
 
+use crate::expr::Expr;
 use crate::plan::Name;
 use crate::query::Predicate;
 
@@ -118,7 +119,11 @@ impl FilterKind {
 /// A condition that is not a sargable constant predicate of one table.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Filter {
+    /// The condition as written (sqlparser's printing): for display and for a workload
+    /// to find its truth by; no planner reads it.
     pub sql: Name,
+    /// The condition, typed: what the planners read.
+    pub expr: Expr,
     /// Tables it reads; it applies once all of them are joined.
     pub tables: Vec<usize>,
     pub kind: FilterKind,
@@ -185,6 +190,14 @@ pub struct QueryBlock {
     /// for `*`), GROUP BY, ORDER BY and HAVING; what a plan must carry to its top.
     pub outputs: Vec<ColRef>,
     pub limit: Option<f64>,
+    /// The select list, typed, in the order written (`*` is [`Expr::Star`]).
+    pub select: Vec<SelectItem>,
+    /// GROUP BY's expressions, typed.
+    pub group_items: Vec<Expr>,
+    /// ORDER BY's expressions, typed, each with whether it sorts descending.
+    pub order_items: Vec<(Expr, bool)>,
+    /// HAVING, typed.
+    pub having: Option<Expr>,
     /// Aggregates without GROUP BY (one output row).
     pub scalar_aggregate: bool,
     /// True number of groups (or output rows, after HAVING) of the workload's data; 0 when
@@ -225,6 +238,14 @@ impl QueryBlock {
             || self.order_by_expression
             || self.group_by_expression
     }
+}
+
+/// One item of a select list.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SelectItem {
+    pub expr: Expr,
+    /// `AS name`, as written.
+    pub alias: Option<Name>,
 }
 
 /// A query the join planners read: its block, and the text it was read from.

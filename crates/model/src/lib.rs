@@ -9,6 +9,7 @@ pub mod block;
 pub mod catalog;
 pub mod date;
 pub mod error;
+pub mod expr;
 pub mod guc;
 pub mod knobs;
 pub mod num;

@@ -197,13 +197,19 @@ impl PgJoinPlanner {
         self.env.opts = opts;
     }
 
-    /// The schema's functions `expr` calls, one entry per call (built-ins are not there).
+    /// The schema's functions an index expression of the catalog calls, one entry per
+    /// call (built-ins are not there).
     fn schema_calls<'f>(&'f self, expr: &str) -> impl Iterator<Item = &'f Function> {
         let names = if self.env.functions.is_empty() {
             Vec::new()
         } else {
             sqlexpr::called_functions(expr)
         };
+        self.schema_functions(names)
+    }
+
+    /// The schema's functions among `names`.
+    fn schema_functions(&self, names: Vec<String>) -> impl Iterator<Item = &Function> {
         names.into_iter().filter_map(|name| {
             self.env
                 .functions
@@ -217,6 +223,18 @@ impl PgJoinPlanner {
     /// call, summed over the calls `expr` makes (nested calls each). Built-ins add 0.
     pub(crate) fn extra_call_ops(&self, expr: &str) -> f64 {
         self.schema_calls(expr).map(|f| f.procost - 1.0).sum()
+    }
+
+    /// [`Self::extra_call_ops`] of a query's expression.
+    pub(crate) fn extra_call_ops_of(&self, e: &costlab_model::expr::Expr) -> f64 {
+        self.schema_functions(sqlexpr::calls_of(e))
+            .map(|f| f.procost - 1.0)
+            .sum()
+    }
+
+    /// [`Self::calls`] of a query's expression.
+    pub(crate) fn calls_of(&self, e: &costlab_model::expr::Expr) -> f64 {
+        self.schema_functions(sqlexpr::calls_of(e)).count() as f64
     }
 
     /// Whether this is the patched build ([`PgJoinEnv::handed_up`]).

@@ -39,6 +39,8 @@ use sqlparser::ast::{
     UnaryOperator, Value as SqlValue,
 };
 use sqlparser::dialect::{MySqlDialect, PostgreSqlDialect};
+
+mod lower;
 use sqlparser::parser::Parser;
 use sqlparser::tokenizer::Span;
 
@@ -708,10 +710,15 @@ impl<'a> Reader<'a> {
         // The select list: used columns, aggregates, output names.
         let mut outputs: Vec<(Option<String>, &'a Expr)> = Vec::new();
         let mut has_agg = false;
+        let mut select = Vec::new();
         for item in &s.projection {
             match item {
                 SelectItem::UnnamedExpr(e) => {
                     has_agg |= self.walk(e, scope)?;
+                    select.push(costlab_model::block::SelectItem {
+                        expr: self.lower(e, scope),
+                        alias: None,
+                    });
                     let name = match e {
                         Expr::Identifier(i) => Some(i.value.to_ascii_lowercase()),
                         Expr::CompoundIdentifier(p) => {
@@ -723,9 +730,19 @@ impl<'a> Reader<'a> {
                 }
                 SelectItem::ExprWithAlias { expr, alias } => {
                     has_agg |= self.walk(expr, scope)?;
+                    select.push(costlab_model::block::SelectItem {
+                        expr: self.lower(expr, scope),
+                        alias: Some(Name::from(alias.value.as_str())),
+                    });
                     outputs.push((Some(alias.value.to_ascii_lowercase()), expr));
                 }
-                SelectItem::Wildcard(_) => self.use_all(scope, None, item.span())?,
+                SelectItem::Wildcard(_) => {
+                    select.push(costlab_model::block::SelectItem {
+                        expr: costlab_model::expr::Expr::Star,
+                        alias: None,
+                    });
+                    self.use_all(scope, None, item.span())?
+                }
                 SelectItem::QualifiedWildcard(kind, _) => {
                     let name = kind.to_string();
                     let alias = name.rsplit('.').next().unwrap_or("").to_string();
@@ -739,6 +756,7 @@ impl<'a> Reader<'a> {
         // GROUP BY.
         let mut group: Vec<ColRef> = Vec::new();
         let mut group_expr = false;
+        let mut group_items = Vec::new();
         match &s.group_by {
             GroupByExpr::Expressions(exprs, mods) => {
                 if !mods.is_empty() {
@@ -746,6 +764,7 @@ impl<'a> Reader<'a> {
                 }
                 for e in exprs {
                     let (cols, is_expr) = self.key_columns(e, scope, &outputs, false)?;
+                    group_items.push(self.lower(e, scope));
                     group_expr |= is_expr;
                     for c in cols {
                         self.output(bi, c.clone());
@@ -757,18 +776,25 @@ impl<'a> Reader<'a> {
             }
             GroupByExpr::All(_) => return Err(self.not_modelled(s.span(), "GROUP BY ALL")),
         }
+        let mut having = None;
         if let Some(h) = &s.having {
             has_agg |= self.having(h, scope)?;
+            having = Some(self.lower(h, scope));
         }
 
         // ORDER BY.
         let mut order: Vec<ColRef> = Vec::new();
         let mut order_expr = false;
+        let mut order_items = Vec::new();
         if let Some(ob) = q.and_then(|q| q.order_by.as_ref()) {
             match &ob.kind {
                 ast::OrderByKind::Expressions(items) => {
                     for it in items {
                         let (cols, is_expr) = self.key_columns(&it.expr, scope, &outputs, true)?;
+                        order_items.push((
+                            self.lower(&it.expr, scope),
+                            matches!(it.options.sort, Some(ast::OrderBySort::Desc)),
+                        ));
                         for c in &cols {
                             self.output(bi, c.clone());
                         }
@@ -801,6 +827,10 @@ impl<'a> Reader<'a> {
             b.order_by = order;
         }
         b.limit = limit;
+        b.select = select;
+        b.group_items = group_items;
+        b.order_items = order_items;
+        b.having = having;
         Ok(())
     }
 
@@ -1442,7 +1472,7 @@ impl<'a> Reader<'a> {
                 if !correlation.is_empty() {
                     return Err(self.not_modelled(e.span(), "a correlated grouped IN sub-select"));
                 }
-                let f = self.add_filter(bi, e, tables, FilterKind::InSubquery);
+                let f = self.add_filter(scope, e, tables, FilterKind::InSubquery);
                 self.blocks[bi].q.subqueries.push(Subquery {
                     kind: SubqueryKind::InGrouped,
                     block,
@@ -1469,7 +1499,7 @@ impl<'a> Reader<'a> {
                     Some((_, true)) => FilterKind::Ne,
                     _ => FilterKind::Ineq,
                 };
-                let f = self.add_filter(bi, e, tables, kind);
+                let f = self.add_filter(scope, e, tables, kind);
                 self.blocks[bi].q.subqueries.push(Subquery {
                     kind: SubqueryKind::Scalar,
                     block,
@@ -1489,10 +1519,18 @@ impl<'a> Reader<'a> {
 
     /// Adds `e` as a filter of block `bi` (its text as sqlparser prints it, its truth
     /// unknown); returns its index.
-    fn add_filter(&mut self, bi: usize, e: &Expr, tables: Vec<usize>, kind: FilterKind) -> usize {
-        let b = &mut self.blocks[bi].q;
+    fn add_filter(
+        &mut self,
+        scope: usize,
+        e: &Expr,
+        tables: Vec<usize>,
+        kind: FilterKind,
+    ) -> usize {
+        let expr = self.lower(strip(e), scope);
+        let b = &mut self.blocks[self.scopes[scope].block].q;
         b.filters.push(Filter {
             sql: Name::from(strip(e).to_string()),
+            expr,
             tables,
             kind,
             true_selectivity: f64::NAN,
@@ -1603,7 +1641,7 @@ impl<'a> Reader<'a> {
             return Ok(());
         }
         let kind = self.filter_kind(e, scope);
-        self.add_filter(bi, e, tables, kind);
+        self.add_filter(scope, e, tables, kind);
         Ok(())
     }
 
@@ -1662,7 +1700,7 @@ impl<'a> Reader<'a> {
                 FilterKind::And(ks)
             });
         }
-        self.add_filter(bi, e, tables, FilterKind::Or(kinds));
+        self.add_filter(scope, e, tables, FilterKind::Or(kinds));
         Ok(())
     }
 
@@ -2509,6 +2547,62 @@ mod tests {
                 value: Value::Num(24.0),
             }
         );
+    }
+
+    /// Every condition, select item, grouping and ordering key is typed once here: each
+    /// column names its table reference (a table read twice gives two), a merged derived
+    /// table's column is its expression, constants keep their digits.
+    #[test]
+    fn expressions_are_typed_with_their_table_references() {
+        use costlab_model::expr::{BinOp, Column, Expr as T};
+        let col = |t: usize, q: &str, n: &str| {
+            T::Column(Column {
+                table: Some(t),
+                qualifier: Some(Name::from(q)),
+                name: Name::from(n),
+            })
+        };
+        let b = pg(
+            "SELECT count(*) FROM orders e1 JOIN orders e2 ON e2.o_orderkey = e1.o_orderkey + 1
+            WHERE e1.o_totalprice BETWEEN 2000 AND 2020",
+        );
+        assert_eq!(b.filters.len(), 1);
+        assert_eq!(
+            b.filters[0].expr,
+            T::Binary {
+                op: BinOp::Eq,
+                left: Box::new(col(1, "e2", "o_orderkey")),
+                right: Box::new(T::Binary {
+                    op: BinOp::Add,
+                    left: Box::new(col(0, "e1", "o_orderkey")),
+                    right: Box::new(T::Number(Name::from("1"))),
+                }),
+            }
+        );
+        assert_eq!(
+            b.select[0].expr,
+            T::Call {
+                name: Name::from("count"),
+                args: vec![T::Star],
+                distinct: false
+            }
+        );
+        let b = pg("SELECT v.yr, sum(v.amount) AS total FROM
+              (SELECT extract(year FROM o_orderdate) AS yr, o_totalprice * 0.10 AS amount FROM orders) v
+            GROUP BY v.yr HAVING sum(v.amount) > 5 ORDER BY total DESC, 1");
+        assert_eq!(b.select[1].alias.as_deref(), Some("total"));
+        let T::Call { args, .. } = &b.select[1].expr else {
+            panic!("{:?}", b.select[1].expr)
+        };
+        let T::Binary { op, right, .. } = &args[0] else {
+            panic!("{:?}", args[0])
+        };
+        assert_eq!(*op, BinOp::Mul);
+        assert_eq!(**right, T::Number(Name::from("0.10")));
+        assert!(matches!(&b.group_items[0], T::Extract { field, .. } if field == "year"));
+        assert!(b.having.as_ref().is_some_and(T::has_aggregate));
+        assert_eq!(b.order_items.len(), 2);
+        assert!(b.order_items[0].1 && !b.order_items[1].1);
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //! which is the closest form there is and never a placeholder.
 
 use super::sqlexpr::{Expr, Lit, Op, Operand};
+use costlab_model::expr::Expr as T;
 
 /// The type class of a value, as far as the casts EXPLAIN shows depend on it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -342,6 +343,94 @@ impl P<'_> {
             _ => None,
         }
     }
+}
+
+/// A typed expression (the front end's) as the parsed form printed here, columns
+/// resolved; a sub-select shown as `sub`, typed by its first select item `sub_item`.
+/// `None` for what the printer does not know (LIKE, CASE, casts, other calls, ...).
+fn from_typed(e: &T, resolve: Resolve, sub: &str, sub_item: Option<&T>) -> Option<E> {
+    let conv = |x: &T| from_typed(x, resolve, sub, sub_item);
+    Some(match e {
+        T::InList {
+            expr,
+            list,
+            negated: false,
+        } => {
+            let values = list
+                .iter()
+                .map(|v| match v {
+                    T::String(s) => Some(Lit::Text(s.to_string())),
+                    T::Number(n) => costlab_model::num::parse_f64(n).map(Lit::Num),
+                    _ => None,
+                })
+                .collect::<Option<Vec<Lit>>>()?;
+            E::AnyEq(Box::new(conv(expr)?), values)
+        }
+        T::Binary { op, left, right } if op.is_comparison() || op.is_arithmetic() => E::Op(
+            op.symbol().to_string(),
+            Box::new(conv(left)?),
+            Box::new(conv(right)?),
+        ),
+        T::Nested(x) => conv(x)?,
+        T::Number(n) => E::Num(n.to_string(), n.contains('.')),
+        T::String(s) => E::Str(s.to_string()),
+        T::Subquery => {
+            // Its columns belong to the sub-select's relations: only their types matter,
+            // and an unknown one leaves the constants to decide.
+            let typed = move |n: &str| resolve(n).or_else(|| Some((n.to_string(), Ty::Other)));
+            let ty = sub_item
+                .and_then(|i| from_typed(i, &typed, "", None))
+                .map_or(Ty::Other, |e| ty_of(&e));
+            E::Sub(sub.to_string(), ty)
+        }
+        T::Column(c) => {
+            let (text, ty) = resolve(&c.written())?;
+            E::Col(text, ty)
+        }
+        T::Call {
+            name,
+            args,
+            distinct,
+        } if ["sum", "avg", "min", "max", "count"].contains(&name.as_str()) => {
+            match args.as_slice() {
+                [T::Star] if !distinct => E::Agg {
+                    name: name.to_string(),
+                    distinct: false,
+                    arg: None,
+                },
+                [a] => E::Agg {
+                    name: name.to_string(),
+                    distinct: *distinct,
+                    arg: Some(Box::new(conv(a)?)),
+                },
+                _ => return None,
+            }
+        }
+        T::Extract { field, expr } => E::Extract(field.to_ascii_lowercase(), Box::new(conv(expr)?)),
+        T::Substring {
+            expr,
+            from: Some(from),
+            len: Some(len),
+            ..
+        } => match (&**from, &**len) {
+            (T::Number(f), T::Number(l)) => {
+                E::Substring(Box::new(conv(expr)?), f.to_string(), l.to_string())
+            }
+            _ => return None,
+        },
+        _ => return None,
+    })
+}
+
+/// A typed expression (a value or a comparison) as EXPLAIN prints it, a sub-select as
+/// `sub` (typed by the sub-select's first item `sub_item`).
+pub(crate) fn typed_text(
+    e: &T,
+    resolve: Resolve,
+    sub: &str,
+    sub_item: Option<&T>,
+) -> Option<String> {
+    from_typed(e, resolve, sub, sub_item).map(|e| print(&e))
 }
 
 fn ty_of(e: &E) -> Ty {

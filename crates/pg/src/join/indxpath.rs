@@ -139,12 +139,16 @@ pub(crate) fn handed_up_columns(pl: &Planner, tidx: usize, sql: &str) -> Vec<(St
 
 /// `expr op constant` (or IN, BETWEEN) where `expr` is the key of one of table `tidx`'s
 /// expression indexes: a predicate on that key (match_index_to_operand).
-pub(crate) fn expression_predicate(pl: &Planner, tidx: usize, sql: &str) -> Option<Predicate> {
+pub(crate) fn expression_predicate(
+    pl: &Planner,
+    tidx: usize,
+    e: &costlab_model::expr::Expr,
+) -> Option<Predicate> {
     let info = &pl.db.infos[tidx];
     if info.cols.iter().all(|c| c.expression.is_none()) {
         return None;
     }
-    let (text, test) = sqlexpr::expression_comparison(sql)?;
+    let (text, test) = sqlexpr::compared_expression(e)?;
     let col = info
         .cols
         .iter()

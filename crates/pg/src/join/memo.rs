@@ -59,11 +59,6 @@ impl<T> Cache<T> {
 /// The cached analyses (see the sqlexpr functions of the same names).
 #[derive(Default)]
 pub(crate) struct SqlMemo {
-    pub outer_where: Cache<Option<String>>,
-    /// parse_condition, then whether it is an OR and the OR factored (setup's factor_or).
-    pub factored: Cache<Factored>,
-    pub condition: Cache<Expr>,
-    pub identifiers: Cache<Vec<String>>,
     /// outer_list(sql, "ORDER BY").
     pub order_items: Cache<Vec<String>>,
     pub order_within_group: Cache<bool>,
@@ -76,18 +71,6 @@ pub(crate) struct SqlMemo {
 }
 
 impl SqlMemo {
-    pub fn outer_where(&self, sql: &str) -> Arc<Option<String>> {
-        self.outer_where.get(sql, sqlexpr::outer_where)
-    }
-
-    pub fn condition(&self, text: &str) -> Arc<Expr> {
-        self.condition.get(text, sqlexpr::parse_condition)
-    }
-
-    pub fn identifiers(&self, text: &str) -> Arc<Vec<String>> {
-        self.identifiers.get(text, sqlexpr::identifiers)
-    }
-
     pub fn order_items(&self, sql: &str) -> Arc<Vec<String>> {
         self.order_items.get(sql, |s| {
             sqlexpr::outer_list(s, "ORDER BY").unwrap_or_default()

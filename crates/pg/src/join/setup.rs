@@ -109,7 +109,6 @@ pub(crate) fn build<'a>(
         ));
     }
 
-    let memo = &pl.db.memo;
     // What the block's result reads, from the front end's reading of the select list,
     // GROUP BY, ORDER BY and HAVING.
     let out_keys: Vec<ColKey> = block
@@ -128,21 +127,9 @@ pub(crate) fn build<'a>(
     let mut extra_preds: Vec<Vec<Predicate>> = vec![Vec::new(); block.tables.len()];
     let mut parsed: Vec<Option<std::sync::Arc<super::memo::Factored>>> =
         vec![None; block.filters.len()];
-    let factored = |text: &str| {
-        memo.factored.get(text, |t| {
-            let e = sqlexpr::parse_condition(t);
-            (matches!(e, Expr::Or(_)), factor_or(e))
-        })
-    };
     for (fi, f) in block.filters.iter().enumerate() {
-        let fac = if f.sql.contains("...") && matches!(f.kind, FilterKind::Or(_)) {
-            match &*memo.outer_where(sql) {
-                Some(w) => factored(w),
-                None => continue,
-            }
-        } else {
-            factored(&f.sql)
-        };
+        let e = sqlexpr::condition(&f.expr);
+        let fac = std::sync::Arc::new((matches!(e, Expr::Or(_)), factor_or(e)));
         if matches!(f.kind, FilterKind::Or(_)) && !fac.0 {
             continue;
         }
@@ -201,7 +188,7 @@ pub(crate) fn build<'a>(
                     if f.tables != [ti] {
                         continue;
                     }
-                    if let Expr::Cmp { col, op, .. } = &*memo.condition(&f.sql) {
+                    if let Expr::Cmp { col, op, .. } = &sqlexpr::condition(&f.expr) {
                         if columns.iter().skip(1).any(|c| c.eq_ignore_ascii_case(col)) {
                             having_op = Some(*op);
                             having_true_sel = Some(f.true_selectivity);
@@ -267,8 +254,7 @@ pub(crate) fn build<'a>(
     let mut consumed_filters: Vec<usize> = Vec::new();
     for &si in &grouped_in {
         let s = &block.subqueries[si];
-        let fsql = s.filter.map_or("", |f| block.filters[f].sql.as_str());
-        let having = fsql.to_ascii_uppercase().contains("HAVING");
+        let having = s.block.having.is_some();
         let text = sub_text(pl, &s.block);
         let sp = pl.plan_block(
             &s.block,
@@ -301,8 +287,7 @@ pub(crate) fn build<'a>(
         if let Some(f) = s.filter {
             consumed_filters.push(f);
             let ft = &block.filters[f];
-            let first = memo
-                .identifiers(&ft.sql)
+            let first = sqlexpr::column_names(&ft.expr)
                 .first()
                 .cloned()
                 .unwrap_or_default();
@@ -538,15 +523,15 @@ pub(crate) fn build<'a>(
         }
         // The condition as EXPLAIN shows it: at a scan its columns bare, at a join
         // qualified; the query's text as written where the reader cannot follow.
+        let sub_item = sub.and_then(|s| s.block.select.first()).map(|i| &i.expr);
         let shown = |b: &Block, e: &Expr, prefix: bool| {
             let resolve = |n: &str| b.column_display(pl, n, prefix);
             match &sub_ref {
-                Some(r) => deparse::expr_text(&f.sql, &resolve, r),
-                None => deparse::cond_text(e, &resolve).or_else(|| {
-                    deparse::expr_text(&sqlexpr::written_out(&f.sql, pl.sql), &resolve, "")
-                }),
+                Some(r) => deparse::typed_text(&f.expr, &resolve, r, sub_item),
+                None => deparse::cond_text(e, &resolve)
+                    .or_else(|| deparse::typed_text(&f.expr, &resolve, "", None)),
             }
-            .unwrap_or_else(|| f.sql.to_string())
+            .unwrap_or_else(|| f.expr.to_string())
         };
         let fr: u64 = f
             .tables
@@ -586,7 +571,7 @@ pub(crate) fn build<'a>(
             if exact && sub.is_none() && fr.count_ones() == 1 {
                 let r = fr.trailing_zeros() as usize;
                 if let RelKind::Table { tidx, .. } = b.rels[r].kind {
-                    if let Some(p) = expression_predicate(pl, tidx, &f.sql) {
+                    if let Some(p) = expression_predicate(pl, tidx, &f.expr) {
                         if let Some(ti) = (0..block.tables.len()).find(|&t| ref_rel[t] == Some(r)) {
                             extra_preds[ti].push(p);
                             continue;
@@ -608,33 +593,21 @@ pub(crate) fn build<'a>(
             }
             let (sel, sel_semi, ops) = match (e, &f.kind) {
                 (Expr::Other, FilterKind::Function) => {
-                    // An abbreviated list is written out in the query's full text.
-                    let mut lits = f.sql.matches('\'').count() / 2;
-                    if lits == 0 {
-                        if let Some(pre) = f
-                            .sql
-                            .split("(...)")
-                            .next()
-                            .filter(|_| f.sql.contains("(...)"))
-                        {
-                            lits = sqlexpr::in_list_after(pl.sql, &format!("{pre}(")).unwrap_or(0);
-                        }
-                    }
-                    let nlit = lits.max(1) as f64;
+                    let nlit = sqlexpr::quoted_constants(&f.expr).max(1) as f64;
                     // An expression compared without statistics (no expression index): the
                     // selectivity functions' defaults (eqsel through get_variable_numdistinct's
                     // DEFAULT_NUM_DISTINCT, scalarineqsel's DEFAULT_INEQ_SEL, patternsel's
                     // DEFAULT_MATCH_SEL) and one operator call; an IN list n/2 calls.
-                    let top = sqlexpr::top_level_op(&f.sql);
+                    let top = sqlexpr::top_comparison(&f.expr);
                     let (sel, cmp_ops) = match top.as_deref() {
                         Some("<" | ">" | "<=" | ">=") => (1.0 / 3.0, 1.0),
-                        Some("<>" | "!=") => (1.0 - 0.005, 1.0),
+                        Some("<>") => (1.0 - 0.005, 1.0),
                         Some("NOT LIKE" | "NOT ILIKE") => (1.0 - 0.005, 1.0),
                         Some("=" | "LIKE" | "ILIKE") => (0.005, 1.0),
                         _ => ((nlit * 0.005).min(1.0), nlit * 0.5),
                     };
                     // The function, and a bpchar-to-text cast when it reads a CHAR column.
-                    let cast = memo.identifiers(&f.sql).iter().any(|id| {
+                    let cast = sqlexpr::column_names(&f.expr).iter().any(|id| {
                         f.tables.iter().any(|&t| {
                             pl.table_index(&block.tables[t].table).is_ok_and(|ti| {
                                 pl.db.tables[ti].columns.iter().any(|c| {
@@ -671,7 +644,7 @@ pub(crate) fn build<'a>(
             };
             // The schema's own functions cost their procost per call (cost_qual_eval).
             let ops = QualOps {
-                per_tuple: ops.per_tuple + pl.db.extra_call_ops(&f.sql),
+                per_tuple: ops.per_tuple + pl.db.extra_call_ops_of(&f.expr),
                 ..ops
             };
             let rels_of = if er == 0 || sub.is_some() { fr } else { er };
@@ -697,14 +670,20 @@ pub(crate) fn build<'a>(
                 // Selectivity: kept with the relation's rows below.
                 br.filter_sel *= sel;
                 br.true_sel *= if exact { f.true_selectivity } else { sel };
+                // The columns it reads here: its own, and those a correlated sub-select
+                // takes from this row (its SubPlan's parameters).
                 let mut cols: Vec<String> = Vec::new();
-                for id in memo.identifiers(&f.sql).iter() {
-                    if br.uses.iter().any(|u| u.eq_ignore_ascii_case(id)) && !cols.contains(id) {
-                        cols.push(id.clone());
+                let params = sub
+                    .iter()
+                    .flat_map(|s| &s.correlation)
+                    .map(|(_, o)| o.column.to_ascii_lowercase());
+                for id in sqlexpr::column_names(&f.expr).into_iter().chain(params) {
+                    if br.uses.iter().any(|u| u.eq_ignore_ascii_case(&id)) && !cols.contains(&id) {
+                        cols.push(id);
                     }
                 }
                 br.filters.push(SingleFilter {
-                    calls: pl.db.calls(&f.sql),
+                    calls: pl.db.calls_of(&f.expr),
                     text: scan_text,
                     expr: e.clone(),
                     ops,
@@ -753,7 +732,7 @@ pub(crate) fn build<'a>(
                         let (os, _) = b.expr_sel(&or, fr, block, &ref_rel);
                         let oops = expr_ops(&or);
                         let text = deparse::cond_text(&or, &|n| b.column_display(pl, n, false))
-                            .unwrap_or_else(|| format!("OR restriction from {}", f.sql));
+                            .unwrap_or_else(|| format!("OR restriction from {}", f.expr));
                         let br = &mut b.rels[r];
                         br.filter_ops = br.filter_ops.add(oops);
                         br.filter_text.push(text);
@@ -790,7 +769,7 @@ pub(crate) fn build<'a>(
                     text: join_text,
                     cols,
                     hash_col,
-                    calls: pl.db.calls(&f.sql),
+                    calls: pl.db.calls_of(&f.expr),
                 });
             }
         }

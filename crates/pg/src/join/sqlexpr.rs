@@ -4,6 +4,8 @@
 //! the operators an aggregate's argument evaluates (§5.1). Anything it cannot read becomes
 //! [`Expr::Other`], which the planner estimates with PostgreSQL's defaults.
 
+use costlab_model::expr::{BinOp, Expr as T};
+
 /// A literal.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Lit {
@@ -386,6 +388,356 @@ impl P {
     }
 }
 
+/// A typed condition (the front end's, [`costlab_model::expr`]) as the restriction
+/// clause shapes clause selectivity reads: a column compared with a constant or another
+/// column, IN lists and BETWEEN of constants, LIKE with a constant pattern, AND / OR /
+/// NOT of those; anything else is [`Expr::Other`], estimated with PostgreSQL's defaults.
+/// The column's side must be a bare column (`(a) > 1`, `a + b > 1` and `1 < a` are
+/// Other); a constant side folds `1 + 2` and takes a cast of a constant.
+pub(crate) fn condition(e: &T) -> Expr {
+    match e {
+        T::Nested(x) => condition(x),
+        T::Binary {
+            op: BinOp::And | BinOp::Or,
+            ..
+        } => {
+            let and = matches!(e, T::Binary { op: BinOp::And, .. });
+            let arms: Vec<Expr> = if and { e.conjuncts() } else { e.disjuncts() }
+                .into_iter()
+                .map(condition)
+                .collect();
+            if and {
+                Expr::And(arms)
+            } else {
+                Expr::Or(arms)
+            }
+        }
+        T::Not(x) => Expr::Not(Box::new(condition(x))),
+        T::Like {
+            expr,
+            pattern,
+            negated,
+            case_insensitive: false,
+        } => match (&**expr, pattern.strip()) {
+            (T::Column(c), T::String(p)) => Expr::Like {
+                col: c.written(),
+                pat: p.to_string(),
+                negated: *negated,
+            },
+            _ => Expr::Other,
+        },
+        T::InList {
+            expr,
+            list,
+            negated,
+        } => {
+            let T::Column(c) = &**expr else {
+                return Expr::Other;
+            };
+            let Some(values) = list.iter().map(constant).collect::<Option<Vec<Lit>>>() else {
+                return Expr::Other;
+            };
+            let e = Expr::In {
+                col: c.written(),
+                values,
+            };
+            if *negated {
+                Expr::Not(Box::new(e))
+            } else {
+                e
+            }
+        }
+        T::Between {
+            expr,
+            low,
+            high,
+            negated,
+        } => match (&**expr, constant(low), constant(high)) {
+            (T::Column(c), Some(lo), Some(hi)) => {
+                let e = Expr::Between {
+                    col: c.written(),
+                    lo,
+                    hi,
+                };
+                if *negated {
+                    Expr::Not(Box::new(e))
+                } else {
+                    e
+                }
+            }
+            _ => Expr::Other,
+        },
+        T::Binary { op, left, right } if op.is_comparison() => {
+            let T::Column(c) = &**left else {
+                return Expr::Other;
+            };
+            let rhs = match right.strip() {
+                T::Column(r) if !matches!(&**right, T::Nested(_)) => Operand::Col(r.written()),
+                _ => constant(right).map_or(Operand::Other, Operand::Lit),
+            };
+            Expr::Cmp {
+                col: c.written(),
+                op: match op {
+                    BinOp::Eq => Op::Eq,
+                    BinOp::Ne => Op::Ne,
+                    BinOp::Lt => Op::Lt,
+                    BinOp::Le => Op::Le,
+                    BinOp::Gt => Op::Gt,
+                    _ => Op::Ge,
+                },
+                rhs,
+            }
+        }
+        _ => Expr::Other,
+    }
+}
+
+/// A constant operand: a number (with its sign), a string, a sum or difference of
+/// numbers, or a constant cast (`'15'::text`).
+fn constant(e: &T) -> Option<Lit> {
+    match e {
+        T::Number(_) | T::Neg(_) => e.number().map(Lit::Num),
+        T::String(s) => Some(Lit::Text(s.to_string())),
+        T::Cast { expr, .. } if matches!(**expr, T::String(_) | T::Number(_)) => constant(expr),
+        T::Binary {
+            op: op @ (BinOp::Add | BinOp::Sub),
+            left,
+            right,
+        } => match (constant(left)?, constant(right)?) {
+            (Lit::Num(a), Lit::Num(b)) => {
+                Some(Lit::Num(if *op == BinOp::Add { a + b } else { a - b }))
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The column names a typed expression reads, lower case and unqualified, in the order
+/// written.
+pub(crate) fn column_names(e: &T) -> Vec<String> {
+    e.columns()
+        .into_iter()
+        .map(|c| c.name.to_ascii_lowercase())
+        .collect()
+}
+
+/// The functions a typed expression calls, one entry per call, outer calls first.
+pub(crate) fn calls_of(e: &T) -> Vec<String> {
+    let mut out = Vec::new();
+    e.walk(&mut |x| {
+        if let T::Call { name, .. } = x {
+            out.push(name.to_string());
+        }
+    });
+    out
+}
+
+/// The comparison a condition makes at its top (the first one written, looking into AND
+/// and OR but not into operands): `=`, `<`, `LIKE`, `NOT IN`, `IS`, `BETWEEN`, ...
+pub(crate) fn top_comparison(e: &T) -> Option<String> {
+    let not = |s: &str, negated: bool| {
+        if negated {
+            format!("NOT {s}")
+        } else {
+            s.to_string()
+        }
+    };
+    Some(match e {
+        T::Binary { op, .. } if op.is_comparison() => op.symbol().to_string(),
+        T::Binary {
+            op: BinOp::And | BinOp::Or,
+            left,
+            right,
+        } => return top_comparison(left).or_else(|| top_comparison(right)),
+        T::Binary { left, right, .. } => {
+            return top_comparison(left).or_else(|| top_comparison(right))
+        }
+        T::Like {
+            negated,
+            case_insensitive,
+            ..
+        } => not(if *case_insensitive { "ILIKE" } else { "LIKE" }, *negated),
+        T::InList { negated, .. } | T::InSubquery { negated, .. } => not("IN", *negated),
+        T::Between { negated, .. } => not("BETWEEN", *negated),
+        T::IsNull { .. } => "IS".to_string(),
+        T::Not(x) => match top_comparison(x)? {
+            s if ["LIKE", "ILIKE", "IN", "BETWEEN"].contains(&s.as_str()) => format!("NOT {s}"),
+            s => s,
+        },
+        _ => return None,
+    })
+}
+
+/// How many quoted constants a typed expression holds (strings, typed and interval
+/// constants).
+pub(crate) fn quoted_constants(e: &T) -> usize {
+    let mut n = 0;
+    e.walk(&mut |x| {
+        if matches!(x, T::String(_) | T::Typed { .. } | T::Interval { .. }) {
+            n += 1;
+        }
+    });
+    n
+}
+
+/// `expr op constant`, `expr IN (constants)` or `expr BETWEEN c1 AND c2` where `expr`
+/// holds a call or parentheses (not a bare column): `expr` in [`canonical_expression`]
+/// form, as an expression index's key is matched (match_index_to_operand).
+pub(crate) fn compared_expression(e: &T) -> Option<(String, ExprTest)> {
+    let (lhs, test) = match e {
+        T::Binary { op, left, right } if op.is_comparison() => {
+            let op = match op {
+                BinOp::Eq => Op::Eq,
+                BinOp::Ne => Op::Ne,
+                BinOp::Lt => Op::Lt,
+                BinOp::Le => Op::Le,
+                BinOp::Gt => Op::Gt,
+                _ => Op::Ge,
+            };
+            (&**left, ExprTest::Cmp(op, plain_constant(right)?))
+        }
+        T::InList {
+            expr,
+            list,
+            negated: false,
+        } => (
+            &**expr,
+            ExprTest::In(list.iter().map(plain_constant).collect::<Option<_>>()?),
+        ),
+        T::Between {
+            expr,
+            low,
+            high,
+            negated: false,
+        } => (
+            &**expr,
+            ExprTest::Between(plain_constant(low)?, plain_constant(high)?),
+        ),
+        _ => return None,
+    };
+    let mut parenthesised = false;
+    lhs.walk(&mut |x| {
+        parenthesised |= matches!(
+            x,
+            T::Call { .. } | T::Nested(_) | T::Extract { .. } | T::Substring { .. }
+        )
+    });
+    (parenthesised && !matches!(lhs, T::Column(_))).then(|| (canonical(lhs), test))
+}
+
+/// A constant as written (no folding), with a cast the parser folds (`'15'::text`).
+fn plain_constant(e: &T) -> Option<Lit> {
+    match e {
+        T::Number(n) => costlab_model::num::parse_f64(n).map(Lit::Num),
+        T::String(s) => Some(Lit::Text(s.to_string())),
+        T::Cast { expr, .. } if matches!(**expr, T::String(_) | T::Number(_)) => {
+            plain_constant(expr)
+        }
+        _ => None,
+    }
+}
+
+/// A typed expression in [`canonical_expression`]'s form: names lower case and
+/// unqualified, casts dropped, parentheses around a lone operand dropped, one space
+/// between tokens.
+pub(crate) fn canonical(e: &T) -> String {
+    let lone = |x: &T| matches!(x, T::Column(_) | T::Number(_) | T::String(_));
+    let list = |v: &[T]| v.iter().map(canonical).collect::<Vec<_>>().join(" , ");
+    match e {
+        T::Column(c) => c.name.to_ascii_lowercase(),
+        T::Number(n) => format!("{}", costlab_model::num::parse_f64(n).unwrap_or(0.0)),
+        T::String(s) => format!("'{}'", s.replace('\'', "''")),
+        T::Typed { ty, value } => format!("{ty} '{}'", value.replace('\'', "''")),
+        T::Interval { value, unit } => format!("interval '{value}' {unit}"),
+        T::Null => "null".into(),
+        T::Bool(b) => b.to_string(),
+        T::Star => "*".into(),
+        T::Neg(x) => format!("- {}", canonical(x)),
+        T::Not(x) => format!("not {}", canonical(x)),
+        T::Binary { op, left, right } => format!(
+            "{} {} {}",
+            canonical(left),
+            op.symbol().to_ascii_lowercase(),
+            canonical(right)
+        ),
+        T::Like {
+            expr,
+            pattern,
+            negated,
+            case_insensitive,
+        } => format!(
+            "{} {}{} {}",
+            canonical(expr),
+            if *negated { "not " } else { "" },
+            if *case_insensitive { "ilike" } else { "like" },
+            canonical(pattern)
+        ),
+        T::InList {
+            expr,
+            list: l,
+            negated,
+        } => format!(
+            "{} {}in ( {} )",
+            canonical(expr),
+            if *negated { "not " } else { "" },
+            list(l)
+        ),
+        T::InSubquery { expr, .. } => format!("{} in ( select )", canonical(expr)),
+        T::Exists { .. } => "exists ( select )".into(),
+        T::Subquery => "( select )".into(),
+        T::Between {
+            expr, low, high, ..
+        } => format!(
+            "{} between {} and {}",
+            canonical(expr),
+            canonical(low),
+            canonical(high)
+        ),
+        T::IsNull { expr, negated } => format!(
+            "{} is {}null",
+            canonical(expr),
+            if *negated { "not " } else { "" }
+        ),
+        T::Call {
+            name,
+            args,
+            distinct,
+        } => format!(
+            "{name} ( {}{} )",
+            if *distinct { "distinct " } else { "" },
+            list(args)
+        ),
+        T::Cast { expr, .. } => canonical(expr),
+        T::Case { .. } => "case".into(),
+        T::Extract { field, expr } => format!("extract ( {field} from {} )", canonical(expr)),
+        T::Substring {
+            expr,
+            from,
+            len,
+            shorthand,
+        } => {
+            let name = if *shorthand { "substr" } else { "substring" };
+            let mut s = format!("{name} ( {}", canonical(expr));
+            if let Some(f) = from {
+                s += &format!(" from {}", canonical(f));
+            }
+            if let Some(l) = len {
+                s += &format!(" for {}", canonical(l));
+            }
+            s + " )"
+        }
+        T::Nested(x) => {
+            let inner = x.strip_casts();
+            if lone(inner) {
+                canonical(inner)
+            } else {
+                format!("( {} )", canonical(x))
+            }
+        }
+    }
+}
+
 /// Parses a boolean condition.
 pub(crate) fn parse_condition(s: &str) -> Expr {
     let mut p = P {
@@ -393,46 +745,6 @@ pub(crate) fn parse_condition(s: &str) -> Expr {
         i: 0,
     };
     p.or()
-}
-
-/// The WHERE clause of the outermost query block of `sql` (up to GROUP BY / ORDER BY /
-/// the end), if there is one at parenthesis depth 0.
-pub(crate) fn outer_where(sql: &str) -> Option<String> {
-    let up = sql.to_ascii_uppercase();
-    let bytes = up.as_bytes();
-    let mut depth = 0i32;
-    let mut start = None;
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'(' => depth += 1,
-            b')' => depth -= 1,
-            b'\'' => {
-                i += 1;
-                while i < bytes.len() && bytes[i] != b'\'' {
-                    i += 1;
-                }
-            }
-            _ if depth == 0 => {
-                let rest = &up[i..];
-                let boundary = i == 0 || !bytes[i - 1].is_ascii_alphanumeric();
-                if boundary && start.is_none() && rest.starts_with("WHERE ") {
-                    start = Some(i + 6);
-                } else if boundary
-                    && start.is_some()
-                    && (rest.starts_with("GROUP BY")
-                        || rest.starts_with("ORDER BY")
-                        || rest.starts_with("LIMIT ")
-                        || rest.starts_with(';'))
-                {
-                    return start.map(|s| sql[s..i].to_string());
-                }
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    start.map(|s| sql[s..].trim_end_matches(';').to_string())
 }
 
 /// Top-level pieces of the first SELECT list of `sql` (split at depth-0 commas).
@@ -540,37 +852,6 @@ pub(crate) fn count_ops(expr: &str) -> f64 {
     n
 }
 
-/// The comparison at the top level of a predicate text (outside every parenthesis; `||`
-/// and arithmetic are operands' business), upper case: `=`, `<`, `LIKE`, `IN`, ... (`NOT`
-/// before `LIKE` or `IN` is kept: `NOT LIKE`).
-pub(crate) fn top_level_op(expr: &str) -> Option<String> {
-    let mut depth = 0;
-    let mut not = false;
-    for t in tokenize(expr) {
-        match t {
-            Tok::LParen => depth += 1,
-            Tok::RParen => depth -= 1,
-            Tok::Sym(s)
-                if depth == 0 && ["=", "<>", "!=", "<", ">", "<=", ">="].contains(&s.as_str()) =>
-            {
-                return Some(s)
-            }
-            Tok::Ident(s) if depth == 0 => {
-                let up = s.to_ascii_uppercase();
-                match up.as_str() {
-                    "NOT" => not = true,
-                    "LIKE" | "ILIKE" | "IN" | "IS" | "BETWEEN" => {
-                        return Some(if not { format!("NOT {up}") } else { up })
-                    }
-                    _ => {}
-                }
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
 /// The comparison operator a symbol spells.
 fn comparison(sym: &str) -> Option<Op> {
     Some(match sym {
@@ -590,90 +871,6 @@ pub(crate) enum ExprTest {
     Cmp(Op, Lit),
     In(Vec<Lit>),
     Between(Lit, Lit),
-}
-
-/// `expr op constant`, `expr IN (constants)` or `expr BETWEEN c1 AND c2` where `expr` is
-/// not a bare column: the expression in [`canonical_expression`] form and the test.
-pub(crate) fn expression_comparison(text: &str) -> Option<(String, ExprTest)> {
-    let toks = tokenize(text);
-    let mut depth = 0;
-    let mut at = None;
-    for (i, t) in toks.iter().enumerate() {
-        match t {
-            Tok::LParen => depth += 1,
-            Tok::RParen => depth -= 1,
-            Tok::Sym(s)
-                if depth == 0 && ["=", "<>", "!=", "<", ">", "<=", ">="].contains(&s.as_str()) =>
-            {
-                at = Some(i);
-                break;
-            }
-            Tok::Ident(s)
-                if depth == 0
-                    && (s.eq_ignore_ascii_case("IN") || s.eq_ignore_ascii_case("BETWEEN")) =>
-            {
-                at = Some(i);
-                break;
-            }
-            _ => {}
-        }
-    }
-    let at = at?;
-    let lhs = &toks[..at];
-    if lhs.len() < 3 || !lhs.contains(&Tok::LParen) {
-        return None;
-    }
-    // A constant, with a cast the parser folds (`'15'::text`).
-    let lit = |ts: &[Tok]| -> Option<(Lit, usize)> {
-        let l = match ts.first()? {
-            Tok::Str(s) => Lit::Text(s.clone()),
-            Tok::Num(x) => Lit::Num(*x),
-            _ => return None,
-        };
-        let mut n = 1;
-        if ts.get(1) == Some(&Tok::Sym(":".into())) && ts.get(2) == Some(&Tok::Sym(":".into())) {
-            matches!(ts.get(3), Some(Tok::Ident(_))).then_some(())?;
-            n = 4;
-        }
-        Some((l, n))
-    };
-    let rest = &toks[at + 1..];
-    let test = match &toks[at] {
-        Tok::Sym(s) => {
-            let op = comparison(s)?;
-            let (l, n) = lit(rest)?;
-            (n == rest.len()).then_some(ExprTest::Cmp(op, l))?
-        }
-        Tok::Ident(k) if k.eq_ignore_ascii_case("IN") => {
-            if rest.first() != Some(&Tok::LParen) || rest.last() != Some(&Tok::RParen) {
-                return None;
-            }
-            let mut values = Vec::new();
-            let inner = &rest[1..rest.len() - 1];
-            let mut i = 0;
-            while i < inner.len() {
-                let (l, n) = lit(&inner[i..])?;
-                values.push(l);
-                i += n;
-                match inner.get(i) {
-                    None => break,
-                    Some(Tok::Comma) => i += 1,
-                    Some(_) => return None,
-                }
-            }
-            ExprTest::In(values)
-        }
-        _ => {
-            let (lo, n) = lit(rest)?;
-            match rest.get(n) {
-                Some(Tok::Ident(a)) if a.eq_ignore_ascii_case("AND") => {}
-                _ => return None,
-            }
-            let (hi, m) = lit(&rest[n + 1..])?;
-            (n + 1 + m == rest.len()).then_some(ExprTest::Between(lo, hi))?
-        }
-    };
-    Some((canonical_tokens(lhs), test))
 }
 
 /// `key <-> point`, the distance from `key` to a constant point (`point '(x,y)'`,
@@ -1000,37 +1197,6 @@ pub(crate) fn order_within_group(sql: &str) -> bool {
     }
 }
 
-/// The constants of the IN list that follows `prefix` in `sql` (an abbreviated
-/// `IN (...)` of a sub-select's condition written out in the full text).
-pub(crate) fn in_list_after(sql: &str, prefix: &str) -> Option<usize> {
-    let p = sql.find(prefix)?;
-    let rest = &sql[p + prefix.len()..];
-    let close = rest.find(')')?;
-    let list = &rest[..close];
-    if list.contains("...") {
-        return None;
-    }
-    Some(list.matches('\'').count() / 2)
-}
-
-/// `short` with an abbreviated `IN (...)` written out from the query's full text `sql`
-/// (the same prefix followed by the list); `short` itself when there is none.
-pub(crate) fn written_out(short: &str, sql: &str) -> String {
-    let Some((pre, post)) = short.split_once("(...)") else {
-        return short.to_string();
-    };
-    let Some(p) = sql.find(&format!("{pre}(")) else {
-        return short.to_string();
-    };
-    let rest = &sql[p + pre.len() + 1..];
-    match rest.find(')') {
-        Some(close) if !rest[..close].contains("...") => {
-            format!("{pre}({}){post}", &rest[..close])
-        }
-        _ => short.to_string(),
-    }
-}
-
 /// Whether the outer query reads FROM a sub-select that groups itself (a second
 /// aggregation level above the block's, as in `SELECT x, count(*) FROM (SELECT ...
 /// GROUP BY ...) GROUP BY x`).
@@ -1218,49 +1384,74 @@ mod tests {
     use super::like_match;
     use proptest::prelude::*;
 
-    /// Calls are named once each, nested ones too, keywords written like calls are not;
-    /// the comparison found is the top level's, not one inside a call or an operand.
+    /// The typed condition of `where_` over DBT3's supplier, part, customer and nation
+    /// (read by the front end, as every query is).
+    fn typed(where_: &str) -> costlab_model::expr::Expr {
+        use std::sync::OnceLock;
+        static T: OnceLock<Vec<costlab_model::catalog::Table>> = OnceLock::new();
+        let tables = T.get_or_init(|| costlab_workload::dbt3::catalog::dbt3(0.01).unwrap().pg);
+        let sql = format!("SELECT * FROM supplier, part, customer, nation WHERE {where_}");
+        let b = costlab_sql::read_query(&sql, costlab_sql::Dialect::Postgres, tables).unwrap();
+        assert_eq!(b.filters.len(), 1, "{where_}");
+        b.filters[0].expr.clone()
+    }
+
+    /// An expression compared with constants is found with its canonical text (casts
+    /// and a lone operand's parentheses dropped); a bare column, a column on the right or
+    /// more after the constant is not such a comparison.
     #[test]
     fn expressions_compared_with_constants() {
-        use super::{canonical_expression, expression_comparison, ExprTest, Lit, Op};
-        let (e, t) = expression_comparison("public.FNORM(s_phone) < '15'::text").unwrap();
-        assert_eq!(e, canonical_expression("fnorm((s_phone)::text)"));
+        use super::{canonical_expression, compared_expression, ExprTest, Lit, Op};
+        let (e, t) = compared_expression(&typed("lower((s_phone)::text) < '15'::text")).unwrap();
+        assert_eq!(e, canonical_expression("lower((s_phone)::text)"));
+        assert_eq!(e, "lower ( s_phone )");
         assert_eq!(t, ExprTest::Cmp(Op::Lt, Lit::Text("15".into())));
-        let (e, t) = expression_comparison("lower(s_name) IN ('a', 'b')").unwrap();
+        let (e, t) = compared_expression(&typed("lower(s_name) IN ('a', 'b')")).unwrap();
         assert_eq!(e, "lower ( s_name )");
         assert_eq!(
             t,
             ExprTest::In(vec![Lit::Text("a".into()), Lit::Text("b".into())])
         );
-        let (_, t) = expression_comparison("f(x) BETWEEN 1 AND 2").unwrap();
+        let (_, t) = compared_expression(&typed("abs(s_acctbal) BETWEEN 1 AND 2")).unwrap();
         assert_eq!(t, ExprTest::Between(Lit::Num(1.0), Lit::Num(2.0)));
-        // A bare column, a column on the right, or more after the constant: not this.
-        assert_eq!(expression_comparison("s_phone < '15'"), None);
-        assert_eq!(expression_comparison("f(x) < g(y)"), None);
-        assert_eq!(expression_comparison("f(x) < 1 + 2"), None);
-        // A function of one argument keeps its parentheses; a sum does not need them.
-        assert_ne!(canonical_expression("f(x)"), canonical_expression("f x"));
-        assert_eq!(canonical_expression("(a + b)"), "( a + b )");
+        assert_eq!(compared_expression(&typed("s_phone < p_name")), None);
+        assert_eq!(
+            compared_expression(&typed("lower(s_name) < lower(p_name)")),
+            None
+        );
+        assert_eq!(compared_expression(&typed("abs(s_acctbal) < 1 + 2")), None);
+        let (e, _) = compared_expression(&typed("(s_acctbal + p_size) > 5")).unwrap();
+        assert_eq!(e, "( s_acctbal + p_size )");
     }
 
+    /// Calls are named once each, nested ones too; the comparison found is the top
+    /// level's, not one inside a call or an operand; the same column name on two table
+    /// references stays two columns.
     #[test]
     fn calls_and_the_top_level_comparison() {
         assert_eq!(
-            super::called_functions("upper(public.fnorm(s_phone)) IN ('1', '2') AND EXISTS (x)"),
-            ["upper", "fnorm"]
+            super::calls_of(&typed("upper(lower(s_phone)) IN ('1', '2')")),
+            ["upper", "lower"]
         );
         for (text, want) in [
-            ("fnorm(s_phone) = '1'", Some("=")),
-            ("fnorm(a) || n_name > '5'", Some(">")),
+            ("lower(s_phone) = '1'", Some("=")),
+            ("lower(s_name) || n_name > '5'", Some(">")),
             (
                 "substring(c_phone from 1 for 2) in ('13', '31')",
                 Some("IN"),
             ),
-            ("fnorm(a < b) NOT LIKE '1%'", Some("NOT LIKE")),
-            ("f(x)", None),
+            ("lower(s_name) NOT LIKE '1%'", Some("NOT LIKE")),
+            ("s_name IS NOT NULL OR p_name IS NULL", Some("IS")),
         ] {
-            assert_eq!(super::top_level_op(text).as_deref(), want, "{text}");
+            assert_eq!(
+                super::top_comparison(&typed(text)).as_deref(),
+                want,
+                "{text}"
+            );
         }
+        let e = typed("s_nationkey + 1 = c_nationkey");
+        let tables: Vec<_> = e.columns().iter().map(|c| c.table).collect();
+        assert_eq!(tables, [Some(0), Some(2)]);
     }
 
     #[test]
