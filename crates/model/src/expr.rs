@@ -188,6 +188,12 @@ pub enum Expr {
     },
     /// Parentheses as written.
     Nested(Box<Expr>),
+    /// An output column `name` of a derived table or view merged into the block: the
+    /// expression it stands for, in the block's own columns.
+    Derived {
+        name: Name,
+        expr: Box<Expr>,
+    },
 }
 
 impl Expr {
@@ -226,6 +232,7 @@ impl Expr {
             | Expr::IsNull { expr: e, .. }
             | Expr::Cast { expr: e, .. }
             | Expr::Extract { expr: e, .. }
+            | Expr::Derived { expr: e, .. }
             | Expr::Nested(e) => vec![e],
             Expr::Binary { left, right, .. } => vec![left, right],
             Expr::Like { expr, pattern, .. } => vec![expr, pattern],
@@ -260,6 +267,89 @@ impl Expr {
                 v
             }
         }
+    }
+
+    /// Calls `f` on every column inside the expression (to renumber table references).
+    pub fn for_each_column_mut(&mut self, f: &mut dyn FnMut(&mut Column)) {
+        match self {
+            Expr::Column(c) => f(c),
+            Expr::Neg(e)
+            | Expr::Not(e)
+            | Expr::InSubquery { expr: e, .. }
+            | Expr::IsNull { expr: e, .. }
+            | Expr::Cast { expr: e, .. }
+            | Expr::Extract { expr: e, .. }
+            | Expr::Derived { expr: e, .. }
+            | Expr::Nested(e) => e.for_each_column_mut(f),
+            Expr::Binary { left, right, .. } => {
+                left.for_each_column_mut(f);
+                right.for_each_column_mut(f);
+            }
+            Expr::Like { expr, pattern, .. } => {
+                expr.for_each_column_mut(f);
+                pattern.for_each_column_mut(f);
+            }
+            Expr::InList { expr, list, .. } => {
+                expr.for_each_column_mut(f);
+                list.iter_mut().for_each(|x| x.for_each_column_mut(f));
+            }
+            Expr::Between {
+                expr, low, high, ..
+            } => {
+                expr.for_each_column_mut(f);
+                low.for_each_column_mut(f);
+                high.for_each_column_mut(f);
+            }
+            Expr::Call { args, .. } => args.iter_mut().for_each(|x| x.for_each_column_mut(f)),
+            Expr::Case {
+                operand,
+                whens,
+                otherwise,
+            } => {
+                if let Some(o) = operand {
+                    o.for_each_column_mut(f);
+                }
+                for (w, t) in whens {
+                    w.for_each_column_mut(f);
+                    t.for_each_column_mut(f);
+                }
+                if let Some(o) = otherwise {
+                    o.for_each_column_mut(f);
+                }
+            }
+            Expr::Substring {
+                expr, from, len, ..
+            } => {
+                expr.for_each_column_mut(f);
+                if let Some(x) = from {
+                    x.for_each_column_mut(f);
+                }
+                if let Some(x) = len {
+                    x.for_each_column_mut(f);
+                }
+            }
+            Expr::Number(_)
+            | Expr::String(_)
+            | Expr::Typed { .. }
+            | Expr::Interval { .. }
+            | Expr::Null
+            | Expr::Bool(_)
+            | Expr::Star
+            | Expr::Exists { .. }
+            | Expr::Subquery => {}
+        }
+    }
+
+    /// Whether the expression reads an output column of a derived table (merged or not):
+    /// `derived` says which table references are materialized derived tables.
+    pub fn reads_derived(&self, derived: &dyn Fn(usize) -> bool) -> bool {
+        let mut found = false;
+        self.walk(&mut |e| match e {
+            Expr::Derived { .. } => found = true,
+            Expr::Column(c) => found |= c.table.is_some_and(derived),
+            _ => {}
+        });
+        found
     }
 
     /// Calls `f` on this expression and every one inside it, outer first, in the order
@@ -436,6 +526,7 @@ impl std::fmt::Display for Expr {
                 write!(f, ")")
             }
             Expr::Nested(x) => write!(f, "({x})"),
+            Expr::Derived { name, .. } => write!(f, "{name}"),
         }
     }
 }

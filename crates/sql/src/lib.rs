@@ -2594,12 +2594,19 @@ mod tests {
         let T::Call { args, .. } = &b.select[1].expr else {
             panic!("{:?}", b.select[1].expr)
         };
-        let T::Binary { op, right, .. } = &args[0] else {
+        // The merged derived table's column is the expression it stands for, named.
+        let T::Derived { name, expr } = &args[0] else {
             panic!("{:?}", args[0])
+        };
+        assert_eq!(name, "amount");
+        let T::Binary { op, right, .. } = &**expr else {
+            panic!("{expr:?}")
         };
         assert_eq!(*op, BinOp::Mul);
         assert_eq!(**right, T::Number(Name::from("0.10")));
-        assert!(matches!(&b.group_items[0], T::Extract { field, .. } if field == "year"));
+        assert!(
+            matches!(&b.group_items[0], T::Derived { expr, .. } if matches!(&**expr, T::Extract { field, .. } if field == "year"))
+        );
         assert!(b.having.as_ref().is_some_and(T::has_aggregate));
         assert_eq!(b.order_items.len(), 2);
         assert!(b.order_items[0].1 && !b.order_items[1].1);

@@ -33,10 +33,7 @@ fn bin_op(op: &BinaryOperator) -> BinOp {
         BinaryOperator::GtEq => BinOp::Ge,
         BinaryOperator::And => BinOp::And,
         BinaryOperator::Or => BinOp::Or,
-        BinaryOperator::Custom(s) if s == "<->" => BinOp::Distance,
-        BinaryOperator::PGCustomBinaryOperator(p) if p.len() == 1 && p[0] == "<->" => {
-            BinOp::Distance
-        }
+        BinaryOperator::LtDashGt => BinOp::Distance,
         _ => BinOp::Other,
     }
 }
@@ -254,7 +251,12 @@ impl<'a> Reader<'a> {
         let bi = self.scopes[scope].block;
         let table = match self.try_resolve(parts, scope) {
             Ok(Resolved::Col(c)) => (c.block == bi).then_some(c.table),
-            Ok(Resolved::Expr(inner, s)) => return self.lower(inner, s),
+            Ok(Resolved::Expr(inner, s)) => {
+                return typed::Expr::Derived {
+                    name: Name::from(name),
+                    expr: boxed(self.lower(inner, s)),
+                }
+            }
             Err(_) => None,
         };
         typed::Expr::Column(Column {

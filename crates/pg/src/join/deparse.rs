@@ -371,7 +371,7 @@ fn from_typed(e: &T, resolve: Resolve, sub: &str, sub_item: Option<&T>) -> Optio
             Box::new(conv(left)?),
             Box::new(conv(right)?),
         ),
-        T::Nested(x) => conv(x)?,
+        T::Nested(x) | T::Derived { expr: x, .. } => conv(x)?,
         T::Number(n) => E::Num(n.to_string(), n.contains('.')),
         T::String(s) => E::Str(s.to_string()),
         T::Subquery => {

@@ -63,10 +63,6 @@ pub(crate) struct SqlMemo {
     pub order_items: Cache<Vec<String>>,
     pub order_within_group: Cache<bool>,
     pub derived_grouped: Cache<bool>,
-    /// upper's aggregate costs, keyed by the text and the block's tables.
-    pub agg_costs: Cache<(super::costs::AggCosts, f64, bool)>,
-    /// upper's target list figures, keyed by the text and whether the block groups.
-    pub target_ops: Cache<TargetOps>,
     pub subselect: Cache<String>,
 }
 

@@ -395,6 +395,10 @@ impl P {
 /// The column's side must be a bare column (`(a) > 1`, `a + b > 1` and `1 < a` are
 /// Other); a constant side folds `1 + 2` and takes a cast of a constant.
 pub(crate) fn condition(e: &T) -> Expr {
+    // A merged derived table's column is the expression it stands for (the planner's
+    // pull_up_subqueries flattened it).
+    let inlined = inline_derived(e);
+    let e: &T = &inlined;
     match e {
         T::Nested(x) => condition(x),
         T::Binary {
@@ -490,6 +494,102 @@ pub(crate) fn condition(e: &T) -> Expr {
         }
         _ => Expr::Other,
     }
+}
+
+/// Operator and function calls an expression evaluates per row, as cost_qual_eval
+/// counts them at procost 1: arithmetic, comparisons, `<->`, unary minus, LIKE, every
+/// function or aggregate call (and EXTRACT, SUBSTRING); casts, CASE, AND / OR, IN lists,
+/// BETWEEN and constants are free here. The `*` of `count(*)` and of a select list
+/// counts one, as the model has counted it since it read texts (fitted with the rest of
+/// §5.1 on DBT3's plans).
+pub(crate) fn op_count(e: &T) -> f64 {
+    let mut n = 0.0;
+    e.walk(&mut |x| match x {
+        T::Binary { op, .. }
+            if op.is_arithmetic() || op.is_comparison() || *op == BinOp::Distance =>
+        {
+            n += 1.0
+        }
+        T::Neg(_) | T::Star | T::Call { .. } | T::Extract { .. } | T::Substring { .. } => n += 1.0,
+        T::Like {
+            case_insensitive: false,
+            ..
+        } => n += 1.0,
+        _ => {}
+    });
+    n
+}
+
+/// The aggregate calls of an expression, in the order the model has always counted
+/// them (all sums, then averages, counts, minima, maxima; each in the order written):
+/// the function and its call.
+pub(crate) fn aggregate_calls(e: &T) -> Vec<(&'static str, &T)> {
+    let mut out = Vec::new();
+    for f in ["sum", "avg", "count", "min", "max"] {
+        e.walk(&mut |x| {
+            if let T::Call { name, .. } = x {
+                if name.as_str() == f {
+                    out.push((f, x));
+                }
+            }
+        });
+    }
+    out
+}
+
+/// `e` with every merged derived column replaced by its expression.
+fn inline_derived(e: &T) -> std::borrow::Cow<'_, T> {
+    let mut has = false;
+    e.walk(&mut |x| has |= matches!(x, T::Derived { .. }));
+    if !has {
+        return std::borrow::Cow::Borrowed(e);
+    }
+    fn go(e: &T) -> T {
+        match e {
+            T::Derived { expr, .. } => go(expr),
+            T::Nested(x) => T::Nested(Box::new(go(x))),
+            T::Not(x) => T::Not(Box::new(go(x))),
+            T::Neg(x) => T::Neg(Box::new(go(x))),
+            T::Binary { op, left, right } => T::Binary {
+                op: *op,
+                left: Box::new(go(left)),
+                right: Box::new(go(right)),
+            },
+            T::Like {
+                expr,
+                pattern,
+                negated,
+                case_insensitive,
+            } => T::Like {
+                expr: Box::new(go(expr)),
+                pattern: Box::new(go(pattern)),
+                negated: *negated,
+                case_insensitive: *case_insensitive,
+            },
+            T::InList {
+                expr,
+                list,
+                negated,
+            } => T::InList {
+                expr: Box::new(go(expr)),
+                list: list.iter().map(go).collect(),
+                negated: *negated,
+            },
+            T::Between {
+                expr,
+                low,
+                high,
+                negated,
+            } => T::Between {
+                expr: Box::new(go(expr)),
+                low: Box::new(go(low)),
+                high: Box::new(go(high)),
+                negated: *negated,
+            },
+            other => other.clone(),
+        }
+    }
+    std::borrow::Cow::Owned(go(e))
 }
 
 /// A constant operand: a number (with its sign), a string, a sum or difference of
@@ -727,6 +827,7 @@ pub(crate) fn canonical(e: &T) -> String {
             }
             s + " )"
         }
+        T::Derived { expr, .. } => canonical(expr),
         T::Nested(x) => {
             let inner = x.strip_casts();
             if lone(inner) {
@@ -814,42 +915,6 @@ pub(crate) fn aggregates(item: &str) -> Vec<(String, String)> {
         }
     }
     out
-}
-
-/// Operator and function calls an expression text evaluates per row (cost_qual_eval
-/// counts each at procost 1): arithmetic, comparisons, LIKE, function calls; CASE,
-/// AND/OR and constants are free.
-pub(crate) fn count_ops(expr: &str) -> f64 {
-    let mut n = 0.0;
-    for t in tokenize(expr).windows(2) {
-        match (&t[0], &t[1]) {
-            (Tok::Sym(s), _)
-                if [
-                    "*", "/", "+", "-", "=", "<>", "<", ">", "<=", ">=", "!=", "<->",
-                ]
-                .contains(&s.as_str()) =>
-            {
-                n += 1.0
-            }
-            (Tok::Ident(s), _) if s.eq_ignore_ascii_case("LIKE") => n += 1.0,
-            (Tok::Ident(s), Tok::LParen)
-                if ![
-                    "CASE", "WHEN", "THEN", "ELSE", "AND", "OR", "NOT", "IN", "EXISTS", "SELECT",
-                ]
-                .iter()
-                .any(|k| s.eq_ignore_ascii_case(k)) =>
-            {
-                n += 1.0
-            }
-            _ => {}
-        }
-    }
-    if let Some(Tok::Sym(s)) = tokenize(expr).last() {
-        if ["*", "/", "+", "-"].contains(&s.as_str()) {
-            n += 1.0;
-        }
-    }
-    n
 }
 
 /// The comparison operator a symbol spells.
@@ -1001,17 +1066,6 @@ pub(crate) fn called_functions(expr: &str) -> Vec<String> {
             {
                 Some(s.rsplit('.').next().unwrap_or(s).to_ascii_lowercase())
             }
-            _ => None,
-        })
-        .collect()
-}
-
-/// Identifiers of a text (column names, lower-cased, without qualifier).
-pub(crate) fn identifiers(text: &str) -> Vec<String> {
-    tokenize(text)
-        .into_iter()
-        .filter_map(|t| match t {
-            Tok::Ident(s) => Some(s.rsplit('.').next().unwrap_or(&s).to_ascii_lowercase()),
             _ => None,
         })
         .collect()

@@ -69,6 +69,8 @@ pub(crate) fn nest_block(block: &QueryBlock, tables: &[usize]) -> QueryBlock {
         if f.tables.iter().all(|t| map(*t).is_some()) {
             let mut f2 = f.clone();
             f2.tables = f.tables.iter().filter_map(|t| map(*t)).collect();
+            f2.expr
+                .for_each_column_mut(&mut |c| c.table = c.table.and_then(map));
             q.filters.push(f2);
         }
     }

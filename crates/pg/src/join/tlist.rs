@@ -6,6 +6,8 @@ use super::memo::TargetOps;
 use super::model::Node;
 use super::pathnodes::*;
 use super::sqlexpr;
+use costlab_model::block::{QueryBlock, Source};
+use costlab_model::expr::Expr as T;
 
 /// What the block's target lists evaluate beyond Vars and aggregates, in operator calls
 /// (the schema's functions at their procost): per row of the scan/join result and per
@@ -18,79 +20,32 @@ use super::sqlexpr;
 /// expression's value from its input (what the third seed's planner change credits).
 /// Aggregate arguments and the arithmetic around aggregates are [`agg_costs`]'. Items that
 /// name a derived table's columns are left to the derived table (its own target list).
-pub(crate) fn target_ops(pl: &Planner, sql: &str, grouped: bool) -> TargetOps {
-    if sql.is_empty() {
-        return TargetOps::default();
-    }
-    let aliases = sqlexpr::derived_aliases(sql);
-    let items: Vec<String> = sqlexpr::select_items(sql)
-        .into_iter()
-        .map(|i| {
-            let up = i.to_ascii_uppercase();
-            match up.rfind(" AS ") {
-                Some(a) => i[..a].trim().to_string(),
-                None => i.trim().to_string(),
-            }
-        })
-        .collect();
-    let cost = |e: &str| -> f64 {
-        if e.is_empty() || e == "*" || e.ends_with(".*") {
+pub(crate) fn target_ops(pl: &Planner, block: &QueryBlock, grouped: bool) -> TargetOps {
+    let derived = |t: usize| matches!(block.tables[t].source, Source::Derived { .. });
+    let items: Vec<&T> = block.select.iter().map(|i| &i.expr).collect();
+    let cost = |e: &T| -> f64 {
+        if matches!(e, T::Star) || e.reads_derived(&derived) {
             return 0.0;
         }
-        let ids = sqlexpr::identifiers(e);
-        if aliases.iter().any(|(a, _)| ids.iter().any(|i| i == a)) {
-            return 0.0;
-        }
-        sqlexpr::count_ops(e) + pl.db.extra_call_ops(e)
+        sqlexpr::op_count(e) + pl.db.extra_call_ops_of(e)
     };
-    let calls = |e: &str| -> f64 {
+    let calls = |e: &T| -> f64 {
         if cost(e) == 0.0 {
             0.0
         } else {
-            pl.db.calls(e)
+            pl.db.calls_of(e)
         }
-    };
-    // An ORDER BY or GROUP BY item: an ordinal or an output name of the select list
-    // stands for its item; a derived table's column is the derived table's (nothing here).
-    let resolve = |e: &str| -> String {
-        let e = e.trim();
-        if let Ok(n) = e.parse::<usize>() {
-            if let Some(item) = items.get(n.wrapping_sub(1)) {
-                return item.clone();
-            }
-        }
-        let ids = sqlexpr::identifiers(e);
-        if aliases.iter().any(|(a, _)| ids.iter().any(|i| i == a)) {
-            return String::new();
-        }
-        for item in sqlexpr::select_items(sql) {
-            let up = item.to_ascii_uppercase();
-            if let Some(a) = up.rfind(" AS ") {
-                if item[a + 4..].trim().eq_ignore_ascii_case(e) {
-                    return item[..a].trim().to_string();
-                }
-            }
-        }
-        e.to_string()
-    };
-    let same = |a: &str, b: &str| {
-        let squash = |s: &str| {
-            s.chars()
-                .filter(|c| !c.is_whitespace())
-                .collect::<String>()
-                .to_ascii_lowercase()
-        };
-        squash(a) == squash(b)
     };
     if grouped {
-        let group: Vec<String> = sqlexpr::outer_items(sql, "GROUP BY")
-            .unwrap_or_default()
-            .into_iter()
-            .map(|(g, _)| resolve(&g))
-            .collect();
-        let out: Vec<&String> = items
+        let group: Vec<&T> = block
+            .group_items
             .iter()
-            .filter(|i| sqlexpr::aggregates(i).is_empty())
+            .map(|g| output_item(block, g))
+            .collect();
+        let out: Vec<&T> = items
+            .iter()
+            .copied()
+            .filter(|i| !i.has_aggregate())
             .collect();
         TargetOps {
             scanjoin_ops: group.iter().map(|g| cost(g)).sum(),
@@ -99,14 +54,13 @@ pub(crate) fn target_ops(pl: &Planner, sql: &str, grouped: bool) -> TargetOps {
             // The executor takes a grouped expression's value from its input.
             agg_out_calls: out
                 .iter()
-                .filter(|i| !group.iter().any(|g| same(g, i)))
+                .filter(|i| !group.contains(i))
                 .map(|i| calls(i))
                 .sum(),
         }
     } else {
-        // An aggregate in the first select list of an ungrouped block's text: the text's
-        // first SELECT is another block's (a view written before the query), not ours.
-        if items.iter().any(|i| !sqlexpr::aggregates(i).is_empty()) {
+        // An ungrouped block with aggregates has one output row: nothing per row.
+        if items.iter().any(|i| i.has_aggregate()) {
             return TargetOps::default();
         }
         let mut t = TargetOps {
@@ -114,14 +68,36 @@ pub(crate) fn target_ops(pl: &Planner, sql: &str, grouped: bool) -> TargetOps {
             scanjoin_calls: items.iter().map(|i| calls(i)).sum(),
             ..TargetOps::default()
         };
-        for (o, _) in sqlexpr::outer_items(sql, "ORDER BY").unwrap_or_default() {
-            let o = resolve(&o);
-            if !items.iter().any(|i| same(i, &o)) {
-                t.scanjoin_ops += cost(&o);
-                t.scanjoin_calls += calls(&o);
+        for (o, _) in &block.order_items {
+            let o = output_item(block, o);
+            if !items.contains(&o) {
+                t.scanjoin_ops += cost(o);
+                t.scanjoin_calls += calls(o);
             }
         }
         t
+    }
+}
+
+/// An ORDER BY or GROUP BY item as the expression it sorts on: an ordinal or an output
+/// name of the select list stands for that item (findTargetlistEntrySQL92).
+pub(crate) fn output_item<'b>(block: &'b QueryBlock, e: &'b T) -> &'b T {
+    match e {
+        T::Number(n) => n
+            .parse::<usize>()
+            .ok()
+            .and_then(|k| block.select.get(k.wrapping_sub(1)))
+            .map_or(e, |i| &i.expr),
+        T::Column(c) if c.table.is_none() && c.qualifier.is_none() => block
+            .select
+            .iter()
+            .find(|i| {
+                i.alias
+                    .as_ref()
+                    .is_some_and(|a| a.eq_ignore_ascii_case(&c.name))
+            })
+            .map_or(e, |i| &i.expr),
+        _ => e,
     }
 }
 
@@ -139,7 +115,7 @@ pub(crate) fn target_ops(pl: &Planner, sql: &str, grouped: bool) -> TargetOps {
 pub(crate) fn index_returned_calls(
     pl: &Planner,
     b: &Block,
-    sql: &str,
+    block: &QueryBlock,
     grouped: bool,
     n: &std::rc::Rc<Node>,
     ordered_value: Option<String>,
@@ -150,39 +126,20 @@ pub(crate) fn index_returned_calls(
     if keys.is_empty() {
         return (0.0, 0.0);
     }
-    let strip_alias = |i: &str| -> String {
-        let up = i.to_ascii_uppercase();
-        match up.rfind(" AS ") {
-            Some(a) => i[..a].trim().to_string(),
-            None => i.trim().to_string(),
-        }
-    };
-    let items: Vec<String> = if grouped {
-        sqlexpr::outer_items(sql, "GROUP BY")
-            .unwrap_or_default()
-            .into_iter()
-            .map(|(g, _)| g)
-            .collect()
+    let items: Vec<&T> = if grouped {
+        block.group_items.iter().collect()
     } else {
-        let mut v: Vec<String> = sqlexpr::select_items(sql)
-            .iter()
-            .map(|i| strip_alias(i))
-            .collect();
-        v.extend(
-            sqlexpr::outer_items(sql, "ORDER BY")
-                .unwrap_or_default()
-                .into_iter()
-                .map(|(o, _)| o),
-        );
+        let mut v: Vec<&T> = block.select.iter().map(|i| &i.expr).collect();
+        v.extend(block.order_items.iter().map(|(o, _)| o));
         v
     };
     let mut seen: Vec<String> = Vec::new();
     let (mut calls, mut ops) = (0.0, 0.0);
     for item in items {
-        let canon = sqlexpr::canonical_expression(&item);
+        let canon = sqlexpr::canonical(item);
         if keys.contains(&canon) && !seen.contains(&canon) {
-            calls += pl.db.calls(&item);
-            ops += sqlexpr::count_ops(&item) + pl.db.extra_call_ops(&item);
+            calls += pl.db.calls_of(item);
+            ops += sqlexpr::op_count(item) + pl.db.extra_call_ops_of(item);
             seen.push(canon);
         }
     }

@@ -230,18 +230,12 @@ pub(crate) fn finish(
     if paths.is_empty() {
         return Err(Error::Unsupported("no path for the join".into()));
     }
-    let (ac, tlist_ops, distinct) = agg_costs(pl, block, sql);
+    let (ac, tlist_ops, distinct) = agg_costs(pl, block);
     let grouped_block = !group.is_empty() || block.scalar_aggregate;
-    // A function of the text and whether the block groups: computed once per pair.
-    let key = format!("{}\0{sql}", u8::from(grouped_block));
-    let targets = *pl
-        .db
-        .memo
-        .target_ops
-        .get(&key, |_| target_ops(pl, sql, grouped_block));
+    let targets = target_ops(pl, block, grouped_block);
     let tlist_ops = tlist_ops + targets.agg_out_ops;
     if targets.scanjoin_ops > 0.0 {
-        project_scanjoin_target(pl, b, sql, grouped_block, &targets, &mut paths);
+        project_scanjoin_target(pl, b, block, grouped_block, &targets, &mut paths);
     }
     let aggc = AggCosts {
         trans_per_tuple: ac.trans_per_tuple * cop,
@@ -580,7 +574,7 @@ fn second_aggregation(
 fn project_scanjoin_target(
     pl: &Planner,
     b: &Block,
-    sql: &str,
+    block: &QueryBlock,
     grouped_block: bool,
     targets: &TargetOps,
     paths: &mut [JPath],
@@ -594,18 +588,17 @@ fn project_scanjoin_target(
             && !order_pks.is_empty()
             && p.pathkeys.starts_with(&order_pks);
         let ordered_value = if handed_up {
-            pl.db
-                .memo
-                .order_items(sql)
+            block
+                .order_items
                 .first()
-                .map(|i| sqlexpr::canonical_expression(i))
+                .map(|(o, _)| sqlexpr::canonical(o))
         } else {
             None
         };
         // What is returned is neither called nor evaluated (the work); the planner
         // still charges it (the cost).
         let (returned_calls, returned_ops) = if targets.scanjoin_calls > 0.0 {
-            index_returned_calls(pl, b, sql, grouped_block, &p.node, ordered_value)
+            index_returned_calls(pl, b, block, grouped_block, &p.node, ordered_value)
         } else {
             (0.0, 0.0)
         };
