@@ -2,7 +2,7 @@
 //!
 //! It parses every library and binary target of the workspace's members (each one crate,
 //! its module tree followed from the root file through `mod` declarations, `#[path]`
-//! included; whatever is under `#[cfg(test)]` or `#[test]` left out) and reports three rules:
+//! included; whatever is under `#[cfg(test)]` or `#[test]` left out) and reports four rules:
 //!
 //! 1. no import cycle between the modules of one crate. A module depends on another through
 //!    every `use` item (re-exports and groups included; a path that starts with `crate`,
@@ -16,7 +16,11 @@
 //! 2. no file of those module trees over [`MAX_FILE_LINES`] lines (test-only modules are not
 //!    in the trees; benches, examples, build scripts and tests/ are no library or binary);
 //! 3. no function (free, in an impl or a trait) over [`MAX_FN_LINES`] lines, from its `fn`
-//!    to its closing brace, in the planners ([`PLANNER_ROOTS`]).
+//!    to its closing brace, in the planners ([`PLANNER_ROOTS`]);
+//! 4. no query text in the planners: no read of a field named `sql` (`JoinQuery::sql`,
+//!    `Filter::sql`, the text the front end read). The planners read the front end's typed
+//!    blocks and expressions (`costlab_model::expr`); a query's text is for display and
+//!    for a workload to find its truth by.
 //!
 //! Main has violations; `xtask/layout-allow.txt` lists them, one key a line. The check fails
 //! on a violation not listed and on a listed one that no longer occurs, so the list only
@@ -268,6 +272,8 @@ struct CrateModel {
     /// (from, to) -> the first use that makes the edge.
     edges: BTreeMap<(usize, usize), Site>,
     long_fns: Vec<LongFn>,
+    /// Rule 4: where a planner reads a field named `sql`.
+    text_reads: Vec<Site>,
 }
 
 fn load_crate(
@@ -303,6 +309,7 @@ fn load_crate(
         files: files_out,
         edges: BTreeMap::new(),
         long_fns: Vec::new(),
+        text_reads: Vec::new(),
     };
     for file in 0..model.files.len() {
         let mut v = Collector {
@@ -315,9 +322,10 @@ fn load_crate(
             owner: None,
             edges: Vec::new(),
             fns: Vec::new(),
+            text_reads: Vec::new(),
         };
         v.visit_file(&model.files[file].ast);
-        let (edges, fns) = (v.edges, v.fns);
+        let (edges, fns, text_reads) = (v.edges, v.fns, v.text_reads);
         for (from, to, site) in edges {
             if from != to {
                 let e = model.edges.entry((from, to)).or_insert(site);
@@ -326,6 +334,7 @@ fn load_crate(
         }
         if model.modules[model.files[file].module].planner {
             model.long_fns.extend(fns);
+            model.text_reads.extend(text_reads);
         }
     }
     Ok(model)
@@ -539,6 +548,7 @@ struct Collector<'a> {
     owner: Option<String>,
     edges: Vec<(usize, usize, Site)>,
     fns: Vec<LongFn>,
+    text_reads: Vec<Site>,
 }
 
 impl Collector<'_> {
@@ -732,6 +742,20 @@ impl<'ast> Visit<'ast> for Collector<'_> {
             }
         }
         visit::visit_path(self, path);
+    }
+
+    fn visit_expr_field(&mut self, e: &'ast syn::ExprField) {
+        if matches!(&e.member, syn::Member::Named(n) if n == "sql") {
+            let line = match &e.member {
+                syn::Member::Named(n) => n.span().start().line,
+                syn::Member::Unnamed(i) => i.span.start().line,
+            };
+            self.text_reads.push(Site {
+                file: self.file,
+                line,
+            });
+        }
+        visit::visit_expr_field(self, e);
     }
 
     fn visit_vis_restricted(&mut self, _: &'ast syn::VisRestricted) {
@@ -1016,6 +1040,7 @@ enum Rule {
     Cycle,
     File,
     Fn,
+    Text,
 }
 
 #[derive(Debug)]
@@ -1075,6 +1100,17 @@ fn violations(c: &CrateModel) -> Vec<Violation> {
                 ),
             });
         }
+        for s in &c.text_reads {
+            let file = &c.files[s.file].shown;
+            let key = format!("text {file}");
+            if seen.insert(key.clone()) {
+                found.push(Violation {
+                    rule: Rule::Text,
+                    key,
+                    shown: format!("{file}:{}: reads a query's text (`.sql`)", s.line),
+                });
+            }
+        }
     }
     found.sort_by(|a, b| (a.rule, &a.key).cmp(&(b.rule, &b.key)));
     found
@@ -1115,6 +1151,7 @@ fn report(found: &[Violation], diff: &Diff) -> String {
         ),
         (Rule::File, "files over 1200 lines"),
         (Rule::Fn, "planner functions over 200 lines"),
+        (Rule::Text, "planners reading a query's text"),
     ];
     for (rule, title) in sections {
         out.push_str(&format!("layout: {title}: {}\n", count(rule)));
@@ -1144,10 +1181,11 @@ fn report(found: &[Violation], diff: &Diff) -> String {
         }
     }
     out.push_str(&format!(
-        "layout: {} cycles, {} files over {MAX_FILE_LINES} lines, {} functions over {MAX_FN_LINES} lines ({} new, {} stale allowlist entries)\n",
+        "layout: {} cycles, {} files over {MAX_FILE_LINES} lines, {} functions over {MAX_FN_LINES} lines, {} planner files reading query text ({} new, {} stale allowlist entries)\n",
         count(Rule::Cycle),
         count(Rule::File),
         count(Rule::Fn),
+        count(Rule::Text),
         diff.new.len(),
         diff.stale.len()
     ));

@@ -198,6 +198,10 @@ pub struct QueryBlock {
     pub order_items: Vec<(Expr, bool)>,
     /// HAVING, typed.
     pub having: Option<Expr>,
+    /// A second aggregation level over this block's groups (TPC-H Q13's `SELECT c_count,
+    /// count(*) ... FROM (this block) GROUP BY c_count`): the block is read as the inner
+    /// level with a sort after grouping; the outer level's items are kept for EXPLAIN.
+    pub regroup: Option<Box<Regroup>>,
     /// Aggregates without GROUP BY (one output row).
     pub scalar_aggregate: bool,
     /// True number of groups (or output rows, after HAVING) of the workload's data; 0 when
@@ -246,6 +250,16 @@ pub struct SelectItem {
     pub expr: Expr,
     /// `AS name`, as written.
     pub alias: Option<Name>,
+}
+
+/// The outer level of a query that groups a grouped derived table again: its select
+/// list, GROUP BY and ORDER BY, typed in the inner block's columns (the derived table's
+/// output names are left as names: the inner select list's aliases say what they are).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Regroup {
+    pub select: Vec<SelectItem>,
+    pub group_items: Vec<Expr>,
+    pub order_items: Vec<(Expr, bool)>,
 }
 
 /// A query the join planners read: its block, and the text it was read from.

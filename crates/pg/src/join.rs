@@ -39,9 +39,11 @@
 //! * `model`: the path and node types and add_path; `executor_work`: the rows and pages
 //!   the executor really handles, beside the estimates; `explain` and `deparse`: EXPLAIN
 //!   text as ruleutils.c prints it.
-//! * `sqlexpr` and `memo`: the SQL text the planner still reads itself (filters, the
-//!   select list, HAVING, sub-select text), parsed once per text. The front end's typed
-//!   blocks are to replace it.
+//! * `clauses`: what the planner reads of the front end's typed expressions (the
+//!   restriction clause shapes, operator counts, an expression's canonical form for
+//!   matching index keys), and the reader of the catalog's own texts (index expressions
+//!   and partial-index predicates as pg_get_indexdef prints them). No query text is read
+//!   after the front end.
 //!
 //! Not modelled: parallel plans (the comparison runs with no workers), BRIN indexes, GEQO
 //! and splitting a block above from/join_collapse_limit (every DBT3 block is within the
@@ -50,6 +52,7 @@
 
 mod allpaths;
 mod analyzejoins;
+mod clauses;
 mod clausesel;
 mod costs;
 mod deparse;
@@ -59,7 +62,6 @@ mod explain;
 mod indxpath;
 mod joinpath;
 mod joinrels;
-mod memo;
 mod model;
 mod pathnode;
 mod pathnodes;
@@ -69,7 +71,6 @@ mod prepagg;
 mod relnode;
 mod selfuncs;
 mod setup;
-mod sqlexpr;
 mod subselect;
 mod tlist;
 mod upper;
@@ -170,7 +171,6 @@ impl PgJoinPlanner {
             infos,
             partials,
             env,
-            memo: Box::default(),
         };
         // An indexed expression's evaluation costs its schema functions' procost.
         let mut infos = std::mem::take(&mut planner.infos);
@@ -191,8 +191,7 @@ impl PgJoinPlanner {
     }
 
     /// Plans from now on with `opts`' enable_* switches (as `SET enable_nestloop = off`
-    /// does for a session). The memo holds only the queries' SQL analysis, which no
-    /// switch changes, so it stays.
+    /// does for a session).
     pub fn set_options(&mut self, opts: crate::settings::PgOptions) {
         self.env.opts = opts;
     }
@@ -203,7 +202,7 @@ impl PgJoinPlanner {
         let names = if self.env.functions.is_empty() {
             Vec::new()
         } else {
-            sqlexpr::called_functions(expr)
+            clauses::called_functions(expr)
         };
         self.schema_functions(names)
     }
@@ -227,14 +226,14 @@ impl PgJoinPlanner {
 
     /// [`Self::extra_call_ops`] of a query's expression.
     pub(crate) fn extra_call_ops_of(&self, e: &costlab_model::expr::Expr) -> f64 {
-        self.schema_functions(sqlexpr::calls_of(e))
+        self.schema_functions(clauses::calls_of(e))
             .map(|f| f.procost - 1.0)
             .sum()
     }
 
     /// [`Self::calls`] of a query's expression.
     pub(crate) fn calls_of(&self, e: &costlab_model::expr::Expr) -> f64 {
-        self.schema_functions(sqlexpr::calls_of(e)).count() as f64
+        self.schema_functions(clauses::calls_of(e)).count() as f64
     }
 
     /// Whether this is the patched build ([`PgJoinEnv::handed_up`]).
@@ -262,9 +261,8 @@ impl PgJoinPlanner {
             version: self.env.version,
             opts: self.env.opts.clone(),
             keys: KeyNames::default(),
-            sql: &q.sql,
         };
-        let path = pl.plan_block(&q.block, &q.sql, &pathnodes::BlockOpts::default())?;
+        let path = pl.plan_block(&q.block, &pathnodes::BlockOpts::default())?;
         if !(path.total.is_finite() && path.startup.is_finite() && path.rows.is_finite())
             || path.total < 0.0
             || path.startup < 0.0

@@ -630,6 +630,42 @@ impl<'a> Reader<'a> {
             };
             // The inner query's own ORDER BY and LIMIT are not read.
             self.read_select(isel, None, bi, parent)?;
+            // The outer level's items, typed in the inner level's scope (the one the
+            // inner read created last for this block).
+            let inner = (0..self.scopes.len())
+                .rev()
+                .find(|&sc| self.scopes[sc].block == bi)
+                .unwrap_or(0);
+            let mut regroup = costlab_model::block::Regroup::default();
+            for item in &s.projection {
+                let (e, alias) = match item {
+                    SelectItem::UnnamedExpr(e) => (e, None),
+                    SelectItem::ExprWithAlias { expr, alias } => {
+                        (expr, Some(Name::from(alias.value.as_str())))
+                    }
+                    _ => continue,
+                };
+                let expr = self.lower(e, inner);
+                regroup
+                    .select
+                    .push(costlab_model::block::SelectItem { expr, alias });
+            }
+            if let GroupByExpr::Expressions(exprs, _) = &s.group_by {
+                for e in exprs {
+                    let g = self.lower(e, inner);
+                    regroup.group_items.push(g);
+                }
+            }
+            if let Some(ob) = q.and_then(|q| q.order_by.as_ref()) {
+                if let ast::OrderByKind::Expressions(items) = &ob.kind {
+                    for it in items {
+                        let o = self.lower(&it.expr, inner);
+                        let desc = matches!(it.options.sort, Some(ast::OrderBySort::Desc));
+                        regroup.order_items.push((o, desc));
+                    }
+                }
+            }
+            self.blocks[bi].q.regroup = Some(Box::new(regroup));
             self.blocks[bi].q.order_by.clear();
             self.blocks[bi].q.order_by_expression = true;
             self.blocks[bi].q.limit = self.limit(q)?;

@@ -310,7 +310,7 @@ fn the_allowlist_must_match_exactly() {
     let text = report(&found, &diff);
     assert!(text.contains("  NEW b.rs: 1300 lines\n"), "{text}");
     assert!(text.ends_with(
-        "layout: 0 cycles, 2 files over 1200 lines, 0 functions over 200 lines (1 new, 1 stale allowlist entries)\n"
+        "layout: 0 cycles, 2 files over 1200 lines, 0 functions over 200 lines, 0 planner files reading query text (1 new, 1 stale allowlist entries)\n"
     ));
 }
 
@@ -348,4 +348,30 @@ fn a_call_through_a_child_module_without_a_use_is_an_edge() {
         ["crate -> run @src/lib.rs:3", "run -> crate @src/run.rs:1"]
     );
     assert_eq!(cycle_lines(&m).len(), 1);
+}
+
+#[test]
+fn a_planner_reading_query_text_is_a_violation() {
+    let code = "pub struct Q { pub sql: String, pub n: u8 }\n\
+                pub fn plan(q: &Q) -> usize {\n    q.n as usize + q.sql.len()\n}\n\
+                #[cfg(test)]\nfn t(q: &Q) -> usize { q.sql.len() }\n";
+    let planner = model(
+        "costlab-pg",
+        &[("src/lib.rs", "pub mod join;\n"), ("src/join.rs", code)],
+    );
+    let texts: Vec<String> = violations(&planner)
+        .into_iter()
+        .filter(|v| v.rule == Rule::Text)
+        .map(|v| format!("{} | {}", v.key, v.shown))
+        .collect();
+    // Line 3's read, not the test's.
+    assert_eq!(
+        texts,
+        ["text src/join.rs | src/join.rs:3: reads a query's text (`.sql`)"]
+    );
+    let front_end = model(
+        "costlab-sql",
+        &[("src/lib.rs", "pub mod join;\n"), ("src/join.rs", code)],
+    );
+    assert!(violations(&front_end).iter().all(|v| v.rule != Rule::Text));
 }

@@ -10,9 +10,9 @@ use costlab_model::block::{FilterKind, QueryBlock};
 use costlab_model::catalog::{ColumnType, Value};
 use costlab_model::query::CmpOp;
 
+use super::clauses::{self, Expr, Lit, Op, Operand};
 use super::pathnodes::*;
 use super::selfuncs::{default_stats, eqjoinsel_inner, eqjoinsel_semi};
-use super::sqlexpr::{self, Expr, Lit, Op, Operand};
 
 pub(crate) fn value_for(col: &ColInfo, l: &Lit) -> Option<Value> {
     match (l, &col.ty) {
@@ -248,13 +248,13 @@ impl<'a> Block<'a> {
                 prefixsel = (hi + lo - 1.0).max(eq);
             }
         }
-        let heur = prefixsel * sqlexpr::like_rest_selectivity(rest);
+        let heur = prefixsel * clauses::like_rest_selectivity(rest);
         let hist = &col.stats.histogram;
         let mut selec = if hist.len() >= 10 {
             let inner = &hist[1..hist.len() - 1];
             let m = inner
                 .iter()
-                .filter(|v| sqlexpr::like_match(pat, &text(v)))
+                .filter(|v| clauses::like_match(pat, &text(v)))
                 .count() as f64;
             let hsel = m / inner.len().max(1) as f64;
             let w = (hist.len() as f64 / 100.0).min(1.0);
@@ -266,7 +266,7 @@ impl<'a> Block<'a> {
         let mut mcv_sel = 0.0;
         let mut sumcommon = 0.0;
         for (v, f) in &col.stats.mcv {
-            if sqlexpr::like_match(pat, &text(v)) {
+            if clauses::like_match(pat, &text(v)) {
                 mcv_sel += f;
             }
             sumcommon += f;

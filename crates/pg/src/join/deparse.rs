@@ -9,7 +9,7 @@
 //! Texts it cannot read come back as `None`; callers then print the SQL as written,
 //! which is the closest form there is and never a placeholder.
 
-use super::sqlexpr::{Expr, Lit, Op, Operand};
+use super::clauses::{Expr, Lit, Op, Operand};
 use costlab_model::expr::Expr as T;
 
 /// The type class of a value, as far as the casts EXPLAIN shows depend on it.
@@ -51,82 +51,6 @@ impl Ty {
 /// How a column name of the text is shown: `(text, type)`, or `None` when unknown.
 pub(crate) type Resolve<'r> = &'r dyn Fn(&str) -> Option<(String, Ty)>;
 
-#[derive(Clone, Debug, PartialEq)]
-enum Tok {
-    Ident(String),
-    Num(String),
-    Str(String),
-    Sym(String),
-    LParen,
-    RParen,
-    Comma,
-}
-
-fn tokenize(s: &str) -> Vec<Tok> {
-    let b: Vec<char> = s.chars().collect();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        if c.is_whitespace() {
-            i += 1;
-        } else if c == '/' && b.get(i + 1) == Some(&'*') {
-            while i + 1 < b.len() && !(b[i] == '*' && b[i + 1] == '/') {
-                i += 1;
-            }
-            i += 2;
-        } else if c == '\'' {
-            let mut t = String::new();
-            i += 1;
-            while i < b.len() {
-                if b[i] == '\'' {
-                    if b.get(i + 1) == Some(&'\'') {
-                        t.push('\'');
-                        i += 2;
-                        continue;
-                    }
-                    break;
-                }
-                t.push(b[i]);
-                i += 1;
-            }
-            i += 1;
-            out.push(Tok::Str(t));
-        } else if c.is_ascii_digit() {
-            let st = i;
-            while i < b.len() && (b[i].is_ascii_digit() || b[i] == '.') {
-                i += 1;
-            }
-            out.push(Tok::Num(b[st..i].iter().collect()));
-        } else if c.is_alphanumeric() || c == '_' {
-            let st = i;
-            while i < b.len() && (b[i].is_alphanumeric() || b[i] == '_' || b[i] == '.') {
-                i += 1;
-            }
-            out.push(Tok::Ident(b[st..i].iter().collect()));
-        } else if c == '(' {
-            out.push(Tok::LParen);
-            i += 1;
-        } else if c == ')' {
-            out.push(Tok::RParen);
-            i += 1;
-        } else if c == ',' {
-            out.push(Tok::Comma);
-            i += 1;
-        } else {
-            let two: String = b[i..(i + 2).min(b.len())].iter().collect();
-            if ["<>", "<=", ">=", "!="].contains(&two.as_str()) {
-                out.push(Tok::Sym(if two == "!=" { "<>".into() } else { two }));
-                i += 2;
-            } else {
-                out.push(Tok::Sym(c.to_string()));
-                i += 1;
-            }
-        }
-    }
-    out
-}
-
 /// A parsed expression, columns already resolved.
 #[derive(Clone, Debug)]
 enum E {
@@ -146,203 +70,6 @@ enum E {
     Sub(String, Ty),
     /// `x IN (constants)`: `x = ANY (array)`.
     AnyEq(Box<E>, Vec<Lit>),
-}
-
-struct P<'r> {
-    t: Vec<Tok>,
-    i: usize,
-    resolve: Resolve<'r>,
-    sub: &'r str,
-}
-
-fn is_kw(t: Option<&Tok>, k: &str) -> bool {
-    matches!(t, Some(Tok::Ident(s)) if s.eq_ignore_ascii_case(k))
-}
-
-impl P<'_> {
-    fn peek(&self) -> Option<&Tok> {
-        self.t.get(self.i)
-    }
-    fn bump(&mut self) -> Option<Tok> {
-        let t = self.t.get(self.i).cloned();
-        self.i += 1;
-        t
-    }
-    fn expect(&mut self, t: Tok) -> Option<()> {
-        (self.bump()? == t).then_some(())
-    }
-    fn cmp(&mut self) -> Option<E> {
-        let l = self.add()?;
-        if is_kw(self.peek(), "IN") {
-            self.i += 1;
-            self.expect(Tok::LParen)?;
-            let mut values = Vec::new();
-            loop {
-                values.push(match self.bump()? {
-                    Tok::Str(s) => Lit::Text(s),
-                    Tok::Num(n) => Lit::Num(n.parse().ok()?),
-                    _ => return None,
-                });
-                match self.bump()? {
-                    Tok::Comma => continue,
-                    Tok::RParen => break,
-                    _ => return None,
-                }
-            }
-            return Some(E::AnyEq(Box::new(l), values));
-        }
-        match self.peek() {
-            Some(Tok::Sym(s)) if ["=", "<>", "<", "<=", ">", ">="].contains(&s.as_str()) => {
-                let op = s.clone();
-                self.i += 1;
-                let r = self.add()?;
-                Some(E::Op(op, Box::new(l), Box::new(r)))
-            }
-            _ => Some(l),
-        }
-    }
-    fn add(&mut self) -> Option<E> {
-        let mut l = self.mul()?;
-        while let Some(Tok::Sym(s)) = self.peek() {
-            if s != "+" && s != "-" {
-                break;
-            }
-            let op = s.clone();
-            self.i += 1;
-            let r = self.mul()?;
-            l = E::Op(op, Box::new(l), Box::new(r));
-        }
-        Some(l)
-    }
-    fn mul(&mut self) -> Option<E> {
-        let mut l = self.atom()?;
-        while let Some(Tok::Sym(s)) = self.peek() {
-            if s != "*" && s != "/" {
-                break;
-            }
-            let op = s.clone();
-            self.i += 1;
-            let r = self.atom()?;
-            l = E::Op(op, Box::new(l), Box::new(r));
-        }
-        Some(l)
-    }
-    /// Skips a balanced group whose opening parenthesis is consumed.
-    fn skip_group(&mut self) -> Option<()> {
-        let mut depth = 1;
-        while let Some(t) = self.bump() {
-            match t {
-                Tok::LParen => depth += 1,
-                Tok::RParen => {
-                    depth -= 1;
-                    if depth == 0 {
-                        return Some(());
-                    }
-                }
-                _ => {}
-            }
-        }
-        None
-    }
-    fn atom(&mut self) -> Option<E> {
-        match self.bump()? {
-            Tok::Num(n) => {
-                let dec = n.contains('.');
-                Some(E::Num(n, dec))
-            }
-            Tok::Str(s) => Some(E::Str(s)),
-            Tok::LParen => {
-                if is_kw(self.peek(), "SELECT") {
-                    // The sub-select's value: its first select item's type.
-                    let st = self.i + 1;
-                    self.skip_group()?;
-                    let inner = &self.t[st..self.i - 1];
-                    let end = inner
-                        .iter()
-                        .position(|t| matches!(t, Tok::Comma) || is_kw(Some(t), "FROM"))
-                        .unwrap_or(inner.len());
-                    // Its columns belong to the sub-select's relations: only their
-                    // types matter, and an unknown one leaves the constants to decide.
-                    let outer = self.resolve;
-                    let typed =
-                        move |n: &str| outer(n).or_else(|| Some((n.to_string(), Ty::Other)));
-                    let mut p = P {
-                        t: inner[..end].to_vec(),
-                        i: 0,
-                        resolve: &typed,
-                        sub: "",
-                    };
-                    let ty = p.cmp().map_or(Ty::Other, |e| ty_of(&e));
-                    return Some(E::Sub(self.sub.to_string(), ty));
-                }
-                let e = self.cmp()?;
-                self.expect(Tok::RParen)?;
-                Some(e)
-            }
-            Tok::Ident(name) => {
-                if self.peek() != Some(&Tok::LParen) {
-                    let (text, ty) = (self.resolve)(&name)?;
-                    return Some(E::Col(text, ty));
-                }
-                self.i += 1;
-                let up = name.to_ascii_uppercase();
-                match up.as_str() {
-                    "SUM" | "AVG" | "MIN" | "MAX" | "COUNT" => {
-                        if self.peek() == Some(&Tok::Sym("*".into())) {
-                            self.i += 1;
-                            self.expect(Tok::RParen)?;
-                            return Some(E::Agg {
-                                name: up.to_ascii_lowercase(),
-                                distinct: false,
-                                arg: None,
-                            });
-                        }
-                        let distinct = is_kw(self.peek(), "DISTINCT");
-                        if distinct {
-                            self.i += 1;
-                        }
-                        let arg = self.cmp()?;
-                        self.expect(Tok::RParen)?;
-                        Some(E::Agg {
-                            name: up.to_ascii_lowercase(),
-                            distinct,
-                            arg: Some(Box::new(arg)),
-                        })
-                    }
-                    "EXTRACT" => {
-                        let Tok::Ident(field) = self.bump()? else {
-                            return None;
-                        };
-                        if !is_kw(self.bump().as_ref(), "FROM") {
-                            return None;
-                        }
-                        let e = self.cmp()?;
-                        self.expect(Tok::RParen)?;
-                        Some(E::Extract(field.to_ascii_lowercase(), Box::new(e)))
-                    }
-                    "SUBSTR" | "SUBSTRING" => {
-                        let e = self.cmp()?;
-                        if !is_kw(self.bump().as_ref(), "FROM") {
-                            return None;
-                        }
-                        let Tok::Num(from) = self.bump()? else {
-                            return None;
-                        };
-                        if !is_kw(self.bump().as_ref(), "FOR") {
-                            return None;
-                        }
-                        let Tok::Num(len) = self.bump()? else {
-                            return None;
-                        };
-                        self.expect(Tok::RParen)?;
-                        Some(E::Substring(Box::new(e), from, len))
-                    }
-                    _ => None,
-                }
-            }
-            _ => None,
-        }
-    }
 }
 
 /// A typed expression (the front end's) as the parsed form printed here, columns
@@ -419,6 +146,15 @@ fn from_typed(e: &T, resolve: Resolve, sub: &str, sub_item: Option<&T>) -> Optio
             _ => return None,
         },
         _ => return None,
+    })
+}
+
+/// A typed sort or grouping key as EXPLAIN prints it (show_sort_group_keys): a column
+/// as it is, any other expression in parentheses.
+pub(crate) fn typed_key_text(e: &T, resolve: Resolve) -> Option<String> {
+    from_typed(e, resolve, "", None).map(|e| match e {
+        E::Col(t, _) => t,
+        other => format!("({})", print(&other)),
     })
 }
 
@@ -523,37 +259,7 @@ fn print_as(e: &E, want: Option<Ty>) -> String {
     }
 }
 
-fn parse(text: &str, resolve: Resolve, sub: &str) -> Option<E> {
-    let mut p = P {
-        t: tokenize(text),
-        i: 0,
-        resolve,
-        sub,
-    };
-    let e = p.cmp()?;
-    (p.i == p.t.len()).then_some(e)
-}
-
-/// `text` (a value or a comparison) as EXPLAIN prints it, a sub-select as `sub`.
-pub(crate) fn expr_text(text: &str, resolve: Resolve, sub: &str) -> Option<String> {
-    parse(text, resolve, sub).map(|e| print(&e))
-}
-
-/// A sort or grouping key as EXPLAIN prints it (show_sort_group_keys): a column as it
-/// is, any other expression in parentheses.
-pub(crate) fn key_text(text: &str, resolve: Resolve) -> Option<String> {
-    parse(text, resolve, "").map(|e| match e {
-        E::Col(t, _) => t,
-        other => format!("({})", print(&other)),
-    })
-}
-
-/// Whether `text` reads as a bare column.
-pub(crate) fn is_column(text: &str) -> bool {
-    matches!(tokenize(text).as_slice(), [Tok::Ident(_)])
-}
-
-/// A constant of the parsed conditions (`sqlexpr::Lit`) compared with a column of type
+/// A constant of the parsed conditions (`clauses::Lit`) compared with a column of type
 /// `ty`, as ruleutils prints the Const the parser made of it.
 fn lit_text(l: &Lit, ty: Ty) -> String {
     match (l, ty) {
@@ -593,7 +299,7 @@ fn col_operand(text: &str, ty: Ty) -> String {
     }
 }
 
-/// A parsed condition (`sqlexpr::Expr`) as EXPLAIN prints the qual PostgreSQL made of it:
+/// A parsed condition (`clauses::Expr`) as EXPLAIN prints the qual PostgreSQL made of it:
 /// BETWEEN as two comparisons, IN lists as `= ANY (array)`, LIKE as `~~`, every clause
 /// and every AND / OR list in parentheses. `None` when a part is beyond the reader.
 pub(crate) fn cond_text(e: &Expr, resolve: Resolve) -> Option<String> {
@@ -698,49 +404,82 @@ mod tests {
         Some((format!("{alias}.{bare}"), ty))
     }
 
+    /// A DBT3 query's block, read by the front end.
+    fn block(sql: &str) -> costlab_model::block::QueryBlock {
+        use std::sync::OnceLock;
+        static T: OnceLock<Vec<costlab_model::catalog::Table>> = OnceLock::new();
+        let tables = T.get_or_init(|| costlab_workload::dbt3::catalog::dbt3(0.01).unwrap().pg);
+        costlab_sql::read_query(sql, costlab_sql::Dialect::Postgres, tables).unwrap()
+    }
+
+    /// The first select item of `SELECT {item} FROM {from}`.
+    fn item(item: &str, from: &str) -> T {
+        block(&format!("SELECT {item} FROM {from}")).select[0]
+            .expr
+            .clone()
+    }
+
     /// Each expected text is the real server's (PostgreSQL 15, DBT3 SF 0.1; the lines
     /// are quoted in pg_join_tests.rs's `SERVER_TEXT`).
     #[test]
     fn prints_what_postgres_15_prints() {
-        let e = |t: &str, sub: &str| expr_text(t, &cols, sub).unwrap();
+        let e = |x: &T| typed_text(x, &cols, "", None).unwrap();
+        let key = |x: &T| typed_key_text(x, &cols).unwrap();
         assert_eq!(
-            e("SUM(l_extendedprice*(1-l_discount))", ""),
+            e(&item("SUM(l_extendedprice*(1-l_discount))", "lineitem")),
             "sum((lineitem.l_extendedprice * ('1'::numeric - lineitem.l_discount)))"
         );
+        let q11 = block(
+            "SELECT ps_partkey FROM partsupp GROUP BY ps_partkey
+             HAVING SUM(ps_supplycost*ps_availqty) > (SELECT SUM(ps_supplycost*ps_availqty) * 0.0001 FROM partsupp)",
+        );
+        let sub_item = &q11.subqueries[0].block.select[0].expr;
         assert_eq!(
-            e("SUM(ps_supplycost*ps_availqty) > (SELECT SUM(ps_supplycost*ps_availqty) * 0.0001 FROM partsupp)", "$1"),
+            typed_text(q11.having.as_ref().unwrap(), &cols, "$1", Some(sub_item)).unwrap(),
             "(sum((partsupp.ps_supplycost * (partsupp.ps_availqty)::numeric)) > $1)"
         );
-        assert_eq!(
-            e("SUM(l_quantity) > 300", ""),
-            "(sum(lineitem.l_quantity) > '300'::numeric)"
+        let q18 = block(
+            "SELECT l_orderkey FROM lineitem GROUP BY l_orderkey HAVING SUM(l_quantity) > 300",
         );
         assert_eq!(
-            e(
-                "ps_availqty > (SELECT 0.5 * SUM(l_quantity) FROM lineitem)",
-                "(SubPlan 1)"
-            ),
+            e(q18.having.as_ref().unwrap()),
+            "(sum(lineitem.l_quantity) > '300'::numeric)"
+        );
+        let q20 = block(
+            "SELECT ps_suppkey FROM partsupp WHERE ps_availqty > (SELECT 0.5 * SUM(l_quantity) FROM lineitem)",
+        );
+        let sub_item = &q20.subqueries[0].block.select[0].expr;
+        assert_eq!(
+            typed_text(&q20.filters[0].expr, &cols, "(SubPlan 1)", Some(sub_item)).unwrap(),
             "((partsupp.ps_availqty)::numeric > (SubPlan 1))"
         );
         assert_eq!(
-            key_text("EXTRACT(YEAR FROM o_orderdate)", &cols).unwrap(),
+            key(&item("EXTRACT(YEAR FROM o_orderdate)", "orders")),
             "(EXTRACT(year FROM orders.o_orderdate))"
         );
         assert_eq!(
-            key_text("SUBSTR(c_phone FROM 1 FOR 2)", &cols).unwrap(),
+            key(&item("SUBSTR(c_phone FROM 1 FOR 2)", "customer")),
             "(SUBSTRING(customer.c_phone FROM 1 FOR 2))"
         );
         assert_eq!(
-            key_text("COUNT(DISTINCT ps_suppkey)", &cols).unwrap(),
+            key(&item("COUNT(DISTINCT ps_suppkey)", "partsupp")),
             "(count(DISTINCT partsupp.ps_suppkey))"
         );
-        assert_eq!(key_text("COUNT(*)", &cols).unwrap(), "(count(*))");
+        assert_eq!(key(&item("COUNT(*)", "partsupp")), "(count(*))");
+        assert_eq!(key(&item("o_orderdate", "orders")), "orders.o_orderdate");
+        // What the printer does not know is left to the caller, never made up.
         assert_eq!(
-            key_text("o_orderdate", &cols).unwrap(),
-            "orders.o_orderdate"
+            typed_text(
+                &item("CASE WHEN o_orderkey > 1 THEN 1 END", "orders"),
+                &cols,
+                "",
+                None
+            ),
+            None
         );
-        // Unreadable texts are left to the caller, never made up.
-        assert_eq!(expr_text("CASE WHEN x THEN 1 END", &cols, ""), None);
-        assert_eq!(expr_text("unknown_col > 1", &cols, ""), None);
+        assert_eq!(
+            typed_text(&item("o_custkey > 1", "orders"), &cols, "", None),
+            None
+        );
     }
 }

@@ -6,8 +6,8 @@ use std::rc::Rc;
 use super::deparse;
 use super::model::Node;
 use super::pathnodes::*;
-use super::sqlexpr;
 use costlab_model::block::QueryBlock;
+use costlab_model::expr::Expr as T;
 
 /// A kNN scan's `Order By: (key <-> '(x,y)'::point)` line, where EXPLAIN prints it:
 /// after the index condition, before the filter.
@@ -107,20 +107,16 @@ pub(crate) fn clause_line<'e, 'b: 'e>(
     out
 }
 
-/// EXPLAIN's texts of a block's grouping keys, sort keys and HAVING condition, read from
-/// the block's SQL: an output name stands for its expression (through the select list's
-/// and derived tables' aliases), printed as the server prints it (see [`deparse`]).
+/// EXPLAIN's texts of a block's grouping keys, sort keys and HAVING condition, from the
+/// block's typed items: an output name stands for its expression (through the select
+/// list's and derived tables' aliases), printed as the server prints it (see
+/// [`deparse`]).
 pub(crate) struct KeyTexts<'k, 'a> {
     pub(crate) pl: &'k Planner<'a>,
     pub(crate) b: &'k Block<'a>,
-    pub(crate) sql: &'k str,
+    pub(crate) block: &'k QueryBlock,
     /// Columns qualified: the plan reads more than one relation (EXPLAIN's useprefix).
     pub(crate) prefix: bool,
-    /// The GROUP BY items of the block's own SQL, one per grouping column, and its
-    /// ORDER BY items: read from the text when a key's text is first asked for (only
-    /// EXPLAIN's lines ask, and the text search cost 3 % of planning; see `items`).
-    pub(crate) group_items: std::cell::OnceCell<Option<Vec<(String, bool)>>>,
-    pub(crate) order_items: std::cell::OnceCell<Option<Vec<(String, bool)>>>,
     pub(crate) full_group: &'k [ColKey],
 }
 
@@ -152,47 +148,65 @@ impl<'k, 'a> KeyTexts<'k, 'a> {
     pub(crate) fn new(
         pl: &'k Planner<'a>,
         b: &'k Block<'a>,
-        block: &QueryBlock,
-        sql: &'k str,
+        block: &'k QueryBlock,
         full_group: &'k [ColKey],
     ) -> Self {
-        let single = sql == pl.sql
+        let single = !b.nested
             && block.tables.len() == 1
             && block.subqueries.is_empty()
             && block.nests.is_empty();
         KeyTexts {
             pl,
             b,
-            sql,
+            block,
             prefix: !single,
-            group_items: std::cell::OnceCell::new(),
-            order_items: std::cell::OnceCell::new(),
             full_group,
         }
     }
 
-    /// The block's GROUP BY items (`group`) or ORDER BY items, as `group_items` says.
-    pub(crate) fn items(&self, group: bool) -> Option<&Vec<(String, bool)>> {
-        let sql = self.sql;
+    /// The block's GROUP BY items, one per grouping column (none for a block grouped
+    /// again above: Q13's outer GROUP BY is the second level's), or its ORDER BY items.
+    fn items(&self, group: bool) -> Option<Vec<(&'k T, bool)>> {
+        let block = self.block;
         if group {
-            self.group_items.get_or_init(|| {
-                // The outer GROUP BY of a query that groups a grouped sub-select (Q13) is
-                // the second level's, not this block's.
-                if sql.is_empty() || self.pl.db.memo.derived_grouped(sql) {
-                    None
-                } else {
-                    sqlexpr::outer_items(sql, "GROUP BY")
-                        .filter(|v| v.len() == self.full_group.len())
-                }
-            })
+            (block.regroup.is_none() && block.group_items.len() == self.full_group.len())
+                .then(|| block.group_items.iter().map(|g| (g, false)).collect())
         } else {
-            self.order_items.get_or_init(|| {
-                (!sql.is_empty())
-                    .then(|| sqlexpr::outer_items(sql, "ORDER BY"))
-                    .flatten()
-            })
+            let order = match &block.regroup {
+                Some(r) => &r.order_items,
+                None => &block.order_items,
+            };
+            (!order.is_empty()).then(|| order.iter().map(|(o, d)| (o, *d)).collect())
         }
-        .as_ref()
+    }
+
+    /// The expression an output name stands for: an `expr AS name` item of the select
+    /// list (the outer level's first where the block is grouped again), an ordinal's
+    /// item, a merged derived table's column's expression; else the item itself.
+    fn alias_expr(&self, e: &'k T) -> &'k T {
+        let block = self.block;
+        let lists = block
+            .regroup
+            .iter()
+            .map(|r| &r.select)
+            .chain(std::iter::once(&block.select));
+        match e {
+            T::Derived { expr, .. } => self.alias_expr(expr),
+            T::Column(c) if c.table.is_none() && c.qualifier.is_none() => {
+                for list in lists {
+                    if let Some(i) = list.iter().find(|i| {
+                        i.alias
+                            .as_ref()
+                            .is_some_and(|a| a.eq_ignore_ascii_case(&c.name))
+                    }) {
+                        return self.alias_expr(&i.expr);
+                    }
+                }
+                e
+            }
+            T::Number(_) => super::tlist::output_item(block, e),
+            _ => e,
+        }
     }
 
     pub(crate) fn resolve(&self, name: &str) -> Option<(String, deparse::Ty)> {
@@ -208,9 +222,9 @@ impl<'k, 'a> KeyTexts<'k, 'a> {
     }
 
     /// An ORDER BY or GROUP BY item as a key.
-    pub(crate) fn item_key(&self, item: &str) -> String {
-        let e = sqlexpr::alias_expr(self.sql, item);
-        deparse::key_text(&e, &|n| self.resolve(n)).unwrap_or(e)
+    fn item_key(&self, item: &'k T) -> String {
+        let e = self.alias_expr(item);
+        deparse::typed_key_text(e, &|n| self.resolve(n)).unwrap_or_else(|| e.to_string())
     }
 
     /// A grouping column: the expression its GROUP BY item names, else the column;
@@ -219,19 +233,17 @@ impl<'k, 'a> KeyTexts<'k, 'a> {
         let item = self
             .items(true)
             .zip(self.full_group.iter().position(|x| x == g))
-            .map(|(items, i)| items[i].0.clone());
-        let mut text = match &item {
-            Some(item) if !deparse::is_column(&sqlexpr::alias_expr(self.sql, item)) => {
-                self.item_key(item)
-            }
+            .and_then(|(items, i)| items.get(i).map(|(e, _)| *e));
+        let mut text = match item {
+            Some(item) if !matches!(self.alias_expr(item), T::Column(_)) => self.item_key(item),
             _ => self.column(g),
         };
         if directed {
-            let desc = item.as_ref().is_some_and(|item| {
+            let desc = item.is_some_and(|item| {
                 self.items(false)
                     .into_iter()
                     .flatten()
-                    .any(|(o, desc)| *desc && o.split_whitespace().eq(item.split_whitespace()))
+                    .any(|(o, desc)| desc && o == item)
             });
             if desc {
                 text.push_str(" DESC");
@@ -240,7 +252,7 @@ impl<'k, 'a> KeyTexts<'k, 'a> {
         text
     }
 
-    /// The block's ORDER BY as a Sort Key, if its SQL has one.
+    /// The block's ORDER BY as a Sort Key, if it has one.
     pub(crate) fn order_by(&self) -> Option<String> {
         let items = self.items(false)?;
         Some(
@@ -262,23 +274,28 @@ impl<'k, 'a> KeyTexts<'k, 'a> {
     /// The key of the aggregation over a grouped sub-select (Q13's `count(o_orderkey)`):
     /// a Var of the sub-select's output, shown as the expression without parentheses.
     pub(crate) fn outer_group_key(&self) -> String {
-        let item = sqlexpr::outer_items(self.sql, "GROUP BY")
-            .and_then(|v| v.into_iter().next())
-            .map(|(item, _)| item)
-            .unwrap_or_default();
-        let e = sqlexpr::alias_expr(self.sql, &item);
-        deparse::expr_text(&e, &|n| self.resolve(n), "").unwrap_or(e)
+        let Some(item) = self
+            .block
+            .regroup
+            .as_ref()
+            .and_then(|r| r.group_items.first())
+        else {
+            return String::new();
+        };
+        let e = self.alias_expr(item);
+        deparse::typed_text(e, &|n| self.resolve(n), "", None).unwrap_or_else(|| e.to_string())
     }
 
     /// The HAVING condition, its sub-select as the InitPlan's Param.
     pub(crate) fn having(&self) -> String {
-        let (cond, sub) = match &self.b.having_text {
-            Some((c, s)) => (Some(c.clone()), s.as_str()),
-            None => (sqlexpr::having_clause(self.sql), ""),
-        };
-        match cond {
-            Some(c) => deparse::expr_text(&c, &|n| self.resolve(n), sub).unwrap_or(c),
-            None => "(condition on an aggregate)".to_string(),
+        let resolve = |n: &str| self.resolve(n);
+        match (&self.b.having_text, &self.block.having) {
+            (Some(h), _) => deparse::typed_text(&h.cond, &resolve, h.sub, h.sub_item.as_ref())
+                .unwrap_or_else(|| h.cond.to_string()),
+            (None, Some(h)) => {
+                deparse::typed_text(h, &resolve, "", None).unwrap_or_else(|| h.to_string())
+            }
+            (None, None) => "(condition on an aggregate)".to_string(),
         }
     }
 }

@@ -2,10 +2,11 @@
 //! an indexed expression, pathkeys.c's ORDER BY on it, and the handed-up values of the
 //! third seed's patch series).
 
-use costlab_model::block::QueryBlock;
+use costlab_model::block::{QueryBlock, Source};
 use costlab_model::catalog::{ColumnType, IndexMethod, Value};
 use costlab_model::query::Predicate;
 
+use super::clauses::{self, Expr, Lit, Operand};
 use super::clausesel::cmp_op;
 use super::costs::{self, Qual};
 use super::executor_work;
@@ -14,10 +15,10 @@ use super::explain::and_text;
 use super::model::{JPath, Node, PathKeys, Rescan, TrueRows};
 use super::pathnodes::*;
 use super::predtest;
-use super::sqlexpr::{self, Expr, Lit, Operand};
 use crate::pathnodes::clamp_row_est;
 use crate::paths;
 use crate::selfuncs;
+use costlab_model::expr::Expr as T;
 use costlab_model::plan::{AccessPattern, Name, PageReads, Work};
 use costlab_model::query::CmpOp;
 use smallvec::smallvec;
@@ -33,7 +34,6 @@ pub(crate) fn order_by_index_expression(
     pl: &Planner,
     b: &Block,
     block: &QueryBlock,
-    sql: &str,
 ) -> Option<ColKey> {
     if !block.order_by_expression
         || !block.group_by.is_empty()
@@ -65,20 +65,15 @@ pub(crate) fn order_by_index_expression(
     if tables.is_empty() {
         return None;
     }
-    let items = pl.db.memo.order_items(sql);
-    let [item] = items.as_slice() else {
+    let [(item, desc)] = block.order_items.as_slice() else {
         return None;
     };
-    let knn = sqlexpr::distance_operand(item);
+    let knn = clauses::distance_to_point(item).map(|(key, _)| key);
     // A GiST scan returns the nearest first, never the farthest.
-    if knn.is_some()
-        && sqlexpr::outer_items(sql, "ORDER BY").is_some_and(|v| v.iter().any(|(_, desc)| *desc))
-    {
+    if knn.is_some() && *desc {
         return None;
     }
-    let text = knn
-        .clone()
-        .unwrap_or_else(|| sqlexpr::canonical_expression(item));
+    let text = knn.clone().unwrap_or_else(|| clauses::canonical(item));
     tables.iter().find_map(|&(r, tidx)| {
         let info = &pl.db.infos[tidx];
         let pos = info.cols.iter().position(|c| {
@@ -87,7 +82,7 @@ pub(crate) fn order_by_index_expression(
             } else {
                 c.expression.is_some()
             };
-            eligible && sqlexpr::canonical_expression(&c.name) == text
+            eligible && clauses::canonical_expression(&c.name) == text
         })?;
         if knn.is_some()
             && !info
@@ -110,26 +105,85 @@ pub(crate) fn order_by_index_expression(
 /// table `tidx`: each column that appears in `sql` only within the text of one of the
 /// table's indexed expressions. Stock PostgreSQL needs the heap column itself
 /// (`IndexExpression::reads`).
-pub(crate) fn handed_up_columns(pl: &Planner, tidx: usize, sql: &str) -> Vec<(String, String)> {
+pub(crate) fn handed_up_columns(
+    pl: &Planner,
+    tidx: usize,
+    block: &QueryBlock,
+) -> Vec<(String, String)> {
     let info = &pl.db.infos[tidx];
     if info.cols.iter().all(|c| c.expression.is_none()) {
         return Vec::new();
     }
-    let canon = sqlexpr::canonical_expression(sql);
-    let mut rest = format!(" {canon} ");
-    let mut found = Vec::new();
-    for c in info.cols.iter().filter(|c| c.expression.is_some()) {
-        let text = format!(" {} ", sqlexpr::canonical_expression(&c.name));
-        if rest.contains(&text) {
-            rest = rest.replace(&text, " ");
-            found.push(c);
+    let keys: Vec<(usize, String)> = info
+        .cols
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.expression.is_some())
+        .map(|(k, c)| (k, clauses::canonical_expression(&c.name)))
+        .collect();
+    // The indexed expressions the block computes, and the columns it reads elsewhere.
+    let mut found: Vec<usize> = Vec::new();
+    let mut rest: Vec<String> = Vec::new();
+    fn visit(e: &T, keys: &[(usize, String)], found: &mut Vec<usize>, rest: &mut Vec<String>) {
+        if !matches!(e, T::Column(_)) {
+            let canon = clauses::canonical(e);
+            if let Some((k, _)) = keys.iter().find(|(_, key)| *key == canon) {
+                if !found.contains(k) {
+                    found.push(*k);
+                }
+                return;
+            }
+        }
+        match e {
+            T::Column(c) => rest.push(c.name.to_ascii_lowercase()),
+            _ => e
+                .children()
+                .into_iter()
+                .for_each(|x| visit(x, keys, found, rest)),
         }
     }
+    fn all_of(b: &QueryBlock, f: &mut dyn FnMut(&T)) {
+        b.select.iter().for_each(|i| f(&i.expr));
+        b.group_items.iter().for_each(&mut *f);
+        b.order_items.iter().for_each(|(o, _)| f(o));
+        b.having.iter().for_each(&mut *f);
+        b.filters.iter().for_each(|x| f(&x.expr));
+        for s in &b.subqueries {
+            all_of(&s.block, f);
+        }
+        for t in &b.tables {
+            if let Source::Derived { block, .. } = &t.source {
+                all_of(block, f);
+            }
+        }
+    }
+    all_of(block, &mut |e| visit(e, &keys, &mut found, &mut rest));
+    fn plain_columns(b: &QueryBlock, rest: &mut Vec<String>) {
+        for j in &b.joins {
+            rest.push(j.a.column.to_ascii_lowercase());
+            rest.push(j.b.column.to_ascii_lowercase());
+        }
+        for t in &b.tables {
+            rest.extend(t.preds.iter().map(|p| p.column().to_ascii_lowercase()));
+            if let Source::Derived { block, .. } = &t.source {
+                plain_columns(block, rest);
+            }
+        }
+        for s in &b.subqueries {
+            plain_columns(&s.block, rest);
+            for (i, o) in &s.correlation {
+                rest.push(i.column.to_ascii_lowercase());
+                rest.push(o.column.to_ascii_lowercase());
+            }
+        }
+    }
+    plain_columns(block, &mut rest);
     let mut out = Vec::new();
-    for c in found {
+    for k in found {
+        let c = &info.cols[k];
         for &h in c.expression.as_ref().map_or(&[][..], |e| &e.reads[..]) {
             let heap = info.cols[h].name.to_ascii_lowercase();
-            if !rest.split_whitespace().any(|w| w == heap) {
+            if !rest.contains(&heap) {
                 out.push((info.cols[h].name.clone(), c.name.clone()));
             }
         }
@@ -148,28 +202,28 @@ pub(crate) fn expression_predicate(
     if info.cols.iter().all(|c| c.expression.is_none()) {
         return None;
     }
-    let (text, test) = sqlexpr::compared_expression(e)?;
+    let (text, test) = clauses::compared_expression(e)?;
     let col = info
         .cols
         .iter()
         .filter(|c| c.expression.is_some())
-        .find(|c| sqlexpr::canonical_expression(&c.name) == text)?;
+        .find(|c| clauses::canonical_expression(&c.name) == text)?;
     let column = col.name.clone();
     let lit = |l: Lit| match l {
         Lit::Num(x) => Value::Num(x),
         Lit::Text(s) => Value::Text(s),
     };
     Some(match test {
-        sqlexpr::ExprTest::Cmp(op, l) => Predicate::Cmp {
+        clauses::ExprTest::Cmp(op, l) => Predicate::Cmp {
             column,
             op: cmp_op(op)?,
             value: lit(l),
         },
-        sqlexpr::ExprTest::In(values) => Predicate::In {
+        clauses::ExprTest::In(values) => Predicate::In {
             column,
             values: values.into_iter().map(lit).collect(),
         },
-        sqlexpr::ExprTest::Between(lo, hi) => Predicate::Between {
+        clauses::ExprTest::Between(lo, hi) => Predicate::Between {
             column,
             lo: lit(lo),
             hi: lit(hi),

@@ -20,11 +20,10 @@ use costlab_model::knobs::EngineVersion;
 use costlab_model::plan::{KeyNames, Name};
 use costlab_model::query::Query;
 
+use super::clauses::{self, Expr, Op};
 use super::costs::ScanSel;
 use super::costs::{JKind, JoinConsts, Qual};
-use super::memo::SqlMemo;
 use super::model::{JPath, Node};
-use super::sqlexpr::{self, Expr, Op};
 use smallvec::SmallVec;
 use std::collections::HashMap;
 
@@ -67,8 +66,6 @@ pub struct PgJoinPlanner {
     /// The kit's partial indexes per table, planned by the join planner itself.
     pub(super) partials: Vec<Vec<PartialIndex>>,
     pub(super) env: PgJoinEnv,
-    /// The queries' SQL analysis, once per text (it does not depend on the knobs).
-    pub(super) memo: Box<SqlMemo>,
 }
 
 /// How a sub-select is planned.
@@ -79,12 +76,23 @@ pub(crate) struct BlockOpts {
     /// Columns of the block equal to an outer Param (correlated SubPlan).
     pub correlated: Vec<ColRef>,
     /// A condition of the outer query on an aggregate output, pushed into HAVING.
-    pub having_op: Option<super::sqlexpr::Op>,
-    /// That condition's text over the block's own expressions and what its sub-select
-    /// shows as, for EXPLAIN (Q15: `(SUM(...)) = (SELECT MAX(...) ...)`, `$0`).
-    pub having_text: Option<(String, String)>,
+    pub having_op: Option<super::clauses::Op>,
+    /// That condition over the block's own expressions, for EXPLAIN (Q15:
+    /// `(SUM(...)) = (SELECT MAX(...) ...)`).
+    pub having_text: Option<HavingText>,
+    /// Planned as part of another block (a derived table, a sub-select, a nest).
+    pub nested: bool,
     /// The true share of groups that pass `having_op` (the outer filter's).
     pub having_true_sel: Option<f64>,
+}
+
+/// A HAVING condition as EXPLAIN shows it: the condition, what its sub-select shows as
+/// (`$0`) and that sub-select's first select item (its type).
+#[derive(Clone, Debug)]
+pub(crate) struct HavingText {
+    pub cond: costlab_model::expr::Expr,
+    pub sub: &'static str,
+    pub sub_item: Option<costlab_model::expr::Expr>,
 }
 
 pub(crate) struct Planner<'a> {
@@ -93,8 +101,6 @@ pub(crate) struct Planner<'a> {
     pub version: EngineVersion,
     pub opts: PgOptions,
     pub keys: KeyNames,
-    /// The query's SQL (aggregate and select-list costs are read from it).
-    pub sql: &'a str,
 }
 
 pub(crate) struct JoinRel {
@@ -248,7 +254,9 @@ pub(crate) struct Block<'a> {
     pub having_true_sel: Option<f64>,
     /// The HAVING condition's text and what its sub-select shows as (`$0`), when the
     /// block's SQL does not spell it (see `BlockOpts::having_text`).
-    pub having_text: Option<(String, String)>,
+    pub having_text: Option<HavingText>,
+    /// Planned as part of another block (`BlockOpts::nested`).
+    pub nested: bool,
     /// EXPLAIN's name of each of `initplans` ("InitPlan 1 (returns $0)", "SubPlan 1").
     pub initplan_names: Vec<String>,
     /// ORDER BY one expression that an expression index holds: `order` is that key, and
@@ -315,7 +323,7 @@ impl PartialIndex {
         PartialIndex {
             index,
             fraction,
-            conds: pred.split(" AND ").map(sqlexpr::parse_condition).collect(),
+            conds: pred.split(" AND ").map(clauses::parse_condition).collect(),
         }
     }
 }

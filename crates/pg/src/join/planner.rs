@@ -95,12 +95,12 @@ impl<'a> Planner<'a> {
     }
 
     /// Plans one query block: join search, then grouping, ordering and limit.
-    pub fn plan_block(&self, block: &QueryBlock, sql: &str, opts: &BlockOpts) -> Result<JPath> {
-        let b = setup::build(self, block, sql, opts)?;
+    pub fn plan_block(&self, block: &QueryBlock, opts: &BlockOpts) -> Result<JPath> {
+        let b = setup::build(self, block, opts)?;
         // Once for both: the join search's useful orders and the grouping above it.
         let group = super::upper::grouping_keys(self, &b);
         let top = self.join_search(&b, &group)?;
-        super::upper::finish(self, &b, block, sql, top, group)
+        super::upper::finish(self, &b, block, top, group)
     }
 
     // ---- join search ------------------------------------------------------------------

@@ -8,9 +8,9 @@ use std::borrow::Cow;
 
 use crate::pathnodes::{ClauseKind, Rel};
 
+use super::clauses::{Expr, Op, Operand};
 use super::clausesel::{cmp_op, value_for};
 use super::pathnodes::*;
-use super::sqlexpr::{Expr, Op, Operand};
 
 /// The §2.2 indexes of the DBT3 PostgreSQL kit that a plain btree cannot stand for:
 /// (name, BRIN, partial-index predicate, share of the table's rows the predicate keeps

@@ -5,9 +5,9 @@
 use costlab_model::block::QueryBlock;
 use costlab_model::catalog::ColumnType;
 
+use super::clauses;
 use super::costs::AggCosts;
 use super::pathnodes::*;
-use super::sqlexpr;
 use costlab_model::expr::Expr as T;
 
 /// Aggregate costs of the block's select list and HAVING (§5.1): per aggregate the
@@ -64,7 +64,7 @@ pub(crate) fn agg_costs(pl: &Planner, block: &QueryBlock) -> (AggCosts, f64, boo
     // Identical aggregate calls are computed once (find_compatible_agg).
     let mut seen_aggs: Vec<&T> = Vec::new();
     for (item_no, item) in items.enumerate() {
-        let aggs = sqlexpr::aggregate_calls(item);
+        let aggs = clauses::aggregate_calls(item);
         let mut inside = 0.0;
         for &(f, call) in &aggs {
             let T::Call {
@@ -73,7 +73,7 @@ pub(crate) fn agg_costs(pl: &Planner, block: &QueryBlock) -> (AggCosts, f64, boo
             else {
                 continue;
             };
-            inside += sqlexpr::op_count(call);
+            inside += clauses::op_count(call);
             if seen_aggs.contains(&call) {
                 continue;
             }
@@ -83,9 +83,9 @@ pub(crate) fn agg_costs(pl: &Planner, block: &QueryBlock) -> (AggCosts, f64, boo
             let ops = if matches!(arg, T::Star) {
                 0.0
             } else {
-                sqlexpr::op_count(arg) + pl.db.extra_call_ops_of(arg)
+                clauses::op_count(arg) + pl.db.extra_call_ops_of(arg)
             };
-            let names = sqlexpr::column_names(arg);
+            let names = clauses::column_names(arg);
             let numeric = (f == "sum" || f == "avg")
                 && (names.iter().any(|c| numeric_col(c)) || has_dot(arg));
             let family = if numeric { "numeric_avg_accum" } else { f };
@@ -112,7 +112,7 @@ pub(crate) fn agg_costs(pl: &Planner, block: &QueryBlock) -> (AggCosts, f64, boo
         }
         if !aggs.is_empty() && item_no < n_select {
             // The operators around the aggregates, each aggregate's value taken as given.
-            let outside = (sqlexpr::op_count(item) - inside).max(0.0);
+            let outside = (clauses::op_count(item) - inside).max(0.0);
             let calls_inside: f64 = aggs.iter().map(|(_, c)| pl.db.extra_call_ops_of(c)).sum();
             tlist += outside + (pl.db.extra_call_ops_of(item) - calls_inside).max(0.0);
         }

@@ -19,6 +19,7 @@ use costlab_model::plan::Name;
 use costlab_model::query::{CmpOp, Predicate, Query};
 
 use super::analyzejoins::semi_rhs_is_unique;
+use super::clauses::{self, Expr, Op, Operand};
 use super::clausesel::{expr_ops, factor_or, kind_default};
 use super::costs::{JKind, Qual};
 use super::deparse::{self, Ty};
@@ -28,8 +29,7 @@ use super::indxpath::{
 };
 use super::model::Node;
 use super::pathnodes::*;
-use super::sqlexpr::{self, Expr, Op, Operand};
-use super::subselect::{nest_block, sub_rel, sub_text};
+use super::subselect::{nest_block, sub_rel};
 
 /// The constant a correlated column is compared with in the single-table model (`col =
 /// $param`), outside every column's values; EXPLAIN text shows the outer column instead.
@@ -76,7 +76,6 @@ impl Block<'_> {
 pub(crate) fn build<'a>(
     pl: &Planner<'a>,
     block: &QueryBlock,
-    sql: &str,
     opts: &BlockOpts,
 ) -> Result<Block<'a>> {
     // NOT IN nests stay SubPlans (§6.1): their tables leave the join problem.
@@ -125,11 +124,10 @@ pub(crate) fn build<'a>(
     // Single-table conditions: block filters on one table, and the OR factoring of
     // filters PostgreSQL canonicalises (§6.1; Q19's join clause in every arm).
     let mut extra_preds: Vec<Vec<Predicate>> = vec![Vec::new(); block.tables.len()];
-    let mut parsed: Vec<Option<std::sync::Arc<super::memo::Factored>>> =
-        vec![None; block.filters.len()];
+    let mut parsed: Vec<Option<(bool, Vec<Expr>)>> = vec![None; block.filters.len()];
     for (fi, f) in block.filters.iter().enumerate() {
-        let e = sqlexpr::condition(&f.expr);
-        let fac = std::sync::Arc::new((matches!(e, Expr::Or(_)), factor_or(e)));
+        let e = clauses::condition(&f.expr);
+        let fac = (matches!(e, Expr::Or(_)), factor_or(e));
         if matches!(f.kind, FilterKind::Or(_)) && !fac.0 {
             continue;
         }
@@ -188,37 +186,43 @@ pub(crate) fn build<'a>(
                     if f.tables != [ti] {
                         continue;
                     }
-                    if let Expr::Cmp { col, op, .. } = &sqlexpr::condition(&f.expr) {
+                    if let Expr::Cmp { col, op, .. } = &clauses::condition(&f.expr) {
                         if columns.iter().skip(1).any(|c| c.eq_ignore_ascii_case(col)) {
                             having_op = Some(*op);
                             having_true_sel = Some(f.true_selectivity);
                             pushed.push(fi);
                             let k = columns.iter().position(|c| c.eq_ignore_ascii_case(col));
-                            pushed_cond = k.map(|k| (k, f.sql.clone(), col.clone()));
+                            pushed_cond = k.map(|k| (k, fi));
                         }
                     }
                 }
-                let text = sub_text(pl, sub);
                 // The condition as the view's HAVING shows it: the output column replaced
                 // by the view's expression for it; its sub-select is the outer block's
                 // first InitPlan, `$0` in PG15.
-                let having_text = pushed_cond.and_then(|(k, fsql, col)| {
-                    let item = sqlexpr::select_items(&text).get(k)?.clone();
-                    let expr = match item.to_ascii_uppercase().rfind(" AS ") {
-                        Some(a) => item[..a].trim().to_string(),
-                        None => item.trim().to_string(),
-                    };
-                    let at = fsql.to_ascii_lowercase().find(&col.to_ascii_lowercase())?;
-                    let cond = format!("{}({expr}){}", &fsql[..at], &fsql[at + col.len()..]);
-                    Some((cond, "$0".to_string()))
+                let having_text = pushed_cond.and_then(|(k, fi)| {
+                    let item = &sub.select.get(k)?.expr;
+                    let col = &columns[k];
+                    let mut cond = block.filters[fi].expr.clone();
+                    replace_column(&mut cond, col, item);
+                    let sub_item = block
+                        .subqueries
+                        .iter()
+                        .find(|s| s.filter == Some(fi))
+                        .and_then(|s| s.block.select.first())
+                        .map(|i| i.expr.clone());
+                    Some(HavingText {
+                        cond,
+                        sub: "$0",
+                        sub_item,
+                    })
                 });
                 let sp = pl.plan_block(
                     sub,
-                    &text,
                     &BlockOpts {
                         having_op,
                         having_text,
                         having_true_sel,
+                        nested: true,
                         ..BlockOpts::default()
                     },
                 )?;
@@ -255,12 +259,11 @@ pub(crate) fn build<'a>(
     for &si in &grouped_in {
         let s = &block.subqueries[si];
         let having = s.block.having.is_some();
-        let text = sub_text(pl, &s.block);
         let sp = pl.plan_block(
             &s.block,
-            &text,
             &BlockOpts {
                 having,
+                nested: true,
                 ..BlockOpts::default()
             },
         )?;
@@ -287,7 +290,7 @@ pub(crate) fn build<'a>(
         if let Some(f) = s.filter {
             consumed_filters.push(f);
             let ft = &block.filters[f];
-            let first = sqlexpr::column_names(&ft.expr)
+            let first = clauses::column_names(&ft.expr)
                 .first()
                 .cloned()
                 .unwrap_or_default();
@@ -321,6 +324,7 @@ pub(crate) fn build<'a>(
         having_op: opts.having_op,
         having_true_sel: opts.having_true_sel,
         having_text: opts.having_text.clone(),
+        nested: opts.nested,
         initplan_names: Vec::new(),
         order_by_index_expression: false,
         knn_point: None,
@@ -471,12 +475,11 @@ pub(crate) fn build<'a>(
         if let Some(s) = sub {
             if s.kind == SubqueryKind::Scalar {
                 let corr: Vec<ColRef> = s.correlation.iter().map(|(c, _)| c.clone()).collect();
-                let text = sub_text(pl, &s.block);
                 let sp = pl.plan_block(
                     &s.block,
-                    &text,
                     &BlockOpts {
                         correlated: corr.clone(),
+                        nested: true,
                         ..BlockOpts::default()
                     },
                 )?;
@@ -593,12 +596,12 @@ pub(crate) fn build<'a>(
             }
             let (sel, sel_semi, ops) = match (e, &f.kind) {
                 (Expr::Other, FilterKind::Function) => {
-                    let nlit = sqlexpr::quoted_constants(&f.expr).max(1) as f64;
+                    let nlit = clauses::quoted_constants(&f.expr).max(1) as f64;
                     // An expression compared without statistics (no expression index): the
                     // selectivity functions' defaults (eqsel through get_variable_numdistinct's
                     // DEFAULT_NUM_DISTINCT, scalarineqsel's DEFAULT_INEQ_SEL, patternsel's
                     // DEFAULT_MATCH_SEL) and one operator call; an IN list n/2 calls.
-                    let top = sqlexpr::top_comparison(&f.expr);
+                    let top = clauses::top_comparison(&f.expr);
                     let (sel, cmp_ops) = match top.as_deref() {
                         Some("<" | ">" | "<=" | ">=") => (1.0 / 3.0, 1.0),
                         Some("<>") => (1.0 - 0.005, 1.0),
@@ -607,7 +610,7 @@ pub(crate) fn build<'a>(
                         _ => ((nlit * 0.005).min(1.0), nlit * 0.5),
                     };
                     // The function, and a bpchar-to-text cast when it reads a CHAR column.
-                    let cast = sqlexpr::column_names(&f.expr).iter().any(|id| {
+                    let cast = clauses::column_names(&f.expr).iter().any(|id| {
                         f.tables.iter().any(|&t| {
                             pl.table_index(&block.tables[t].table).is_ok_and(|ti| {
                                 pl.db.tables[ti].columns.iter().any(|c| {
@@ -677,7 +680,7 @@ pub(crate) fn build<'a>(
                     .iter()
                     .flat_map(|s| &s.correlation)
                     .map(|(_, o)| o.column.to_ascii_lowercase());
-                for id in sqlexpr::column_names(&f.expr).into_iter().chain(params) {
+                for id in clauses::column_names(&f.expr).into_iter().chain(params) {
                     if br.uses.iter().any(|u| u.eq_ignore_ascii_case(&id)) && !cols.contains(&id) {
                         cols.push(id);
                     }
@@ -780,7 +783,13 @@ pub(crate) fn build<'a>(
     for &ni in &notin {
         let nest = &block.nests[ni];
         let sub = nest_block(block, &nest.tables);
-        let sp = pl.plan_block(&sub, "", &BlockOpts::default())?;
+        let sp = pl.plan_block(
+            &sub,
+            &BlockOpts {
+                nested: true,
+                ..BlockOpts::default()
+            },
+        )?;
         for (nn, outer, _) in &notin_edges {
             if *nn != ni {
                 continue;
@@ -805,8 +814,13 @@ pub(crate) fn build<'a>(
     // Uncorrelated scalar sub-selects without a filter compare in HAVING (Q11).
     for s in &block.subqueries {
         if s.kind == SubqueryKind::Scalar && s.filter.is_none() {
-            let text = sub_text(pl, &s.block);
-            let sp = pl.plan_block(&s.block, &text, &BlockOpts::default())?;
+            let sp = pl.plan_block(
+                &s.block,
+                &BlockOpts {
+                    nested: true,
+                    ..BlockOpts::default()
+                },
+            )?;
             b.initplan_cost += sp.total;
             // PG15 numbers this InitPlan's output $1, not $0 (the server's EXPLAIN of
             // Q11: `InitPlan 1 (returns $1)`, `Filter: (sum(...) > $1)`); the
@@ -814,8 +828,12 @@ pub(crate) fn build<'a>(
             let n = b.initplans.len() + 1;
             b.initplans.push((sp.node.clone(), "InitPlan", 0, 1.0));
             b.initplan_names.push(format!("InitPlan {n} (returns $1)"));
-            if let Some(h) = sqlexpr::having_clause(sql) {
-                b.having_text = Some((h, "$1".to_string()));
+            if let Some(h) = &block.having {
+                b.having_text = Some(HavingText {
+                    cond: h.clone(),
+                    sub: "$1",
+                    sub_item: s.block.select.first().map(|i| i.expr.clone()),
+                });
             }
             b.having = true;
         }
@@ -840,7 +858,7 @@ pub(crate) fn build<'a>(
         if let RelKind::Table { tidx, .. } = b.rels[r].kind {
             let filter_sel = b.rels[r].filter_sel;
             if pl.db.handed_up() {
-                b.rels[r].handed_up = handed_up_columns(pl, tidx, sql);
+                b.rels[r].handed_up = handed_up_columns(pl, tidx, block);
             }
             let q = Query {
                 table: t.table.to_string(),
@@ -878,15 +896,16 @@ pub(crate) fn build<'a>(
     };
     b.group = block.group_by.iter().filter_map(key).collect();
     b.order = block.order_by.iter().filter_map(key).collect();
-    if let Some(k) = order_by_index_expression(pl, &b, block, sql) {
+    if let Some(k) = order_by_index_expression(pl, &b, block) {
         b.order = vec![k];
         b.order_by_index_expression = true;
-        if let [item] = pl.db.memo.order_items(sql).as_slice() {
-            b.knn_point = sqlexpr::distance_point(item).map(|(x, y)| {
+        if let [(item, _)] = block.order_items.as_slice() {
+            let point = clauses::distance_to_point(item).and_then(|(_, p)| p);
+            b.knn_point = point.map(|(x, y)| {
                 format!(
                     "'({},{})'::point",
-                    sqlexpr::float8_text(x),
-                    sqlexpr::float8_text(y)
+                    clauses::float8_text(x),
+                    clauses::float8_text(y)
                 )
             });
         }
@@ -946,4 +965,24 @@ pub(crate) fn build<'a>(
         b.rels[r].paths = paths;
     }
     Ok(b)
+}
+
+/// Replaces every column named `name` of `e` (a derived table's output column, as an
+/// outer condition names it) with `with` in parentheses.
+fn replace_column(e: &mut costlab_model::expr::Expr, name: &str, with: &costlab_model::expr::Expr) {
+    use costlab_model::expr::Expr as T;
+    if let T::Column(c) = e {
+        if c.name.eq_ignore_ascii_case(name) {
+            *e = T::Nested(Box::new(with.clone()));
+        }
+        return;
+    }
+    match e {
+        T::Binary { left, right, .. } => {
+            replace_column(left, name, with);
+            replace_column(right, name, with);
+        }
+        T::Nested(x) | T::Not(x) | T::Neg(x) => replace_column(x, name, with),
+        _ => {}
+    }
 }

@@ -10,7 +10,6 @@ use costlab_model::plan::{Cost, Work};
 use super::costs::Qual;
 use super::model::{JPath, Node, PathKeys, Rescan};
 use super::pathnodes::*;
-use super::sqlexpr::{self};
 
 /// A sub-select's relation: its path under a Subquery Scan ([SCAN] cost_subqueryscan:
 /// one cpu_tuple_cost per row on top).
@@ -129,15 +128,4 @@ pub(crate) fn subquery_scan(br: &BaseRel, cop: f64, ctup: f64, elide: bool) -> O
         disabled: path.disabled,
         pending: 0,
     })
-}
-
-/// The SQL text of a sub-block, found in the query's text by its FROM list.
-pub(crate) fn sub_text(pl: &Planner, sub: &QueryBlock) -> String {
-    let tables: Vec<&str> = sub.tables.iter().map(|t| t.table.as_str()).collect();
-    // Keyed by the flag, the FROM list and the query's text.
-    let key = format!("{}\0{}\0{}", sub.scalar_aggregate, tables.join(","), pl.sql);
-    let text = pl.db.memo.subselect.get(&key, |_| {
-        sqlexpr::subselect_for(pl.sql, &tables, sub.scalar_aggregate).unwrap_or_default()
-    });
-    (*text).clone()
 }

@@ -2,10 +2,9 @@
 //! list): operator calls and the schema's function calls per scan/join row and per group,
 //! and the calls an index-only scan of an expression index saves by returning the value.
 
-use super::memo::TargetOps;
+use super::clauses;
 use super::model::Node;
 use super::pathnodes::*;
-use super::sqlexpr;
 use costlab_model::block::{QueryBlock, Source};
 use costlab_model::expr::Expr as T;
 
@@ -20,6 +19,16 @@ use costlab_model::expr::Expr as T;
 /// expression's value from its input (what the third seed's planner change credits).
 /// Aggregate arguments and the arithmetic around aggregates are [`agg_costs`]'. Items that
 /// name a derived table's columns are left to the derived table (its own target list).
+/// `target_ops`' figures: operator calls (cost) and calls of the schema's functions
+/// (work) per scan/join row and per group.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct TargetOps {
+    pub(super) scanjoin_ops: f64,
+    pub(super) scanjoin_calls: f64,
+    pub(super) agg_out_ops: f64,
+    pub(super) agg_out_calls: f64,
+}
+
 pub(crate) fn target_ops(pl: &Planner, block: &QueryBlock, grouped: bool) -> TargetOps {
     let derived = |t: usize| matches!(block.tables[t].source, Source::Derived { .. });
     let items: Vec<&T> = block.select.iter().map(|i| &i.expr).collect();
@@ -27,7 +36,7 @@ pub(crate) fn target_ops(pl: &Planner, block: &QueryBlock, grouped: bool) -> Tar
         if matches!(e, T::Star) || e.reads_derived(&derived) {
             return 0.0;
         }
-        sqlexpr::op_count(e) + pl.db.extra_call_ops_of(e)
+        clauses::op_count(e) + pl.db.extra_call_ops_of(e)
     };
     let calls = |e: &T| -> f64 {
         if cost(e) == 0.0 {
@@ -136,10 +145,10 @@ pub(crate) fn index_returned_calls(
     let mut seen: Vec<String> = Vec::new();
     let (mut calls, mut ops) = (0.0, 0.0);
     for item in items {
-        let canon = sqlexpr::canonical(item);
+        let canon = clauses::canonical(item);
         if keys.contains(&canon) && !seen.contains(&canon) {
             calls += pl.db.calls_of(item);
-            ops += sqlexpr::op_count(item) + pl.db.extra_call_ops_of(item);
+            ops += clauses::op_count(item) + pl.db.extra_call_ops_of(item);
             seen.push(canon);
         }
     }
@@ -185,7 +194,7 @@ pub(crate) fn collect_ios_expressions(
                     if let Some(info) = rel.indexes.iter().find(|i| i.name == *ix) {
                         for &k in &info.keys {
                             if rel.cols[k].expression.is_some() {
-                                out.push(sqlexpr::canonical_expression(&rel.cols[k].name));
+                                out.push(clauses::canonical_expression(&rel.cols[k].name));
                             }
                         }
                     }

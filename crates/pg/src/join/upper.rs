@@ -8,17 +8,18 @@ use costlab_model::error::{Error, Result};
 use costlab_model::knobs::EngineVersion;
 use costlab_model::plan::Work;
 
+use super::clauses;
 use super::costs::{self, AggCosts, AggStrategy, In};
 use super::explain::KeyTexts;
-use super::memo::TargetOps;
 use super::model::{
     add_path, cheaper_total, cheapest_total, JPath, Node, PathKeys, Rescan, TrueRows,
 };
 use super::pathnodes::*;
 use super::prepagg::agg_costs;
 use super::selfuncs::estimate_num_groups;
-use super::sqlexpr;
+use super::tlist::TargetOps;
 use super::tlist::{index_returned_calls, target_ops};
+use costlab_model::expr::Expr as T;
 
 fn sort_path(pl: &Planner, p: &JPath, keys: Vec<usize>, limit: f64, key_text: String) -> JPath {
     let (cost, dis) = pl.sort_cost(p.input(), limit);
@@ -218,7 +219,6 @@ pub(crate) fn finish(
     pl: &Planner,
     b: &Block,
     block: &QueryBlock,
-    sql: &str,
     top: JoinRel,
     group: Vec<ColKey>,
 ) -> Result<JPath> {
@@ -250,7 +250,7 @@ pub(crate) fn finish(
     let full_group = b.group.clone();
     let gkeys: Vec<usize> = group.iter().map(|g| pk_of(b, g)).collect();
     let okeys: Vec<usize> = b.order.iter().map(|g| pk_of(b, g)).collect();
-    let texts = KeyTexts::new(pl, b, block, sql, &full_group);
+    let texts = KeyTexts::new(pl, b, block, &full_group);
     // The keys' EXPLAIN texts (empty where the build keeps no text: reading them from
     // the SQL took a tenth of the page's planning time).
     let (gtext, gsort_text, otext) = text(|| texts.key_lines(b, &group)).unwrap_or_default();
@@ -271,8 +271,8 @@ pub(crate) fn finish(
         // HAVING on an aggregate: no statistics, so 1/3 for a comparison and the
         // default ndistinct (200, or the rows when fewer) for an equality.
         let having_sel = match b.having_op {
-            Some(sqlexpr::Op::Eq) => 1.0 / groups.clamp(1.0, 200.0),
-            Some(sqlexpr::Op::Ne) => 1.0 - 1.0 / groups.clamp(1.0, 200.0),
+            Some(clauses::Op::Eq) => 1.0 / groups.clamp(1.0, 200.0),
+            Some(clauses::Op::Ne) => 1.0 - 1.0 / groups.clamp(1.0, 200.0),
             Some(_) => 1.0 / 3.0,
             None if b.having => 1.0 / 3.0,
             None => 1.0,
@@ -293,7 +293,7 @@ pub(crate) fn finish(
         } else {
             f64::NAN
         };
-        let derived_grouped = !sql.is_empty() && pl.db.memo.derived_grouped(sql);
+        let derived_grouped = block.regroup.is_some();
         // Q13's first level groups per customer: as many as estimated, at most the
         // true input rows; its second level returns the block's true groups.
         let level1_truth = if derived_grouped {
@@ -389,7 +389,7 @@ pub(crate) fn finish(
         gsort_text: &gsort_text,
         otext: &otext,
     };
-    let mut finals = ordered_paths(pl, b, block, sql, &texts, &keys, paths)?;
+    let mut finals = ordered_paths(pl, b, block, &texts, &keys, paths)?;
     if let Some(l) = limit {
         finals = limit_paths(finals, l);
     }
@@ -591,7 +591,7 @@ fn project_scanjoin_target(
             block
                 .order_items
                 .first()
-                .map(|(o, _)| sqlexpr::canonical(o))
+                .map(|(o, _)| clauses::canonical(o))
         } else {
             None
         };
@@ -720,7 +720,6 @@ fn ordered_paths(
     pl: &Planner,
     b: &Block,
     block: &QueryBlock,
-    sql: &str,
     texts: &KeyTexts,
     keys: &OrderKeys,
     paths: Vec<JPath>,
@@ -739,14 +738,20 @@ fn ordered_paths(
     let needs_expr_sort = block.order_by_expression && !b.order_by_index_expression;
     // Grouping keys dropped as functionally dependent no longer sort the output.
     let removed: Vec<&ColKey> = full_group.iter().filter(|g| !group.contains(g)).collect();
-    let order_items = pl.db.memo.order_items(sql);
-    let order_in_group = !sql.is_empty()
-        && !group.is_empty()
-        && pl.db.memo.order_within_group(sql)
+    // The ORDER BY names only GROUP BY items: PostgreSQL then orders the grouping keys
+    // to match (preprocess_groupclause) and a sorted aggregation needs no further sort.
+    let (order_items, group_items) = match &block.regroup {
+        Some(r) => (&r.order_items, &r.group_items),
+        None => (&block.order_items, &block.group_items),
+    };
+    let order_within_group =
+        !order_items.is_empty() && order_items.iter().all(|(o, _)| group_items.contains(o));
+    let order_in_group = !group.is_empty()
+        && order_within_group
         && !removed.iter().any(|r| {
             order_items
                 .iter()
-                .any(|o| o.rsplit('.').next() == Some(r.col.as_str()))
+                .any(|(o, _)| matches!(o, T::Column(c) if c.name.eq_ignore_ascii_case(&r.col)))
         });
     if needs_expr_sort && order_in_group {
         // Sorted aggregation delivers the order; the others get a Sort.

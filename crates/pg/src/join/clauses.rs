@@ -537,6 +537,39 @@ pub(crate) fn aggregate_calls(e: &T) -> Vec<(&'static str, &T)> {
     out
 }
 
+/// `key <-> point`, the distance from `key` to a constant point (`point '(x,y)'`,
+/// `'(x,y)'::point` or `point(x, y)` with numbers): `key` in [`canonical`] form and the
+/// point. A GiST index on `key` returns its rows in this order (a kNN scan).
+/// The point is `None` when its text is no `(x,y)`.
+pub(crate) fn distance_to_point(e: &T) -> Option<(String, Option<(f64, f64)>)> {
+    let T::Binary {
+        op: BinOp::Distance,
+        left,
+        right,
+    } = e
+    else {
+        return None;
+    };
+    let text_point = |s: &str| -> Option<(f64, f64)> {
+        let inner = s.trim().strip_prefix('(')?.strip_suffix(')')?;
+        let (x, y) = inner.split_once(',')?;
+        Some((x.trim().parse().ok()?, y.trim().parse().ok()?))
+    };
+    let point = match &**right {
+        T::Typed { ty, value } if ty == "point" => text_point(value),
+        T::Cast { expr, ty } if ty == "point" => match &**expr {
+            T::String(s) => text_point(s),
+            _ => return None,
+        },
+        T::Call { name, args, .. } if name == "point" => match args.as_slice() {
+            [x @ T::Number(_), y @ T::Number(_)] => Some((x.number()?, y.number()?)),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    Some((canonical(left), point))
+}
+
 /// `e` with every merged derived column replaced by its expression.
 fn inline_derived(e: &T) -> std::borrow::Cow<'_, T> {
     let mut has = false;
@@ -848,75 +881,6 @@ pub(crate) fn parse_condition(s: &str) -> Expr {
     p.or()
 }
 
-/// Top-level pieces of the first SELECT list of `sql` (split at depth-0 commas).
-pub(crate) fn select_items(sql: &str) -> Vec<String> {
-    let up = sql.to_ascii_uppercase();
-    let Some(st) = up.find("SELECT") else {
-        return Vec::new();
-    };
-    let b = sql.as_bytes();
-    let mut depth = 0i32;
-    let mut items = Vec::new();
-    let mut cur = st + 6;
-    let mut i = cur;
-    while i < b.len() {
-        match b[i] {
-            b'(' => depth += 1,
-            b')' => depth -= 1,
-            b',' if depth == 0 => {
-                items.push(sql[cur..i].trim().to_string());
-                cur = i + 1;
-            }
-            _ if depth == 0
-                && up[i..].starts_with("FROM")
-                && (i == 0 || !b[i - 1].is_ascii_alphanumeric()) =>
-            {
-                items.push(sql[cur..i].trim().to_string());
-                return items;
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    items
-}
-
-/// Aggregate calls of one select item: (function name lower-case, argument text).
-pub(crate) fn aggregates(item: &str) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    let up = item.to_ascii_uppercase();
-    for f in ["SUM", "AVG", "COUNT", "MIN", "MAX"] {
-        let mut from = 0;
-        while let Some(p) = up[from..].find(f) {
-            let at = from + p;
-            from = at + f.len();
-            let before_ok = at == 0 || !up.as_bytes()[at - 1].is_ascii_alphanumeric();
-            let rest = up[at + f.len()..].trim_start();
-            if !before_ok || !rest.starts_with('(') {
-                continue;
-            }
-            let open = at + f.len() + (up[at + f.len()..].len() - rest.len());
-            let mut depth = 0;
-            let mut end = open;
-            for (k, ch) in item[open..].char_indices() {
-                match ch {
-                    '(' => depth += 1,
-                    ')' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            end = open + k;
-                            break;
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            out.push((f.to_ascii_lowercase(), item[open + 1..end].to_string()));
-        }
-    }
-    out
-}
-
 /// The comparison operator a symbol spells.
 fn comparison(sym: &str) -> Option<Op> {
     Some(match sym {
@@ -936,53 +900,6 @@ pub(crate) enum ExprTest {
     Cmp(Op, Lit),
     In(Vec<Lit>),
     Between(Lit, Lit),
-}
-
-/// `key <-> point`, the distance from `key` to a constant point (`point '(x,y)'`,
-/// `'(x,y)'::point` or `point(x, y)` with numbers): `key` in [`canonical_expression`]
-/// form. A GiST index on `key` returns its rows in this order (a kNN scan).
-pub(crate) fn distance_operand(text: &str) -> Option<String> {
-    let toks = tokenize(text);
-    let mut depth = 0;
-    let at = toks.iter().position(|t| {
-        match t {
-            Tok::LParen => depth += 1,
-            Tok::RParen => depth -= 1,
-            _ => {}
-        }
-        depth == 0 && *t == Tok::Sym("<->".into())
-    })?;
-    let (lhs, rhs) = (&toks[..at], &toks[at + 1..]);
-    let point =
-        |t: Option<&Tok>| matches!(t, Some(Tok::Ident(s)) if s.eq_ignore_ascii_case("point"));
-    let colon = Tok::Sym(":".into());
-    let constant = match rhs {
-        [p, Tok::Str(_)] => point(Some(p)),
-        [Tok::Str(_), c1, c2, p] => *c1 == colon && *c2 == colon && point(Some(p)),
-        [p, Tok::LParen, Tok::Num(_), Tok::Comma, Tok::Num(_), Tok::RParen] => point(Some(p)),
-        _ => false,
-    };
-    (constant && !lhs.is_empty()).then(|| canonical_tokens(lhs))
-}
-
-/// The constant point of `key <-> point` ([`distance_operand`]'s forms), as numbers.
-pub(crate) fn distance_point(text: &str) -> Option<(f64, f64)> {
-    distance_operand(text)?;
-    let toks = tokenize(text);
-    let at = toks.iter().rposition(|t| *t == Tok::Sym("<->".into()))?;
-    let num = |t: &Tok| match t {
-        Tok::Num(n) => Some(*n),
-        _ => None,
-    };
-    match &toks[at + 1..] {
-        [_, Tok::Str(s)] | [Tok::Str(s), _, _, _] => {
-            let inner = s.trim().strip_prefix('(')?.strip_suffix(')')?;
-            let (x, y) = inner.split_once(',')?;
-            Some((x.trim().parse().ok()?, y.trim().parse().ok()?))
-        }
-        [_, Tok::LParen, x, Tok::Comma, y, Tok::RParen] => Some((num(x)?, num(y)?)),
-        _ => None,
-    }
 }
 
 /// A float8 as PostgreSQL prints it (float8out, extra_float_digits 1): the shortest text
@@ -1129,414 +1046,5 @@ pub(crate) fn like_rest_selectivity(rest: &str) -> f64 {
     f64::min(sel, 1.0)
 }
 
-/// A list's items: the text split at commas outside parentheses and quotes
-/// (`point(1, 2)` and `'(1,2)'` stay whole).
-fn top_level_items(list: &str) -> Vec<&str> {
-    let mut items = Vec::new();
-    let (mut depth, mut quoted, mut start) = (0i32, false, 0);
-    for (i, c) in list.char_indices() {
-        match c {
-            '\'' => quoted = !quoted,
-            _ if quoted => {}
-            '(' => depth += 1,
-            ')' => depth -= 1,
-            ',' if depth == 0 => {
-                items.push(&list[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    items.push(&list[start..]);
-    items
-}
-
-/// The items of the last depth-0 `kw` list ("ORDER BY" / "GROUP BY") of `sql`, without
-/// ASC/DESC, lower-cased.
-pub(crate) fn outer_list(sql: &str, kw: &str) -> Option<Vec<String>> {
-    Some(
-        outer_items(sql, kw)?
-            .into_iter()
-            .map(|(s, _)| {
-                s.to_ascii_lowercase()
-                    .split_whitespace()
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            })
-            .collect(),
-    )
-}
-
-/// The start and end of the text after the last depth-0 `kw` of `sql`, up to the next
-/// clause.
-fn outer_clause(sql: &str, kw: &str) -> Option<(usize, usize)> {
-    let up = sql.to_ascii_uppercase();
-    let b = up.as_bytes();
-    let mut depth = 0i32;
-    let mut quoted = false;
-    let mut found = None;
-    for i in 0..b.len() {
-        match b[i] {
-            b'\'' => quoted = !quoted,
-            _ if quoted => {}
-            b'(' => depth += 1,
-            b')' => depth -= 1,
-            _ if depth == 0 && up[i..].starts_with(kw) => found = Some(i + kw.len()),
-            _ => {}
-        }
-    }
-    let st = found?;
-    let mut end = up.len();
-    for stop in ["LIMIT", "ORDER BY", "HAVING", ";"] {
-        if let Some(p) = up[st..].find(stop) {
-            end = end.min(st + p);
-        }
-    }
-    Some((st, end))
-}
-
-/// The items of the last depth-0 `kw` list of `sql` as written (whitespace trimmed),
-/// each with whether it sorts DESC.
-pub(crate) fn outer_items(sql: &str, kw: &str) -> Option<Vec<(String, bool)>> {
-    let (st, end) = outer_clause(sql, kw)?;
-    Some(
-        top_level_items(&sql[st..end])
-            .into_iter()
-            .map(|s| {
-                let s = s.trim();
-                let up = s.to_ascii_uppercase();
-                if up.ends_with(" DESC") {
-                    (s[..s.len() - 5].trim().to_string(), true)
-                } else if up.ends_with(" ASC") {
-                    (s[..s.len() - 4].trim().to_string(), false)
-                } else {
-                    (s.to_string(), false)
-                }
-            })
-            .collect(),
-    )
-}
-
-/// The condition of the last depth-0 HAVING of `sql`, as written.
-pub(crate) fn having_clause(sql: &str) -> Option<String> {
-    let (st, end) = outer_clause(sql, "HAVING")?;
-    let t = sql[st..end].trim();
-    (!t.is_empty()).then(|| t.to_string())
-}
-
-/// The expression an output name of `sql` stands for: an `expr AS name` item of the
-/// first select list or of a derived table in FROM; else the name itself.
-pub(crate) fn alias_expr(sql: &str, name: &str) -> String {
-    for item in select_items(sql) {
-        let iu = item.to_ascii_uppercase();
-        if let Some(a) = iu.rfind(" AS ") {
-            if item[a + 4..].trim().eq_ignore_ascii_case(name) {
-                return item[..a].trim().to_string();
-            }
-        }
-    }
-    derived_aliases(sql)
-        .into_iter()
-        .find(|(alias, _)| alias.eq_ignore_ascii_case(name))
-        .map_or_else(|| name.to_string(), |(_, e)| e.trim().to_string())
-}
-
-/// Whether the outer ORDER BY names only GROUP BY items: PostgreSQL then orders the
-/// grouping keys to match (preprocess_groupclause) and a sorted aggregation needs no
-/// further sort.
-pub(crate) fn order_within_group(sql: &str) -> bool {
-    match (outer_list(sql, "ORDER BY"), outer_list(sql, "GROUP BY")) {
-        (Some(o), Some(g)) => !o.is_empty() && o.iter().all(|x| g.contains(x)),
-        _ => false,
-    }
-}
-
-/// Whether the outer query reads FROM a sub-select that groups itself (a second
-/// aggregation level above the block's, as in `SELECT x, count(*) FROM (SELECT ...
-/// GROUP BY ...) GROUP BY x`).
-pub(crate) fn derived_grouped(sql: &str) -> bool {
-    let up = sql.to_ascii_uppercase();
-    let b = up.as_bytes();
-    let mut depth = 0i32;
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'(' => depth += 1,
-            b')' => depth -= 1,
-            _ if depth == 0 && up[i..].starts_with("FROM") => {
-                let rest = up[i + 4..].trim_start();
-                if !rest.starts_with('(') {
-                    return false;
-                }
-                let open = up.len() - rest.len();
-                let mut d = 0i32;
-                for (k, ch) in up[open..].char_indices() {
-                    match ch {
-                        '(' => d += 1,
-                        ')' => {
-                            d -= 1;
-                            if d == 0 {
-                                return outer_list(&sql[open + 1..open + k], "GROUP BY").is_some();
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-                return false;
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    false
-}
-
-/// Every SELECT of `sql` with the text up to where its (sub-)query ends.
-fn select_texts(sql: &str) -> Vec<String> {
-    let up = sql.to_ascii_uppercase();
-    let b = up.as_bytes();
-    let mut out = Vec::new();
-    let mut from = 0;
-    while let Some(p) = up[from..].find("SELECT") {
-        let st = from + p;
-        from = st + 6;
-        if st > 0 && b[st - 1].is_ascii_alphanumeric() {
-            continue;
-        }
-        let mut depth = 0i32;
-        let mut end = up.len();
-        for (k, &ch) in b.iter().enumerate().skip(st) {
-            match ch {
-                b'(' => depth += 1,
-                b')' => {
-                    depth -= 1;
-                    if depth < 0 {
-                        end = k;
-                        break;
-                    }
-                }
-                b';' if depth == 0 => {
-                    end = k;
-                    break;
-                }
-                _ => {}
-            }
-        }
-        out.push(sql[st..end].to_string());
-    }
-    out
-}
-
-/// The table names of the FROM list of a SELECT text (depth 0).
-fn from_tables(select: &str) -> Vec<String> {
-    let up = select.to_ascii_uppercase();
-    let b = up.as_bytes();
-    let mut depth = 0i32;
-    let mut start = None;
-    for i in 0..b.len() {
-        match b[i] {
-            b'(' => depth += 1,
-            b')' => depth -= 1,
-            _ if depth == 0 && start.is_none() && up[i..].starts_with("FROM ") => {
-                start = Some(i + 5);
-            }
-            _ => {}
-        }
-    }
-    let Some(st) = start else {
-        return Vec::new();
-    };
-    let mut end = select.len();
-    for stop in ["WHERE", "GROUP BY", "ORDER BY", "HAVING", "LIMIT"] {
-        if let Some(p) = up[st..].find(stop) {
-            end = end.min(st + p);
-        }
-    }
-    select[st..end]
-        .split(',')
-        .filter_map(|t| t.split_whitespace().next())
-        .map(|t| t.to_ascii_lowercase())
-        .collect()
-}
-
-/// The text of the sub-select (or view) of `sql` that reads exactly `tables`, preferring
-/// one that aggregates when `aggregate`; used for a sub-block's aggregate costs.
-pub(crate) fn subselect_for(sql: &str, tables: &[&str], aggregate: bool) -> Option<String> {
-    let mut want: Vec<String> = tables.iter().map(|t| t.to_ascii_lowercase()).collect();
-    want.sort();
-    let mut cands: Vec<String> = select_texts(sql)
-        .into_iter()
-        .filter(|s| {
-            let mut t = from_tables(s);
-            t.sort();
-            t == want
-        })
-        .collect();
-    if aggregate {
-        if let Some(p) = cands
-            .iter()
-            .position(|s| !aggregates(&select_items(s).join(",")).is_empty())
-        {
-            return Some(cands.swap_remove(p));
-        }
-    }
-    cands.into_iter().next()
-}
-
-/// `expr AS alias` items of the sub-selects in the outer FROM (derived tables): an
-/// outer aggregate over the alias evaluates the expression.
-pub(crate) fn derived_aliases(sql: &str) -> Vec<(String, String)> {
-    let up = sql.to_ascii_uppercase();
-    let mut out = Vec::new();
-    let mut from = 0;
-    while let Some(p) = up[from..].find("FROM (") {
-        let st = from + p + 6;
-        from = st;
-        if !up[st..].trim_start().starts_with("SELECT") {
-            continue;
-        }
-        for item in select_items(&sql[st..]) {
-            let iu = item.to_ascii_uppercase();
-            if let Some(a) = iu.rfind(" AS ") {
-                let alias = item[a + 4..].trim().to_ascii_lowercase();
-                out.push((alias, item[..a].to_string()));
-            }
-        }
-    }
-    out
-}
-
 #[cfg(test)]
-mod tests {
-
-    /// The kNN point as EXPLAIN's Order By line prints it (float8out's shortest text),
-    /// from each spelling the model reads.
-    #[test]
-    fn knn_points_print_as_postgresql_does() {
-        use super::{distance_point, float8_text};
-        for (sql, want) in [
-            ("st_loc <-> point '(500,500)'", Some((500.0, 500.0))),
-            ("fgeo(a) <-> '( 1.50 , -2)'::point", Some((1.5, -2.0))),
-            ("st_loc <-> point(0.5, 2)", Some((0.5, 2.0))),
-            ("st_loc <-> other_loc", None),
-            ("st_loc <-> point '(1,2,3)'", None),
-        ] {
-            assert_eq!(distance_point(sql), want, "{sql}");
-        }
-        for (x, want) in [
-            (500.0, "500"),
-            (-2.0, "-2"),
-            (1.5, "1.5"),
-            (0.1, "0.1"),
-            (1e20, "1e+20"),
-            (1.5e-5, "1.5e-05"),
-            (0.0, "0"),
-        ] {
-            assert_eq!(float8_text(x), want);
-        }
-    }
-    use super::like_match;
-    use proptest::prelude::*;
-
-    /// The typed condition of `where_` over DBT3's supplier, part, customer and nation
-    /// (read by the front end, as every query is).
-    fn typed(where_: &str) -> costlab_model::expr::Expr {
-        use std::sync::OnceLock;
-        static T: OnceLock<Vec<costlab_model::catalog::Table>> = OnceLock::new();
-        let tables = T.get_or_init(|| costlab_workload::dbt3::catalog::dbt3(0.01).unwrap().pg);
-        let sql = format!("SELECT * FROM supplier, part, customer, nation WHERE {where_}");
-        let b = costlab_sql::read_query(&sql, costlab_sql::Dialect::Postgres, tables).unwrap();
-        assert_eq!(b.filters.len(), 1, "{where_}");
-        b.filters[0].expr.clone()
-    }
-
-    /// An expression compared with constants is found with its canonical text (casts
-    /// and a lone operand's parentheses dropped); a bare column, a column on the right or
-    /// more after the constant is not such a comparison.
-    #[test]
-    fn expressions_compared_with_constants() {
-        use super::{canonical_expression, compared_expression, ExprTest, Lit, Op};
-        let (e, t) = compared_expression(&typed("lower((s_phone)::text) < '15'::text")).unwrap();
-        assert_eq!(e, canonical_expression("lower((s_phone)::text)"));
-        assert_eq!(e, "lower ( s_phone )");
-        assert_eq!(t, ExprTest::Cmp(Op::Lt, Lit::Text("15".into())));
-        let (e, t) = compared_expression(&typed("lower(s_name) IN ('a', 'b')")).unwrap();
-        assert_eq!(e, "lower ( s_name )");
-        assert_eq!(
-            t,
-            ExprTest::In(vec![Lit::Text("a".into()), Lit::Text("b".into())])
-        );
-        let (_, t) = compared_expression(&typed("abs(s_acctbal) BETWEEN 1 AND 2")).unwrap();
-        assert_eq!(t, ExprTest::Between(Lit::Num(1.0), Lit::Num(2.0)));
-        assert_eq!(compared_expression(&typed("s_phone < p_name")), None);
-        assert_eq!(
-            compared_expression(&typed("lower(s_name) < lower(p_name)")),
-            None
-        );
-        assert_eq!(compared_expression(&typed("abs(s_acctbal) < 1 + 2")), None);
-        let (e, _) = compared_expression(&typed("(s_acctbal + p_size) > 5")).unwrap();
-        assert_eq!(e, "( s_acctbal + p_size )");
-    }
-
-    /// Calls are named once each, nested ones too; the comparison found is the top
-    /// level's, not one inside a call or an operand; the same column name on two table
-    /// references stays two columns.
-    #[test]
-    fn calls_and_the_top_level_comparison() {
-        assert_eq!(
-            super::calls_of(&typed("upper(lower(s_phone)) IN ('1', '2')")),
-            ["upper", "lower"]
-        );
-        for (text, want) in [
-            ("lower(s_phone) = '1'", Some("=")),
-            ("lower(s_name) || n_name > '5'", Some(">")),
-            (
-                "substring(c_phone from 1 for 2) in ('13', '31')",
-                Some("IN"),
-            ),
-            ("lower(s_name) NOT LIKE '1%'", Some("NOT LIKE")),
-            ("s_name IS NOT NULL OR p_name IS NULL", Some("IS")),
-        ] {
-            assert_eq!(
-                super::top_comparison(&typed(text)).as_deref(),
-                want,
-                "{text}"
-            );
-        }
-        let e = typed("s_nationkey + 1 = c_nationkey");
-        let tables: Vec<_> = e.columns().iter().map(|c| c.table).collect();
-        assert_eq!(tables, [Some(0), Some(2)]);
-    }
-
-    #[test]
-    fn like_matches_runs_and_single_characters() {
-        for (pat, s, want) in [
-            ("forest%", "forest green lace", true),
-            ("forest%", "a forest", false),
-            ("%green%", "forest green lace", true),
-            ("%green%", "greed", false),
-            ("_orest%", "forest", true),
-            ("f_rest", "forest", true),
-            ("f_rest", "forrest", false),
-            ("%", "", true),
-            ("_", "", false),
-            ("%BRASS", "LARGE BRUSHED BRASS", true),
-            // Characters beyond ASCII count as one each.
-            ("caf_", "café", true),
-            ("%é%", "crème brûlée", true),
-            ("cr_me%", "crème", true),
-        ] {
-            assert_eq!(like_match(pat, s), want, "{pat} LIKE {s}");
-        }
-    }
-
-    proptest! {
-        /// The byte fast path for ASCII agrees with matching by characters.
-        #[test]
-        fn ascii_and_character_matching_agree(pat in "[ab%_é]{0,6}", s in "[abé]{0,8}") {
-            let p: Vec<char> = pat.chars().collect();
-            let t: Vec<char> = s.chars().collect();
-            prop_assert_eq!(like_match(&pat, &s), super::like_match_in(&p, &t, '%', '_'));
-        }
-    }
-}
+mod tests;
