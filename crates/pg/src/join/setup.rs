@@ -650,7 +650,14 @@ pub(crate) fn build<'a>(
                 per_tuple: ops.per_tuple + pl.db.extra_call_ops_of(&f.expr),
                 ..ops
             };
-            let rels_of = if er == 0 || sub.is_some() { fr } else { er };
+            // A whole filter reads every relation the front end found in it (a clause
+            // shape drops an operand it cannot read, `e1.id + 1`, and its relation with
+            // it); a piece factored out of an OR reads what its own columns say.
+            let rels_of = if er == 0 || sub.is_some() || exact {
+                fr
+            } else {
+                er
+            };
             let (scan_text, join_text) = if rels_of.count_ones() == 1 {
                 (shown(&b, e, false), String::new())
             } else {
