@@ -30,6 +30,13 @@
 //! wrongly in silence. The truth a simulation counts with (true selectivities, matches and
 //! groups) is not in the text: a block comes back with it unknown (NaN, 0 groups) and a
 //! workload fills it in.
+//!
+//! [`Source::Derived`]: costlab_model::block::Source::Derived
+//! [`Filter`]: costlab_model::block::Filter
+//! [`FilterKind`]: costlab_model::block::FilterKind
+//! [`Nest`]: costlab_model::block::Nest
+//! [`Subquery`]: costlab_model::block::Subquery
+//! [`Error::Sql`]: costlab_model::error::Error::Sql
 
 mod conditions;
 mod constants;
