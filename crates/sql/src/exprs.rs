@@ -240,6 +240,114 @@ pub(crate) fn each_sub_expr<'e>(e: &'e Expr, f: &mut dyn FnMut(&'e Expr)) -> boo
     true
 }
 
+/// [`each_sub_expr`] over a tree to change: the same expressions, in the same order (keep
+/// the two in step).
+pub(crate) fn each_sub_expr_mut(e: &mut Expr, f: &mut dyn FnMut(&mut Expr)) -> bool {
+    match e {
+        Expr::Identifier(_)
+        | Expr::CompoundIdentifier(_)
+        | Expr::Value(_)
+        | Expr::TypedString(_) => {}
+        Expr::Nested(x)
+        | Expr::UnaryOp { expr: x, .. }
+        | Expr::IsNull(x)
+        | Expr::IsNotNull(x)
+        | Expr::IsTrue(x)
+        | Expr::IsFalse(x)
+        | Expr::IsNotTrue(x)
+        | Expr::IsNotFalse(x)
+        | Expr::Cast { expr: x, .. }
+        | Expr::Extract { expr: x, .. }
+        | Expr::Ceil { expr: x, .. }
+        | Expr::Floor { expr: x, .. }
+        | Expr::Collate { expr: x, .. } => f(x),
+        Expr::Interval(i) => f(&mut i.value),
+        Expr::BinaryOp { left, right, .. }
+        | Expr::Like {
+            expr: left,
+            pattern: right,
+            ..
+        }
+        | Expr::ILike {
+            expr: left,
+            pattern: right,
+            ..
+        }
+        | Expr::IsDistinctFrom(left, right)
+        | Expr::IsNotDistinctFrom(left, right)
+        | Expr::Position {
+            expr: left,
+            r#in: right,
+        } => {
+            f(left);
+            f(right);
+        }
+        Expr::Between {
+            expr, low, high, ..
+        } => {
+            f(expr);
+            f(low);
+            f(high);
+        }
+        Expr::In {
+            expr,
+            target: ast::InTarget::List(list),
+            ..
+        } => {
+            f(expr);
+            list.iter_mut().for_each(f);
+        }
+        Expr::Substring {
+            expr,
+            substring_from,
+            substring_for,
+            ..
+        } => {
+            f(expr);
+            substring_from.as_deref_mut().into_iter().for_each(&mut *f);
+            substring_for.as_deref_mut().into_iter().for_each(f);
+        }
+        Expr::Case {
+            operand,
+            conditions,
+            else_result,
+            ..
+        } => {
+            operand.as_deref_mut().into_iter().for_each(&mut *f);
+            for w in conditions {
+                f(&mut w.condition);
+                f(&mut w.result);
+            }
+            else_result.as_deref_mut().into_iter().for_each(f);
+        }
+        Expr::Function(func) => {
+            match &mut func.args {
+                FunctionArguments::List(l) => {
+                    for a in &mut l.args {
+                        if let FunctionArg::Unnamed(FunctionArgExpr::Expr(x))
+                        | FunctionArg::Named {
+                            arg: FunctionArgExpr::Expr(x),
+                            ..
+                        }
+                        | FunctionArg::ExprNamed {
+                            arg: FunctionArgExpr::Expr(x),
+                            ..
+                        } = a
+                        {
+                            f(x);
+                        }
+                    }
+                }
+                FunctionArguments::None => {}
+                FunctionArguments::Subquery(_) => return false,
+            }
+            func.filter.as_deref_mut().into_iter().for_each(f);
+        }
+        _ => return false,
+    }
+    true
+}
+
 /// Whether `e` or any expression inside it (sub-selects not entered) satisfies `pred`.
 pub(crate) fn any_expr(e: &Expr, pred: &dyn Fn(&Expr) -> bool) -> bool {
     if pred(e) {

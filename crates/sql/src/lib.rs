@@ -31,6 +31,10 @@
 //! groups) is not in the text: a block comes back with it unknown (NaN, 0 groups) and a
 //! workload fills it in.
 //!
+//! [`to_postgres`] makes a MySQL text PostgreSQL's over the same parse (the DBT3 kit's queries
+//! on a real PostgreSQL): constant `DATE_ADD` / `DATE_SUB` evaluated, `SUBSTR` as `SUBSTRING`,
+//! the statements printed again.
+//!
 //! [`Source::Derived`]: costlab_model::block::Source::Derived
 //! [`Filter`]: costlab_model::block::Filter
 //! [`FilterKind`]: costlab_model::block::FilterKind
@@ -46,6 +50,7 @@ mod from;
 mod lower;
 mod names;
 mod nests;
+mod postgres;
 mod reader;
 mod select;
 #[cfg(test)]
@@ -63,6 +68,8 @@ use costlab_model::error::Result;
 use crate::errors::parse_error;
 use crate::exprs::object_name;
 use crate::reader::{Reader, View};
+
+pub use crate::postgres::{to_postgres, PgQuery};
 
 /// Whose SQL the text is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
