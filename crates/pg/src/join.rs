@@ -11,18 +11,19 @@
 //! * `pathnodes`: the data (pathnodes.h): the prepared tables, one call's `Planner`, a
 //!   block's `Block` and a join relation's `JoinRel`.
 //! * `planner` (planner.c, planmain.c): `plan_block` plans one block end to end.
-//! * `setup` (initsplan.c): `build` makes the block ready: base relations through the
-//!   single-table model (`crate`: Seq Scan, Index Scan, Index Only Scan, Bitmap Heap
-//!   Scan), equivalence classes from the join edges (`equivclass`: constants propagated),
-//!   SpecialJoinInfos for IN / EXISTS / NOT EXISTS nests and the LEFT JOIN (a semi join
-//!   with a distinct RHS made inner, `analyzejoins`), filters with their selectivity
-//!   (`clausesel`: LIKE against MCVs and histogram, OR factoring, `col = (SubPlan)`),
+//! * `setup` (planmain.c's query_planner): `build` makes the block ready: base relations
+//!   through the single-table model (`relnode`, `crate`: Seq Scan, Index Scan, Index
+//!   Only Scan, Bitmap Heap Scan), equivalence classes from the join edges (`equivclass`:
+//!   constants propagated), SpecialJoinInfos for IN / EXISTS / NOT EXISTS nests and the
+//!   LEFT JOIN (`initsplan`; a semi join with a distinct RHS made inner, `analyzejoins`),
+//!   filters distributed with their selectivity (`initsplan`; `clausesel`: LIKE against
+//!   MCVs and histogram, OR factoring, `col = (SubPlan)`),
 //!   the kit's partial indexes where the query implies their predicate (`predtest`),
 //!   expression indexes and kNN orders (`indxpath`), sub-selects planned as InitPlans,
 //!   SubPlans and sub-select relations (`subselect`: Q15's view with HAVING pushdown,
 //!   Q18's grouped IN made an inner join), the columns each relation carries (`relnode`).
-//! * `allpaths`: each base relation's paths; `indxpath`: its parameterized index and
-//!   bitmap paths with loop_count.
+//! * `allpaths`: each base relation's size and paths; `indxpath`: its parameterized
+//!   index and bitmap paths with loop_count.
 //! * `joinrels` (standard_join_search, join_is_legal): join relations level by level,
 //!   their rows (calc_joinrel_size_estimate with `selfuncs`' eqjoinsel and
 //!   eqjoinsel_semi).
@@ -60,6 +61,7 @@ mod equivclass;
 mod executor_work;
 mod explain;
 mod indxpath;
+mod initsplan;
 mod joinpath;
 mod joinrels;
 mod model;

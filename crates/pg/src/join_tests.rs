@@ -1585,3 +1585,19 @@ fn a_semi_join_clause_takes_the_first_class_member_and_an_anti_join_its_own() {
     assert_eq!(anti.len(), 1, "{}", p.signature());
     assert!(anti[0].0 < 0.01 * anti[0].1, "anti join: {:?}", anti[0]);
 }
+
+/// A condition over two references of one table keeps both: `o2.o_orderkey = o1.o_orderkey
+/// + 1` is a join condition of o1 and o2 (issue 46's self-join, once read as a filter of o2
+/// on itself, `(o_orderkey = (o_orderkey + 1))` at its scan).
+#[test]
+fn a_self_join_on_an_expression_joins_the_two_references() {
+    let text = explain_sql(
+        "SELECT count(*) FROM orders o1 JOIN orders o2 ON o2.o_orderkey = o1.o_orderkey + 1
+         WHERE o1.o_orderdate BETWEEN '1995-01-01' AND '1995-01-02'",
+    );
+    assert!(
+        text.contains("(o2.o_orderkey = (o1.o_orderkey + 1))"),
+        "{text}"
+    );
+    assert!(!text.contains("(o_orderkey = (o_orderkey + 1))"), "{text}");
+}

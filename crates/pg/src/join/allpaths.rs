@@ -1,22 +1,26 @@
-//! A base relation's paths (allpaths.c's set_base_rel_pathlists): the one-table
-//! planner's paths (`crate::paths`) made join paths, with pathkeys, true rows and the
-//! parameterized index paths `indxpath` adds.
+//! Base relations' sizes and paths (allpaths.c's set_base_rel_sizes and
+//! set_base_rel_pathlists): the single-table model given each table's predicates, then
+//! the one-table planner's paths (`crate::paths`) made join paths, with pathkeys, true
+//! rows and the parameterized index paths `indxpath` adds.
 
 use smallvec::SmallVec;
 
 use crate::costsize::ParallelParams;
-use crate::pathnodes::Rel;
+use crate::pathnodes::{clamp_row_est, Rel};
 use crate::paths;
+use costlab_model::block::{ColRef, QueryBlock};
+use costlab_model::catalog::Value;
 use costlab_model::error::{Error, Result};
 use costlab_model::plan::Detail;
-use costlab_model::query::OrderKey;
+use costlab_model::query::{CmpOp, OrderKey, Predicate, Query};
 
 use super::executor_work;
 use super::executor_work::{heap_order, in_index_order};
 use super::explain::order_by_line;
+use super::indxpath::handed_up_columns;
 use super::model::{add_path, JPath, Node, Rescan, TrueRows};
 use super::pathnodes::*;
-use super::subselect;
+use super::subselect::{self, PARAM_PLACEHOLDER};
 
 impl<'a> Planner<'a> {
     pub(crate) fn ctx<'r>(&'r self, rel: &'r Rel<'a>) -> paths::Ctx<'r, 'a> {
@@ -213,4 +217,95 @@ impl<'a> Planner<'a> {
         }
         Ok(list)
     }
+}
+
+/// Base relation sizes (set_base_rel_sizes): each table's single-table model given its
+/// sargable predicates (its own, those `distribute_quals` pulled out of filters in
+/// `extra_preds`, and `col = $param` for each `correlated` column), its rows then reduced
+/// by the scan's other filters; a sub-select relation's rows by its filters.
+pub(crate) fn set_base_rel_sizes<'a>(
+    pl: &Planner<'a>,
+    b: &mut Block<'a>,
+    block: &QueryBlock,
+    ref_rel: &[Option<usize>],
+    extra_preds: &[Vec<Predicate>],
+    correlated: &[ColRef],
+    total_pages: f64,
+) -> Result<()> {
+    for (ti, t) in block.tables.iter().enumerate() {
+        let Some(r) = ref_rel[ti] else { continue };
+        let mut preds = t.preds.clone();
+        preds.extend(extra_preds[ti].iter().cloned());
+        for c in correlated {
+            if c.table == ti {
+                // `col = $param`: for want of a Param clause in the single-table model, a
+                // constant outside the MCV list (the same 1/nd without MCVs).
+                preds.push(Predicate::Cmp {
+                    column: c.column.to_string(),
+                    op: CmpOp::Eq,
+                    value: Value::Num(PARAM_PLACEHOLDER),
+                });
+            }
+        }
+        if let RelKind::Table { tidx, .. } = b.rels[r].kind {
+            let filter_sel = b.rels[r].filter_sel;
+            if pl.db.handed_up() {
+                b.rels[r].handed_up = handed_up_columns(pl, tidx, block);
+            }
+            let q = Query {
+                table: t.table.to_string(),
+                select: t.uses.iter().map(|s| s.to_string()).collect(),
+                predicates: preds,
+                order_by: Vec::new(),
+                limit: None,
+            };
+            let mut rel = pl.rel_for(tidx, &q)?;
+            rel.total_table_pages = total_pages;
+            let sargable_rows = rel.rows;
+            rel.rows = clamp_row_est(rel.rows * filter_sel);
+            rel.restrict_ops = rel.restrict_ops.add(b.rels[r].filter_ops);
+            let br = &mut b.rels[r];
+            br.rows = rel.rows;
+            br.true_rows = sargable_rows * br.true_sel;
+            br.kind = RelKind::Table {
+                tidx,
+                rel: Box::new(rel),
+                query: q,
+            };
+        } else {
+            let br = &mut b.rels[r];
+            br.rows = clamp_row_est(br.tuples * br.filter_sel);
+            br.true_rows *= br.true_sel;
+        }
+    }
+    Ok(())
+}
+
+/// Widths, then access paths (set_base_rel_pathlists): the columns each relation carries
+/// and the hash buckets of every class member first, since the paths' costs read them.
+pub(crate) fn set_base_rel_pathlists<'a>(pl: &Planner<'a>, b: &mut Block<'a>) -> Result<()> {
+    b.col_needs = b.col_needs();
+    b.ec_buckets = b
+        .ecs
+        .iter()
+        .map(|ec| ec.iter().map(|m| b.bucket_input(m)).collect())
+        .collect();
+    for r in 0..b.rels.len() {
+        b.rels[r].width = b.width_above(bit(r), r);
+    }
+    for r in 0..b.rels.len() {
+        let needed = b.needed_cols(r, &[], &[]);
+        if let RelKind::Table { rel, .. } = &mut b.rels[r].kind {
+            let pos: Vec<usize> = needed
+                .iter()
+                .filter_map(|n| rel.cols.iter().position(|c| c.name.eq_ignore_ascii_case(n)))
+                .collect();
+            rel.needed = pos;
+        }
+    }
+    for r in 0..b.rels.len() {
+        let paths = pl.base_paths(b, r)?;
+        b.rels[r].paths = paths;
+    }
+    Ok(())
 }

@@ -1,5 +1,6 @@
-//! Constants propagated through equivalence classes (equivclass.c's
-//! generate_base_implied_equalities_const): `a = b AND b = 5` restricts `a` too.
+//! Equivalence classes (equivclass.c): the classes from the join edges
+//! (process_equivalence), constants propagated through them
+//! (generate_base_implied_equalities_const): `a = b AND b = 5` restricts `a` too.
 
 use costlab_model::block::{QueryBlock, Source};
 use costlab_model::catalog::Value;
@@ -74,4 +75,37 @@ pub(crate) fn propagate_constants(
             && constant(a.rel, &a.col, extra_preds).is_some()
             && constant(c.rel, &c.col, extra_preds).is_some())
     });
+}
+
+/// The equivalence classes (process_equivalence): the union of the join edges, each
+/// column in one class, classes merged where an edge joins two.
+pub(crate) fn process_equivalences(b: &mut Block, edges: &[EqEdge]) {
+    for (a, c) in edges {
+        let ea = b.ec_of.get(a).copied();
+        let ec = b.ec_of.get(c).copied();
+        match (ea, ec) {
+            (None, None) => {
+                let id = b.ecs.len();
+                b.ecs.push(vec![a.clone(), c.clone()]);
+                b.ec_of.insert(a.clone(), id);
+                b.ec_of.insert(c.clone(), id);
+            }
+            (Some(x), None) => {
+                b.ecs[x].push(c.clone());
+                b.ec_of.insert(c.clone(), x);
+            }
+            (None, Some(y)) => {
+                b.ecs[y].push(a.clone());
+                b.ec_of.insert(a.clone(), y);
+            }
+            (Some(x), Some(y)) if x != y => {
+                let moved = std::mem::take(&mut b.ecs[y]);
+                for m in moved {
+                    b.ec_of.insert(m.clone(), x);
+                    b.ecs[x].push(m);
+                }
+            }
+            _ => {}
+        }
+    }
 }

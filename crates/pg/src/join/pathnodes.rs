@@ -130,6 +130,18 @@ pub(crate) fn bit(i: usize) -> u64 {
     1u64 << i
 }
 
+/// A join equality between two relations' columns.
+pub(crate) type EqEdge = (ColKey, ColKey);
+
+/// The relations of `tables` (block table indexes) as a set; a NOT IN nest's tables,
+/// which have no relation (`ref_rel` `None`), add nothing.
+pub(crate) fn relids(ref_rel: &[Option<usize>], tables: &[usize]) -> u64 {
+    tables
+        .iter()
+        .filter_map(|&t| ref_rel[t])
+        .fold(0, |a, r| a | bit(r))
+}
+
 /// A column of a relation of the join problem. The name is shared: keys are cloned into
 /// classes, clauses and sort keys all through the join search.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

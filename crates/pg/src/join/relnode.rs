@@ -1,7 +1,14 @@
-//! Which columns each relation carries up the join tree and their width (initsplan.c's
-//! attr_needed, relnode.c's build_joinrel_tlist, costsize.c's set_rel_width).
+//! A base table's relation (relnode.c's build_simple_rel); which columns each relation
+//! carries up the join tree and their width (initsplan.c's attr_needed, relnode.c's
+//! build_joinrel_tlist, costsize.c's set_rel_width).
 
+use crate::pathnodes::QualOps;
+use costlab_model::block::TableRef;
+use costlab_model::error::Result;
 use costlab_model::plan::Name;
+use costlab_model::query::Query;
+
+use super::costs::Qual;
 
 use super::pathnodes::*;
 
@@ -159,4 +166,40 @@ impl Block<'_> {
             RelKind::Sub { .. } => 8.0,
         }
     }
+}
+
+/// A base table's relation before its conditions are known (build_simple_rel): the
+/// single-table model's relation without predicates; `set_base_rel_sizes` fills it.
+pub(crate) fn build_simple_rel<'a>(
+    pl: &Planner<'a>,
+    t: &TableRef,
+    tidx: usize,
+) -> Result<BaseRel<'a>> {
+    Ok(BaseRel {
+        alias: t.alias.clone(),
+        kind: RelKind::Table {
+            tidx,
+            rel: Box::new(pl.empty_rel(tidx)?),
+            query: Query {
+                table: t.table.to_string(),
+                select: Vec::new(),
+                predicates: Vec::new(),
+                order_by: Vec::new(),
+                limit: None,
+            },
+        },
+        rows: 0.0,
+        tuples: pl.db.infos[tidx].tuples,
+        width: 0.0,
+        filter_ops: QualOps::default(),
+        filter_sel: 1.0,
+        true_sel: 1.0,
+        true_rows: 0.0,
+        extra: Qual::default(),
+        filter_text: Vec::new(),
+        filters: Vec::new(),
+        paths: Vec::new(),
+        uses: t.uses.clone(),
+        handed_up: Vec::new(),
+    })
 }
