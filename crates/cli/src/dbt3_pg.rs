@@ -369,102 +369,14 @@ pub fn complete_import(
     Ok(out)
 }
 
-/// One query as PostgreSQL runs it: statements to run first (Q15's view), the statement
-/// to explain, and what was changed from the kit's MySQL text.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PgQuery {
-    pub setup: Vec<String>,
-    pub select: String,
-    pub changes: Vec<String>,
-}
+pub use costlab_core::sql::PgQuery;
 
-/// `DATE_ADD('d', INTERVAL n UNIT)` / `DATE_SUB(...)` evaluated to a date literal.
-fn eval_date_fn(add: bool, args: &str) -> Option<String> {
-    let (date, interval) = args.split_once(',')?;
-    let date = date.trim().trim_matches('\'');
-    let mut it = interval.split_whitespace();
-    if !it.next()?.eq_ignore_ascii_case("INTERVAL") {
-        return None;
-    }
-    let n: i64 = it.next()?.parse().ok()?;
-    let unit = it.next()?.to_ascii_uppercase();
-    let n = if add { n } else { -n };
-    let mut p = date.splitn(3, '-');
-    let (y, m, d): (i64, i64, i64) = (
-        p.next()?.parse().ok()?,
-        p.next()?.parse().ok()?,
-        p.next()?.parse().ok()?,
-    );
-    let (y, m, d) = match unit.as_str() {
-        "DAY" => {
-            let days = costlab_core::date::parse(date).ok()? + n;
-            costlab_core::date::civil_from_days(days)
-        }
-        "MONTH" | "YEAR" => {
-            let months = y * 12 + (m - 1) + if unit == "YEAR" { 12 * n } else { n };
-            // Every DBT3 date here is the 1st; no end-of-month clamping needed.
-            if d > 28 {
-                return None;
-            }
-            (months.div_euclid(12), months.rem_euclid(12) + 1, d)
-        }
-        _ => return None,
-    };
-    Some(format!("'{y:04}-{m:02}-{d:02}'"))
-}
-
-/// The kit's MySQL text made PostgreSQL's, by mechanical rewrites only:
-/// * `DATE_ADD/DATE_SUB('d', INTERVAL n DAY|MONTH|YEAR)` is evaluated to a date literal
-///   (what the model's query block holds; PostgreSQL has neither function);
-/// * `SUBSTR(x FROM a FOR b)` is `SUBSTRING(x FROM a FOR b)` (PostgreSQL's SUBSTR takes no
-///   FROM/FOR syntax);
-/// * Q15's `CREATE VIEW ...; SELECT ...; DROP VIEW`: the view is `setup` (the caller runs
-///   it in a transaction it rolls back, or keeps it), the SELECT the statement;
-/// * trailing semicolons go.
-///
-/// Errors name what cannot be rewritten (a date function that is not a constant, two
-/// SELECTs, none).
+/// The kit's MySQL text made PostgreSQL's: [`costlab_core::sql::to_postgres`] (over
+/// sqlparser's tree: `DATE_ADD` / `DATE_SUB` of constants evaluated to a date literal,
+/// `SUBSTR(x FROM a FOR b)` as `SUBSTRING`, Q15's `CREATE VIEW` as `setup`, `DROP VIEW`
+/// dropped), its error as text.
 pub fn pg_dialect(sql: &str) -> Result<PgQuery, String> {
-    let mut changes = Vec::new();
-    let mut s = sql.to_string();
-    for (name, add) in [("DATE_ADD(", true), ("DATE_SUB(", false)] {
-        while let Some(at) = s.find(name) {
-            let open = at + name.len();
-            let close = open
-                + s[open..]
-                    .find(')')
-                    .ok_or_else(|| format!("{name} without a closing parenthesis"))?;
-            let args = s[open..close].to_string();
-            let lit =
-                eval_date_fn(add, &args).ok_or_else(|| format!("cannot evaluate {name}{args})"))?;
-            changes.push(format!("{name}{args}) → {lit}"));
-            s.replace_range(at..=close, &lit);
-        }
-    }
-    if s.contains("SUBSTR(") {
-        let n = s.matches("SUBSTR(").count();
-        s = s.replace("SUBSTR(", "SUBSTRING(");
-        changes.push(format!("SUBSTR(… FROM … FOR …) → SUBSTRING (×{n})"));
-    }
-    let mut setup = Vec::new();
-    let mut select = None;
-    for st in s.split(';').map(str::trim).filter(|x| !x.is_empty()) {
-        let head = st.to_ascii_uppercase();
-        if head.starts_with("CREATE VIEW") {
-            setup.push(st.to_string());
-        } else if head.starts_with("DROP VIEW") {
-            changes.push("view created in a rolled-back transaction".into());
-        } else if select.is_some() {
-            return Err(format!("two SELECTs in {sql}"));
-        } else {
-            select = Some(st.to_string());
-        }
-    }
-    Ok(PgQuery {
-        setup,
-        select: select.ok_or_else(|| format!("no SELECT in {sql}"))?,
-        changes,
-    })
+    costlab_core::sql::to_postgres(sql).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]
@@ -482,7 +394,8 @@ mod tests {
             .expect("Q15-like text");
         assert_eq!(q15.setup, vec!["CREATE VIEW v AS SELECT 1".to_string()]);
         assert_eq!(q15.select, "SELECT * FROM v");
-        assert!(pg_dialect("SELECT 1; SELECT 2").is_err());
-        assert!(pg_dialect("SELECT DATE_ADD(d, INTERVAL 1 DAY) FROM t").is_err());
+        assert!(pg_dialect("SELECT 1; SELECT 2").is_err_and(|e| e.contains("two SELECTs")));
+        assert!(pg_dialect("SELECT DATE_ADD(d, INTERVAL 1 DAY) FROM t")
+            .is_err_and(|e| e.contains("not a constant date")));
     }
 }

@@ -11,7 +11,9 @@ use sqlparser::ast::{
 use costlab_model::expr::{self as typed, BinOp, Column};
 use costlab_model::plan::Name;
 
-use super::{object_name, qualified, Reader, Resolved};
+use crate::exprs::{each_sub_expr, object_name, qualified};
+use crate::names::Resolved;
+use crate::reader::Reader;
 
 fn boxed(e: typed::Expr) -> Box<typed::Expr> {
     Box::new(e)
@@ -236,7 +238,7 @@ impl<'a> Reader<'a> {
             // through (IS TRUE, COLLATE, ...) is a call no engine rule reads.
             other => {
                 let mut args = Vec::new();
-                super::each_sub_expr(other, &mut |x| args.push(x));
+                each_sub_expr(other, &mut |x| args.push(x));
                 T::Call {
                     name: Name::from_static("?"),
                     args: args.into_iter().map(|x| self.lower(x, scope)).collect(),
