@@ -25,7 +25,6 @@ use super::costs::ScanSel;
 use super::costs::{JKind, JoinConsts, Qual};
 use super::model::{JPath, Node};
 use smallvec::SmallVec;
-use std::collections::HashMap;
 
 /// Planner settings beyond the cost knobs (GUCs that shape the search).
 #[derive(Clone, Debug, PartialEq)]
@@ -468,29 +467,10 @@ pub(crate) type SortCost = (f64, f64, f64, f64);
 /// A Sort's costs and its own disabled nodes (enable_sort).
 pub(crate) type DisabledSort = (SortCost, u32);
 
-/// Hashes a relation set (a bitmap): one multiplication instead of SipHash, which the
-/// join search's map lookups, one per pair of relations and more, spent most time in.
-#[derive(Default)]
-pub(crate) struct RelidsHasher(u64);
-
-impl std::hash::Hasher for RelidsHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &x in bytes {
-            self.0 = (self.0.rotate_left(8) ^ x as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        }
-    }
-    fn write_u64(&mut self, x: u64) {
-        self.0 = (self.0 ^ x).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    }
-    fn write_usize(&mut self, x: usize) {
-        self.write_u64(x as u64);
-    }
-}
-
-pub(crate) type RelidsMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<RelidsHasher>>;
+/// The join search's maps keyed by relation sets (bitmaps): rustc-hash's hasher, one
+/// multiplication per word instead of SipHash, which the search's lookups (one per pair of
+/// relations and more) spent most of their time in.
+pub(crate) type RelidsMap<K, V> = rustc_hash::FxHashMap<K, V>;
 
 /// One join search: the join relations found so far, and what the search would
 /// otherwise recompute for every pair of relations it tries. Everything here is a pure
