@@ -7,28 +7,8 @@ use sqlparser::ast::{
     self, BinaryOperator, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, ObjectName,
 };
 
-pub(crate) const AGGREGATES: &[&str] = &[
-    "count",
-    "sum",
-    "avg",
-    "min",
-    "max",
-    "stddev",
-    "stddev_pop",
-    "stddev_samp",
-    "variance",
-    "var_pop",
-    "var_samp",
-    "bool_and",
-    "bool_or",
-    "bit_and",
-    "bit_or",
-    "string_agg",
-    "array_agg",
-    "group_concat",
-    "json_agg",
-    "jsonb_agg",
-];
+/// SQL's aggregates, one list for the front end and the planners.
+pub(crate) use costlab_model::expr::AGGREGATES;
 
 /// The last part of a name, without the quotes around it.
 pub(crate) fn object_name(n: &ObjectName) -> Cow<'_, str> {

@@ -481,14 +481,7 @@ pub(crate) fn condition(e: &T) -> Expr {
             };
             Expr::Cmp {
                 col: c.written(),
-                op: match op {
-                    BinOp::Eq => Op::Eq,
-                    BinOp::Ne => Op::Ne,
-                    BinOp::Lt => Op::Lt,
-                    BinOp::Le => Op::Le,
-                    BinOp::Gt => Op::Gt,
-                    _ => Op::Ge,
-                },
+                op: comparison_of(*op),
                 rhs,
             }
         }
@@ -625,6 +618,18 @@ fn inline_derived(e: &T) -> std::borrow::Cow<'_, T> {
     std::borrow::Cow::Owned(go(e))
 }
 
+/// The comparison a typed comparison operator is (`op.is_comparison()`).
+fn comparison_of(op: BinOp) -> Op {
+    match op {
+        BinOp::Eq => Op::Eq,
+        BinOp::Ne => Op::Ne,
+        BinOp::Lt => Op::Lt,
+        BinOp::Le => Op::Le,
+        BinOp::Gt => Op::Gt,
+        _ => Op::Ge,
+    }
+}
+
 /// A constant operand: a number (with its sign), a string, a sum or difference of
 /// numbers, or a constant cast (`'15'::text`).
 fn constant(e: &T) -> Option<Lit> {
@@ -719,17 +724,10 @@ pub(crate) fn quoted_constants(e: &T) -> usize {
 /// form, as an expression index's key is matched (match_index_to_operand).
 pub(crate) fn compared_expression(e: &T) -> Option<(String, ExprTest)> {
     let (lhs, test) = match e {
-        T::Binary { op, left, right } if op.is_comparison() => {
-            let op = match op {
-                BinOp::Eq => Op::Eq,
-                BinOp::Ne => Op::Ne,
-                BinOp::Lt => Op::Lt,
-                BinOp::Le => Op::Le,
-                BinOp::Gt => Op::Gt,
-                _ => Op::Ge,
-            };
-            (&**left, ExprTest::Cmp(op, plain_constant(right)?))
-        }
+        T::Binary { op, left, right } if op.is_comparison() => (
+            &**left,
+            ExprTest::Cmp(comparison_of(*op), plain_constant(right)?),
+        ),
         T::InList {
             expr,
             list,
