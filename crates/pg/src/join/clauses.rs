@@ -492,9 +492,9 @@ pub(crate) fn condition(e: &T) -> Expr {
 /// Operator and function calls an expression evaluates per row, as cost_qual_eval
 /// counts them at procost 1: arithmetic, comparisons, `<->`, unary minus, LIKE, every
 /// function or aggregate call (and EXTRACT, SUBSTRING); casts, CASE, AND / OR, IN lists,
-/// BETWEEN and constants are free here. The `*` of `count(*)` and of a select list
-/// counts one, as the model has counted it since it read texts (fitted with the rest of
-/// §5.1 on DBT3's plans).
+/// BETWEEN and constants are free here. A `*` counts one, as the text reader it replaced
+/// counted it; no cost reads that count (a select list's `*` and `count(*)`'s argument
+/// are free in `tlist` and `prepagg`), so it is kept only to keep every count as it was.
 pub(crate) fn op_count(e: &T) -> f64 {
     let mut n = 0.0;
     e.walk(&mut |x| match x {
