@@ -460,7 +460,8 @@ fn bad_input_exits_2_with_one_line_naming_it() {
 
 /// PostgreSQL's DBT3 table: 22 rows with finite figures; on the NVMe profile the SSD advice
 /// (random_page_cost 1.1) moves Q12 from the orders-driven merge join onto the partial
-/// index of late lineitems.
+/// index of late lineitems. Serial plans on both sides (max_parallel_workers_per_gather 0):
+/// in parallel both sides drive Q12 from a Parallel Index Scan of pk_orders.
 #[test]
 fn postgres_table() {
     let o = run(&[
@@ -473,6 +474,10 @@ fn postgres_table() {
         "nvme-consumer-gen4",
         "--baseline",
         "pg-default",
+        "--baseline-set",
+        "max_parallel_workers_per_gather=0",
+        "--set",
+        "max_parallel_workers_per_gather=0",
         "--set",
         "random_page_cost=1.1",
     ]);

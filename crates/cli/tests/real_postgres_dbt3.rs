@@ -310,9 +310,17 @@ fn out_dir() -> PathBuf {
 
 /// The server's EXPLAIN (FORMAT JSON) and text EXPLAIN of one query.
 fn explain(client: &mut Client, q: &PgQuery) -> Result<(Json, String), String> {
+    explain_with(client, q, "SET LOCAL max_parallel_workers_per_gather = 0; SET LOCAL jit = off")
+}
+
+/// The server's EXPLAINs at its own defaults (parallel query on), jit off.
+fn explain_defaults(client: &mut Client, q: &PgQuery) -> Result<(Json, String), String> {
+    explain_with(client, q, "SET LOCAL jit = off")
+}
+
+fn explain_with(client: &mut Client, q: &PgQuery, settings: &str) -> Result<(Json, String), String> {
     let mut tx = client.transaction().map_err(|e| e.to_string())?;
-    tx.batch_execute("SET LOCAL max_parallel_workers_per_gather = 0; SET LOCAL jit = off")
-        .map_err(|e| e.to_string())?;
+    tx.batch_execute(settings).map_err(|e| e.to_string())?;
     for s in &q.setup {
         tx.batch_execute(s).map_err(|e| format!("{s}: {e}"))?;
     }
@@ -803,6 +811,39 @@ fn dbt3_builtin_catalog_matches_real_postgres_at_sf_1() {
             builtin: builtin.plan(&q, &knobs).map(|p| compared(&p)),
         });
     }
+    // The same 22 at the server's defaults, parallel query on (max_parallel_workers_per_gather
+    // 2): the server's plans and texts beside the model's at the release's defaults.
+    let defaults = KnobValues::defaults(version, EngineVersion::Mysql80);
+    let ddir = dir.join("defaults");
+    std::fs::create_dir_all(&ddir).expect("create target/dbt3-pg/sf1/defaults");
+    let mut default_rows = Vec::new();
+    for n in 1..=22u8 {
+        let q = query(n, sf).expect("DBT3 query");
+        let pq = pg_dialect(&q.sql).unwrap_or_else(|e| panic!("Q{n}: {e}"));
+        let server_side = explain_defaults(&mut client, &pq).map(|(json, text)| {
+            let _ = std::fs::write(ddir.join(format!("q{n:02}.server.txt")), &text);
+            let node = from_explain(&json[0]["Plan"]);
+            (shape(&node), order_string(&node), node.total)
+        });
+        let built = builtin.plan(&q, &defaults);
+        if let Ok(p) = &built {
+            let _ = std::fs::write(ddir.join(format!("q{n:02}.model.txt")), p.explain());
+        }
+        default_rows.push(Row {
+            n,
+            server: server_side,
+            model: from_import.plan(&q, &defaults).map(|p| compared(&p)),
+            builtin: built.map(|p| compared(&p)),
+        });
+    }
+    let mut default_failures = Vec::new();
+    let (default_report, default_shapes, default_totals) =
+        builtin_comparison(&default_rows, sf, version_num, &mut default_failures);
+    let default_report = format!("At the server's defaults (parallel query on):\n{default_report}");
+    println!("\n{default_report}");
+    std::fs::write(dir.join("comparison-builtin-defaults.txt"), &default_report)
+        .expect("write the comparison at the defaults");
+    println!("at the defaults: {default_shapes} of 22 shapes, {default_totals} of 22 totals within 10 %");
     let mut failures = Vec::new();
     let (report, mut shapes, totals) = builtin_comparison(&rows, sf, version_num, &mut failures);
     println!(

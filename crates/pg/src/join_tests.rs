@@ -111,6 +111,7 @@ fn q14_unique_inner_hash_join_and_plain_aggregate() {
         final_per_group: 2.0 * COP,
         num_trans: 2.0,
         transition_space: 256.0,
+        ..AggCosts::default()
     };
     let (s, t, _) = agg(
         &jc,
@@ -192,6 +193,7 @@ fn q12_index_scan_sort_merge_join_and_group_aggregate() {
         final_per_group: 0.0,
         num_trans: 2.0,
         transition_space: 0.0,
+        ..AggCosts::default()
     };
     let (s, t, _) = agg(
         &jc,
@@ -302,6 +304,7 @@ fn q3_unique_inner_hash_join_and_spilling_hash_aggregate() {
         final_per_group: COP,
         num_trans: 1.0,
         transition_space: 128.0,
+        ..AggCosts::default()
     };
     let (s, t, pw) = agg(
         &jc,

@@ -20,6 +20,8 @@ pub struct PgOptions {
     pub enable_material: bool,
     pub enable_memoize: bool,
     pub enable_hashagg: bool,
+    /// enable_parallel_hash: a partial hash join may build one shared table (Parallel Hash).
+    pub enable_parallel_hash: bool,
     pub parallel_leader_participation: bool,
     /// min_parallel_table_scan_size in 8 kB pages.
     pub min_parallel_table_scan_size: f64,
@@ -42,6 +44,7 @@ impl Default for PgOptions {
             enable_material: true,
             enable_memoize: true,
             enable_hashagg: true,
+            enable_parallel_hash: true,
             parallel_leader_participation: true,
             min_parallel_table_scan_size: 1024.0,
             min_parallel_index_scan_size: 64.0,
@@ -80,6 +83,7 @@ impl PgOptions {
             "material" => &mut self.enable_material,
             "memoize" => &mut self.enable_memoize,
             "hashagg" => &mut self.enable_hashagg,
+            "parallel_hash" => &mut self.enable_parallel_hash,
             _ => return None,
         })
     }

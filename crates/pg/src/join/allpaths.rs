@@ -18,31 +18,66 @@ use super::executor_work;
 use super::executor_work::{heap_order, in_index_order};
 use super::explain::order_by_line;
 use super::indxpath::handed_up_columns;
-use super::model::{add_path, JPath, Node, Rescan, TrueRows};
+use super::model::{add_partial_path, add_path, JPath, Node, Rescan, TrueRows};
 use super::pathnodes::*;
 use super::subselect::{self, PARAM_PLACEHOLDER};
 
 impl<'a> Planner<'a> {
-    pub(crate) fn ctx<'r>(&'r self, rel: &'r Rel<'a>) -> paths::Ctx<'r, 'a> {
+    /// The single-table planner over `rel`, with the block's parallel limits (`par`; no
+    /// workers: complete paths only).
+    pub(crate) fn ctx<'r>(
+        &'r self,
+        rel: &'r Rel<'a>,
+        par: Option<ParallelParams>,
+    ) -> paths::Ctx<'r, 'a> {
         paths::Ctx {
             rel,
             c: &self.jc.c,
             version: self.version,
             opts: &self.opts,
-            par: ParallelParams {
+            par: par.unwrap_or(ParallelParams {
                 max_workers: 0,
-                leader_participation: true,
-                min_table_pages: 1024.0,
-                min_index_pages: 64.0,
-            },
+                leader_participation: self.opts.parallel_leader_participation,
+                min_table_pages: self.opts.min_parallel_table_scan_size,
+                min_index_pages: self.opts.min_parallel_index_scan_size,
+            }),
             detail: Detail::Full,
             keys: &self.keys,
         }
     }
 
+    /// parallelModeOK's limits: None when max_parallel_workers_per_gather is 0.
+    pub(crate) fn parallel(&self) -> Option<ParallelParams> {
+        let w = self.jc.c.max_parallel_workers_per_gather;
+        (w > 0).then(|| ParallelParams {
+            max_workers: w,
+            leader_participation: self.opts.parallel_leader_participation,
+            min_table_pages: self.opts.min_parallel_table_scan_size,
+            min_index_pages: self.opts.min_parallel_index_scan_size,
+        })
+    }
+
     /// A single-table path as a join input: alias, the block's extra filter costs, rows.
-    pub(crate) fn pg_path(&self, br: &BaseRel, p: paths::Path, pathkeys: Vec<usize>) -> JPath {
+    /// A partial path (`p.workers` > 0) is one participant's: its rows and the filters'
+    /// CPU divided by the parallel divisor, as cost_seqscan and cost_index divide theirs.
+    /// `safe`: the relation's consider_parallel.
+    pub(crate) fn pg_path(
+        &self,
+        br: &BaseRel,
+        p: paths::Path,
+        pathkeys: Vec<usize>,
+        safe: bool,
+    ) -> JPath {
         let disabled = p.disabled;
+        let p_workers = p.workers;
+        let divisor = if p_workers > 0 {
+            crate::costsize::get_parallel_divisor(
+                p_workers,
+                self.opts.parallel_leader_participation,
+            )
+        } else {
+            1.0
+        };
         let mut node = *p.node;
         let examined = node.work.rows_examined;
         let cop = self.jc.cop();
@@ -73,20 +108,27 @@ impl<'a> Planner<'a> {
             add_run += br.filter_ops.per_tuple * cop * examined;
             node.work.operator_evals += br.filter_ops.per_tuple * examined;
         }
+        add_run /= divisor;
         node.cost.startup += add_startup;
         node.cost.total += add_startup + add_run;
         node.relation = Some(br.alias.clone());
-        node.rows = br.rows;
+        let rows = if p_workers > 0 {
+            clamp_row_est(br.rows / divisor)
+        } else {
+            br.rows
+        };
+        node.rows = rows;
         node.width = br.width;
         node.work.rows_out = br.rows;
         node.work.function_calls += executor_work::scan_function_calls(&br.filters, br.rows);
         for t in &br.filter_text {
             node.details.push(format!("Filter: {t}"));
         }
+        let b_safe = safe;
         JPath {
             startup: node.cost.startup,
             total: node.cost.total,
-            rows: br.rows,
+            rows,
             width: br.width,
             param: 0,
             rescan: Rescan::Same,
@@ -96,14 +138,22 @@ impl<'a> Planner<'a> {
             param_ecs: SmallVec::new(),
             disabled,
             pending: 0,
+            workers: p_workers,
+            safe: b_safe,
         }
     }
 
     /// set_plain_rel_pathlist: Seq Scan, index and bitmap paths, and index paths in the
     /// order of a join key or the grouping (useful pathkeys).
-    pub fn base_paths(&self, b: &Block<'a>, r: usize) -> Result<Vec<JPath>> {
+    /// With parallel query on and the relation consider_parallel, also its partial paths
+    /// (Parallel Seq Scan, Parallel Index and Index Only Scans of its btrees, a Parallel
+    /// Bitmap Heap Scan): returned second, cheapest first.
+    pub fn base_paths(&self, b: &Block<'a>, r: usize) -> Result<(Vec<JPath>, Vec<JPath>)> {
         let br = &b.rels[r];
         let mut list = Vec::new();
+        let mut partial = Vec::new();
+        let safe = b.consider_parallel(bit(r));
+        let par = if safe { b.parallel } else { None };
         match &br.kind {
             RelKind::Sub { .. } => {
                 let elide =
@@ -116,8 +166,8 @@ impl<'a> Planner<'a> {
                 }
             }
             RelKind::Table { tidx, rel, query } => {
-                let ctx = self.ctx(rel);
-                let mut seq = self.pg_path(br, ctx.seq_path(0), Vec::new());
+                let ctx = self.ctx(rel, par);
+                let mut seq = self.pg_path(br, ctx.seq_path(0), Vec::new(), safe);
                 seq.node = Node::with_true_rows(
                     seq.node,
                     TrueRows {
@@ -126,13 +176,38 @@ impl<'a> Planner<'a> {
                     },
                 );
                 add_path(&mut list, seq, b.consider_startup);
+                if let Some(pp) = par {
+                    // create_plain_partial_paths: workers from the heap's pages.
+                    let w = crate::costsize::compute_parallel_worker(
+                        rel.pages,
+                        -1.0,
+                        pp.max_workers,
+                        pp.min_table_pages,
+                        pp.min_index_pages,
+                    );
+                    if w > 0 {
+                        let mut p = self.pg_path(br, ctx.seq_path(w), Vec::new(), safe);
+                        p.node = Node::with_true_rows(p.node, TrueRows::out(br.true_rows));
+                        add_partial_path(&mut partial, p);
+                    }
+                }
                 let planner = crate::Planner::new(&ctx);
                 for i in 0..rel.indexes.len() {
                     if let Some(s) = ctx.index_scan(i) {
                         if let Some(p) = ctx.index_path(&s, false) {
-                            let mut path = self.pg_path(br, p, Vec::new());
+                            let mut path = self.pg_path(br, p, Vec::new(), safe);
                             path.node = in_index_order(path.node, b, r, rel, i);
                             add_path(&mut list, path, b.consider_startup);
+                        }
+                        if par.is_some() {
+                            if let Some(p) = ctx.index_path(&s, true) {
+                                let mut path = self.pg_path(br, p, Vec::new(), safe);
+                                path.node = Node::with_true_rows(
+                                    path.node,
+                                    TrueRows::out(br.true_rows),
+                                );
+                                add_partial_path(&mut partial, path);
+                            }
                         }
                     }
                 }
@@ -141,9 +216,14 @@ impl<'a> Planner<'a> {
                     if let Some(p) = ctx.bitmap_path(&chosen, false) {
                         add_path(
                             &mut list,
-                            self.pg_path(br, p, Vec::new()),
+                            self.pg_path(br, p, Vec::new(), safe),
                             b.consider_startup,
                         );
+                    }
+                    if par.is_some() {
+                        if let Some(p) = ctx.bitmap_path(&chosen, true) {
+                            add_partial_path(&mut partial, self.pg_path(br, p, Vec::new(), safe));
+                        }
                     }
                 }
                 for p in self.param_paths(b, r, 0) {
@@ -180,7 +260,7 @@ impl<'a> Planner<'a> {
                     rel2.total_table_pages = rel.total_table_pages;
                     rel2.rows = rel.rows;
                     rel2.restrict_ops = rel.restrict_ops;
-                    let ctx2 = self.ctx(&rel2);
+                    let ctx2 = self.ctx(&rel2, par);
                     let pk = vec![pk_of(
                         b,
                         &ColKey {
@@ -193,8 +273,14 @@ impl<'a> Planner<'a> {
                             if !s.sorted {
                                 continue;
                             }
+                            if par.is_some() {
+                                if let Some(p) = ctx2.index_path(&s, true) {
+                                    let path = self.pg_path(br, p, pk.clone(), safe);
+                                    add_partial_path(&mut partial, path);
+                                }
+                            }
                             if let Some(p) = ctx2.index_path(&s, false) {
-                                let mut path = self.pg_path(br, p, pk.clone());
+                                let mut path = self.pg_path(br, p, pk.clone(), safe);
                                 if s.order_bys > 0 {
                                     if let Some(point) = &b.knn_point {
                                         let key = &rel2.cols[rel2.indexes[i].keys[0]].name;
@@ -215,7 +301,7 @@ impl<'a> Planner<'a> {
                 br.alias
             )));
         }
-        Ok(list)
+        Ok((list, partial))
     }
 }
 
@@ -304,8 +390,206 @@ pub(crate) fn set_base_rel_pathlists<'a>(pl: &Planner<'a>, b: &mut Block<'a>) ->
         }
     }
     for r in 0..b.rels.len() {
-        let paths = pl.base_paths(b, r)?;
+        let (paths, partial) = pl.base_paths(b, r)?;
         b.rels[r].paths = paths;
+        b.rels[r].partial = partial;
     }
     Ok(())
+}
+
+impl Planner<'_> {
+    /// create_gather_path: a Gather over partial path `sub`, returning `rows` (the
+    /// relation's estimate at a scan or join relation, the partial rows times the workers
+    /// above a partial aggregation); cost_gather's setup and per-tuple costs.
+    pub(crate) fn gather(&self, sub: &JPath, rows: f64) -> JPath {
+        let c = crate::costsize::cost_gather(
+            &self.jc.c,
+            crate::costsize::NodeCost {
+                startup: sub.startup,
+                total: sub.total,
+            },
+            rows,
+        );
+        let work = costlab_model::plan::Work {
+            rows_out: rows,
+            rows_transferred: rows,
+            workers: sub.workers as f64,
+            ..Default::default()
+        };
+        let node = Node::new(
+            "Gather",
+            c.startup,
+            c.total,
+            rows,
+            sub.width,
+            work,
+            text(|| format!("Workers Planned: {}", sub.workers))
+                .into_iter()
+                .collect(),
+            [sub.node.clone()],
+        );
+        self.gathered(sub, c, rows, SmallVec::new(), node)
+    }
+
+    /// create_gather_merge_path over partial path `sub`, sorted already: cost_gather_merge's
+    /// heap of workers + 1 streams; the order is kept.
+    pub(crate) fn gather_merge(&self, sub: &JPath, rows: f64) -> JPath {
+        let c = crate::costsize::cost_gather_merge(
+            &self.jc.c,
+            crate::costsize::NodeCost {
+                startup: sub.startup,
+                total: sub.total,
+            },
+            rows,
+            sub.workers,
+        );
+        let work = costlab_model::plan::Work {
+            rows_out: rows,
+            rows_transferred: rows,
+            workers: sub.workers as f64,
+            comparisons: rows * crate::costsize::log2_sort(sub.workers as f64 + 1.0),
+            ..Default::default()
+        };
+        let node = Node::new(
+            "Gather Merge",
+            c.startup,
+            c.total,
+            rows,
+            sub.width,
+            work,
+            text(|| format!("Workers Planned: {}", sub.workers))
+                .into_iter()
+                .collect(),
+            [sub.node.clone()],
+        );
+        self.gathered(sub, c, rows, sub.pathkeys.clone(), node)
+    }
+
+    fn gathered(
+        &self,
+        sub: &JPath,
+        c: crate::costsize::NodeCost,
+        rows: f64,
+        pathkeys: super::model::PathKeys,
+        node: std::rc::Rc<Node>,
+    ) -> JPath {
+        let node = match sub.node.true_rows() {
+            Some(t) => Node::with_true_rows(node, TrueRows::out(t)),
+            None => node,
+        };
+        JPath {
+            startup: c.startup,
+            total: c.total,
+            rows,
+            width: sub.width,
+            pathkeys,
+            param: 0,
+            rescan: Rescan::Same,
+            node,
+            param_ecs: SmallVec::new(),
+            can_mark: false,
+            disabled: sub.disabled,
+            pending: 0,
+            workers: 0,
+            // Gathers never nest: nothing over one runs in a worker.
+            safe: false,
+        }
+    }
+
+    /// generate_useful_gather_paths for a scan or join relation of `relids` whose partial
+    /// paths are `partial` (cheapest first): a Gather over the cheapest, a Gather Merge
+    /// over each sorted one, and the cheapest sorted on the query's order as far as the
+    /// relation can sort on it (get_useful_pathkeys_for_relation) under a Gather Merge.
+    /// Every Gather returns the relation's rows (override_rows false).
+    pub(crate) fn gather_paths(
+        &self,
+        b: &Block,
+        query_keys: &[usize],
+        relids: u64,
+        rows: f64,
+        partial: &[JPath],
+    ) -> Vec<JPath> {
+        let mut out = Vec::new();
+        let Some(cheapest) = partial.first() else {
+            return out;
+        };
+        out.push(self.gather(cheapest, rows));
+        for p in partial.iter().filter(|p| !p.pathkeys.is_empty()) {
+            out.push(self.gather_merge(p, rows));
+        }
+        // The query's order as far as the relation holds a member of each key's class.
+        let useful: Vec<usize> = query_keys
+            .iter()
+            .take_while(|&&k| key_in(b, k, relids))
+            .copied()
+            .collect();
+        if useful.is_empty() {
+            return out;
+        }
+        for (i, p) in partial.iter().enumerate() {
+            let presorted = p
+                .pathkeys
+                .iter()
+                .zip(&useful)
+                .take_while(|(a, b)| a == b)
+                .count();
+            if presorted == useful.len() {
+                continue;
+            }
+            // 16 on: a path other than the cheapest only if presorted (by an incremental
+            // sort, not modelled under a Gather Merge yet).
+            if i > 0 {
+                continue;
+            }
+            let sorted = self.sorted_partial(b, p, &useful);
+            out.push(self.gather_merge(&sorted, rows));
+        }
+        out
+    }
+
+    /// A partial path sorted on `keys` (each participant sorts its own rows).
+    pub(crate) fn sorted_partial(&self, b: &Block, p: &JPath, keys: &[usize]) -> JPath {
+        let (cost, dis) = self.sort_cost(p.input(), -1.0);
+        let key_text = text(|| {
+            keys.iter()
+                .filter_map(|&k| key_col(b, k))
+                .map(|c| c.col.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+        .unwrap_or_default();
+        let node = Planner::sort_node(p, cost, dis, text(|| format!("Sort Key: {key_text}")));
+        JPath {
+            startup: cost.0,
+            total: cost.1,
+            pathkeys: keys.iter().copied().collect(),
+            rescan: Rescan::Fixed(0.0, self.jc.cop() * p.rows),
+            node,
+            param_ecs: SmallVec::new(),
+            can_mark: true,
+            disabled: p.disabled + dis,
+            pending: 0,
+            ..p.clone()
+        }
+    }
+}
+
+/// A pathkey's column: its class's first member, or the column a key outside the
+/// classes was made of.
+fn key_col<'b>(b: &'b Block, k: usize) -> Option<&'b ColKey> {
+    if let Some(ec) = b.ecs.get(k) {
+        return ec.first();
+    }
+    b.group
+        .iter()
+        .chain(b.order.iter())
+        .find(|c| pk_of(b, c) == k)
+}
+
+/// Whether relation set `relids` can sort on pathkey `k`.
+fn key_in(b: &Block, k: usize, relids: u64) -> bool {
+    if let Some(ec) = b.ecs.get(k) {
+        return ec.iter().any(|m| relids & bit(m.rel) != 0);
+    }
+    key_col(b, k).is_some_and(|c| relids & bit(c.rel) != 0)
 }

@@ -67,7 +67,23 @@ fn maxalign(x: f64) -> f64 {
 
 /// ExecChooseHashTableSize (§3.2), serial: (nbuckets, nbatch).
 pub(crate) fn choose_hash_table_size(ntuples: f64, width: f64, hash_mem: f64) -> (f64, f64) {
+    choose_hash_table_size_parallel(ntuples, width, hash_mem, None)
+}
+
+/// ExecChooseHashTableSize for a Parallel Hash (`combined`: the outer's workers): the
+/// participants' hash_mem together (try_combined_hash_mem); a table that does not fit it is
+/// sized again with one process's hash_mem.
+pub(crate) fn choose_hash_table_size_parallel(
+    ntuples: f64,
+    width: f64,
+    hash_mem: f64,
+    combined: Option<u32>,
+) -> (f64, f64) {
     let ntuples = if ntuples <= 0.0 { 1000.0 } else { ntuples };
+    let hash_mem = match combined {
+        Some(w) => hash_mem * (w as f64 + 1.0),
+        None => hash_mem,
+    };
     let tupsize = 16.0 + 16.0 + maxalign(width);
     let inner_bytes = ntuples * tupsize;
     let mut htb = hash_mem;
@@ -80,6 +96,9 @@ pub(crate) fn choose_hash_table_size(ntuples: f64, width: f64, hash_mem: f64) ->
     max_pointers = max_pointers.min((i32::MAX / 2 + 1) as f64);
     let nbuckets = next_pow2(1024f64.max(ntuples.ceil().min(max_pointers)));
     if inner_bytes + 8.0 * nbuckets > htb {
+        if combined.is_some() {
+            return choose_hash_table_size_parallel(ntuples, width, hash_mem_single(hash_mem, combined), None);
+        }
         let nb = next_pow2(
             (htb / (tupsize + 8.0))
                 .floor()
@@ -92,6 +111,21 @@ pub(crate) fn choose_hash_table_size(ntuples: f64, width: f64, hash_mem: f64) ->
     } else {
         (nbuckets, 1.0)
     }
+}
+
+fn hash_mem_single(hash_mem: f64, combined: Option<u32>) -> f64 {
+    match combined {
+        Some(w) => hash_mem / (w as f64 + 1.0),
+        None => hash_mem,
+    }
+}
+
+/// A Parallel Hash's sizing: the inner's rows over all participants (inner rows times
+/// its divisor, unclamped) and the outer's workers, whose hash_mem it may combine.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SharedHash {
+    pub inner_rows_total: f64,
+    pub workers: u32,
 }
 
 /// Inner-side statistics of one hash clause (§3.5 inputs).
@@ -269,6 +303,7 @@ pub(crate) fn nestloop(
 /// Hash join (§3.1, §3.4). `buckets` the inner side's stats of each hash clause,
 /// `hq` the hash clauses' cost, `qp` the other join quals', `inner_sel` the product of
 /// the hash clauses' inner selectivities (approx_tuple_count).
+#[cfg(test)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn hashjoin(
     jc: &JoinConsts,
@@ -282,11 +317,39 @@ pub(crate) fn hashjoin(
     qp: Qual,
     inner_sel: f64,
 ) -> JoinCost {
+    hashjoin_shared(jc, outer, inner, nclauses, buckets, kind, semi, hq, qp, inner_sel, None)
+}
+
+/// [`hashjoin`], or with `shared` a Parallel Hash Join's (initial_cost_hashjoin with
+/// parallel_hash): the shared table sized on every participant's inner rows; the rest on
+/// the per-participant rows the inputs carry.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn hashjoin_shared(
+    jc: &JoinConsts,
+    outer: In,
+    inner: In,
+    nclauses: usize,
+    buckets: &[BucketInput],
+    kind: JKind,
+    semi: Option<SemiFactors>,
+    hq: Qual,
+    qp: Qual,
+    inner_sel: f64,
+    shared: Option<SharedHash>,
+) -> JoinCost {
     let n = nclauses as f64;
     let cop = jc.cop();
     let mut startup = outer.startup + inner.total + (cop * n + jc.ctup()) * inner.rows;
     let mut run = outer.run() + cop * n * outer.rows;
-    let (nbuckets, nbatch) = choose_hash_table_size(inner.rows, inner.width, jc.hash_mem);
+    let (nbuckets, nbatch) = match shared {
+        Some(sh) => choose_hash_table_size_parallel(
+            sh.inner_rows_total,
+            inner.width,
+            jc.hash_mem,
+            Some(sh.workers),
+        ),
+        None => choose_hash_table_size(inner.rows, inner.width, jc.hash_mem),
+    };
     if nbatch > 1.0 {
         let ip = page_size(inner.rows, inner.width);
         let op = page_size(outer.rows, outer.width);
@@ -504,6 +567,12 @@ pub(crate) struct AggCosts {
     pub final_per_group: f64,
     pub num_trans: f64,
     pub transition_space: f64,
+    /// Parallel aggregation's split (get_agg_clause_costs with AGGSPLIT_INITIAL_SERIAL
+    /// and AGGSPLIT_FINAL_DESERIAL): the serialization functions per group of a partial
+    /// aggregate, and the combine and deserialization functions per input row of the
+    /// finalizing one (no arguments evaluated there).
+    pub serial_per_group: f64,
+    pub combine_per_tuple: f64,
 }
 
 /// cost_agg (§5.2) with PG15's hash spill: (startup, total, spill pages written).

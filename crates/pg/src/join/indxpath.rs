@@ -460,7 +460,15 @@ impl<'a> Planner<'a> {
                 can_mark: true,
                 disabled: idis,
                 pending: 0,
+                workers: 0,
+                safe: false,
             });
+        }
+        // A parameterized path is parallel-safe where its relation is (it runs whole in
+        // each worker, as a partial nested loop's inner).
+        let safe = b.consider_parallel(bit(r));
+        for p in &mut out {
+            p.safe = safe;
         }
         out
     }
@@ -703,6 +711,8 @@ impl<'a> Planner<'a> {
             can_mark: false,
             disabled: bdis,
             pending: 0,
+            workers: 0,
+            safe: false,
         }
     }
 }

@@ -15,6 +15,8 @@ use super::explain::and_text;
 use super::model::{cheapest_total, JPath, Node};
 use super::pathnode::{build_deferred, Candidates, HASH_ID, ID_KIND, NL_ID};
 use super::pathnodes::*;
+use crate::pathnodes::clamp_row_est;
+use costlab_model::knobs::EngineVersion;
 
 mod hashjoin;
 mod mergejoin;
@@ -65,9 +67,30 @@ impl<'a> Planner<'a> {
             &scansels,
             &mut list,
             None,
+            None,
         );
+        // The partial join paths (consider_parallel_nestloop, try_partial_*join_path):
+        // the outer's partial paths against the inner's parallel-safe ones.
+        let mut partial = match s.rels.get_mut(&joined) {
+            Some(j) if j.consider_parallel => std::mem::take(&mut j.partial),
+            _ => Vec::new(),
+        };
+        if s.rels.get(&joined).is_some_and(|j| j.consider_parallel) {
+            self.join_paths(
+                b,
+                s,
+                (outer, inner, jt),
+                &eqs,
+                param_inner.as_deref(),
+                &scansels,
+                &mut partial,
+                None,
+                Some(&list),
+            );
+        }
         if let Some(j) = s.rels.get_mut(&joined) {
             j.paths = list;
+            j.partial = partial;
         }
     }
 
@@ -128,6 +151,7 @@ impl<'a> Planner<'a> {
                         &scansels,
                         &mut list,
                         Some((std::slice::from_ref(pp), rows, s_true * share)),
+                        None,
                     );
                 }
                 for mut p in list {
@@ -159,6 +183,7 @@ impl<'a> Planner<'a> {
         scansels: &[ScanSel],
         list: &mut Vec<JPath>,
         param_outer: Option<(&[JPath], f64, f64)>,
+        complete: Option<&[JPath]>,
     ) {
         let jc = &self.jc;
         let joined = outer | inner;
@@ -166,7 +191,7 @@ impl<'a> Planner<'a> {
             return;
         };
         // A parameterized join (param_join_paths): its outer paths, rows and true rows.
-        let (rows, width) = (param_outer.map_or(jrel.rows, |p| p.1), jrel.width);
+        let (mut rows, width) = (param_outer.map_or(jrel.rows, |p| p.1), jrel.width);
         let fids = self.filters_between(b, outer, inner);
         let fids: &[usize] = &fids;
         let (Some(orel), Some(irel)) = (s.rels.get(&outer), s.rels.get(&inner)) else {
@@ -174,6 +199,37 @@ impl<'a> Planner<'a> {
         };
         let mut outer_paths: &[JPath] = param_outer.map_or(&orel.paths[..], |p| p.0);
         let mut inner_paths: &[JPath] = &irel.paths;
+        // Partial join paths (`complete` is the join relation's complete paths): the
+        // outer's partial paths of the cheapest one's workers, each participant joining
+        // its share of the outer to the whole of a parallel-safe inner; rows per
+        // participant (clamp(rows / divisor)). Not for a reversed join or a unique-ified
+        // outer (15: nor FULL and RIGHT joins, which the model has not).
+        let same_workers: Vec<JPath>;
+        let safe_inner: Vec<JPath>;
+        let mut workers = 0;
+        if complete.is_some() {
+            if jt.is_right() || jt == PJ::UniqueOuter {
+                return;
+            }
+            let Some(first) = orel.partial.first() else {
+                return;
+            };
+            workers = first.workers;
+            same_workers = orel
+                .partial
+                .iter()
+                .filter(|p| p.workers == workers)
+                .cloned()
+                .collect();
+            safe_inner = irel.paths.iter().filter(|p| p.safe).cloned().collect();
+            outer_paths = &same_workers;
+            inner_paths = &safe_inner;
+            let d = crate::costsize::get_parallel_divisor(
+                workers,
+                self.opts.parallel_leader_participation,
+            );
+            rows = clamp_row_est(rows / d);
+        }
         if outer_paths.is_empty() || inner_paths.is_empty() {
             return;
         }
@@ -263,20 +319,29 @@ impl<'a> Planner<'a> {
             ci_sorted: OnceCell::new(),
             co_sorted: OnceCell::new(),
             ci_material: OnceCell::new(),
+            workers,
+            inner_partial: if complete.is_some() { &irel.partial } else { &[] },
+            safe: jrel.consider_parallel,
         };
 
         // The nested loops' inners: the cheapest inner, a Materialize over it unless it
         // materializes already, and parameterized index paths, each of these with a
         // Memoize per number of calls (the outer paths mostly share their rows).
         // enable_material off: no Materialize is offered (match_unsorted_outer).
-        let material = self.nestloop_material(&cx);
+        // A partial nested loop has no Materialize inner before PostgreSQL 18.
+        let material = if complete.is_some() && self.version < EngineVersion::Pg18 {
+            None
+        } else {
+            self.nestloop_material(&cx)
+        };
         let mut inners: SmallVec<[(&JPath, bool); 8]> = smallvec![(ci, false)];
         if let Some(m) = &material {
             inners.push((m, false));
         }
         for p in param_inner.unwrap_or_default() {
-            // Memoize over a parameterized path (PG14+, §2.4).
-            if p.param & outer == p.param {
+            // Memoize over a parameterized path (PG14+, §2.4); a partial join's inner
+            // must be parallel-safe.
+            if p.param & outer == p.param && (complete.is_none() || p.safe) {
                 inners.push((p, true));
             }
         }
@@ -305,6 +370,7 @@ impl<'a> Planner<'a> {
             list,
             prior: SmallVec::new(),
             kept: false,
+            complete,
         };
         // The node builders of kept candidates, by kind (see `NL_ID`).
         let mut nl_makers = self.nestloop_paths(&cx, &nl, &mut cand);
@@ -440,6 +506,12 @@ struct JoinCtx<'x, 'a> {
     co_sorted: OnceCell<DisabledSort>,
     /// The Materialize node over the cheapest inner (`material_node`).
     ci_material: OnceCell<Rc<Node>>,
+    /// Partial join paths: the outer's workers (0 for complete paths), and the inner's
+    /// partial paths for a Parallel Hash.
+    workers: u32,
+    inner_partial: &'x [JPath],
+    /// The join relation's consider_parallel.
+    safe: bool,
 }
 
 /// match_unsorted_outer's nested loops' inputs.

@@ -11,7 +11,7 @@ use costlab_model::knobs::EngineVersion;
 use costlab_model::plan::Work;
 
 use super::costs::JKind;
-use super::model::Node;
+use super::model::{add_path, Node};
 use super::pathnodes::*;
 
 /// truncate_useless_pathkeys: a join path keeps the longest prefix of its order that
@@ -136,9 +136,16 @@ impl<'a> Planner<'a> {
                     true_rows: br.true_rows,
                     width: br.width,
                     paths: br.paths.clone(),
+                    partial: br.partial.clone(),
+                    consider_parallel: b.consider_parallel(bit(i)),
                 },
             );
             s.levels[1].push(bit(i));
+            // set_rel_pathlist: a base relation's Gathers, unless it is the only one
+            // (the top relation gathers after its target is applied).
+            if n > 1 {
+                self.gather_rel(b, &mut s, bit(i));
+            }
         }
         for k in 2..=n {
             let mut pairs: Vec<(u64, u64)> = Vec::new();
@@ -187,11 +194,33 @@ impl<'a> Planner<'a> {
                     "no legal join order at level {k}"
                 )));
             }
+            // standard_join_search: each join relation of the level gets its Gathers once
+            // the level is complete, but the topmost.
+            if k < n {
+                for r in s.levels[k].clone() {
+                    self.gather_rel(b, &mut s, r);
+                }
+            }
         }
         let full: u64 = (0..n).fold(0, |a, i| a | bit(i));
         s.rels
             .remove(&full)
             .ok_or_else(|| Error::Unsupported("the join search found no plan".into()))
+    }
+
+    /// generate_useful_gather_paths on join relation `r`: its Gathers join its complete
+    /// paths (add_path keeps them beside the parallel-safe paths they beat).
+    fn gather_rel(&self, b: &Block<'a>, s: &mut Search, r: u64) {
+        let Some(rel) = s.rels.get(&r) else { return };
+        if rel.partial.is_empty() {
+            return;
+        }
+        let gathered = self.gather_paths(b, &s.query_keys, r, rel.rows, &rel.partial);
+        if let Some(rel) = s.rels.get_mut(&r) {
+            for g in gathered {
+                add_path(&mut rel.paths, g, b.consider_startup);
+            }
+        }
     }
 
     pub(crate) fn make_rels(
@@ -217,6 +246,8 @@ impl<'a> Planner<'a> {
                         true_rows: b.true_rows(joined),
                         width,
                         paths: Vec::new(),
+                        partial: Vec::new(),
+                        consider_parallel: b.consider_parallel(joined),
                     },
                 );
                 s.levels[k].push(joined);

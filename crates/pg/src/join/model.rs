@@ -549,6 +549,12 @@ pub(crate) struct JPath {
     /// A join candidate kept by add_path whose node is not built yet: its number in the
     /// deferred list of the join_paths call that offered it (0: the node is built).
     pub pending: u32,
+    /// A partial path's planned workers (its rows and costs are one participant's);
+    /// 0 for a complete path.
+    pub workers: u32,
+    /// parallel_safe: the path may run inside a worker (its relation's
+    /// consider_parallel, and no Gather below).
+    pub safe: bool,
 }
 
 impl JPath {
@@ -579,6 +585,8 @@ pub(crate) struct PathHead<'k> {
     pub pathkeys: &'k [usize],
     pub param: u64,
     pub disabled: u32,
+    /// parallel_safe: add_path keeps a cheaper unsafe path (a Gather) beside a safe one.
+    pub safe: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -662,6 +670,7 @@ pub(crate) fn add_path(list: &mut Vec<JPath>, mut new: JPath, startup: bool) -> 
         pathkeys: &keys,
         param: new.param,
         disabled: new.disabled,
+        safe: new.safe,
     };
     add_path_head(list, head, startup, || JPath {
         pathkeys: copy_keys(&keys),
@@ -687,6 +696,9 @@ pub(crate) fn add_path_head(
     while i < list.len() {
         let old = &list[i];
         let mut remove_old = false;
+        // parallel_safe is one more dimension (pathnode.c): a path dominates only one
+        // no safer than itself; of equal ones the safe path wins the tie.
+        let (new_safer, old_safer) = (new.safe >= old.safe, old.safe >= new.safe);
         let costcmp = compare_costs(&new, old, STD_FUZZ_FACTOR, startup);
         if costcmp != Cmp::Different {
             // Parameterized paths are compared as if unordered.
@@ -700,21 +712,31 @@ pub(crate) fn add_path_head(
                 match costcmp {
                     Cmp::Equal => {
                         if keyscmp == Cmp::Better1 {
-                            if matches!(outercmp, Cmp::Equal | Cmp::Better1) && new.rows <= old.rows
+                            if matches!(outercmp, Cmp::Equal | Cmp::Better1)
+                                && new.rows <= old.rows
+                                && new_safer
                             {
                                 remove_old = true;
                             }
                         } else if keyscmp == Cmp::Better2 {
-                            if matches!(outercmp, Cmp::Equal | Cmp::Better2) && new.rows >= old.rows
+                            if matches!(outercmp, Cmp::Equal | Cmp::Better2)
+                                && new.rows >= old.rows
+                                && old_safer
                             {
                                 accept = false;
                             }
-                        } else if outercmp == Cmp::Better1 && new.rows <= old.rows {
+                        } else if outercmp == Cmp::Better1 && new.rows <= old.rows && new_safer {
                             remove_old = true;
-                        } else if outercmp == Cmp::Better2 && new.rows >= old.rows {
+                        } else if outercmp == Cmp::Better2 && new.rows >= old.rows && old_safer {
                             accept = false;
                         } else if outercmp == Cmp::Equal {
-                            if new.rows < old.rows {
+                            if new.safe != old.safe {
+                                if new.safe {
+                                    remove_old = true;
+                                } else {
+                                    accept = false;
+                                }
+                            } else if new.rows < old.rows {
                                 remove_old = true;
                             } else if new.rows > old.rows {
                                 accept = false;
@@ -731,6 +753,7 @@ pub(crate) fn add_path_head(
                         if keyscmp != Cmp::Better2
                             && matches!(outercmp, Cmp::Equal | Cmp::Better1)
                             && new.rows <= old.rows
+                            && new_safer
                         {
                             remove_old = true;
                         }
@@ -739,6 +762,7 @@ pub(crate) fn add_path_head(
                         if keyscmp != Cmp::Better1
                             && matches!(outercmp, Cmp::Equal | Cmp::Better2)
                             && new.rows >= old.rows
+                            && old_safer
                         {
                             accept = false;
                         }
@@ -774,4 +798,101 @@ pub(crate) fn cheaper_total(a: &JPath, b: &JPath) -> std::cmp::Ordering {
         .cmp(&b.disabled)
         .then(a.total.total_cmp(&b.total))
         .then(a.startup.total_cmp(&b.startup))
+}
+
+/// add_partial_path (pathnode.c): a partial path is compared on total cost and pathkeys
+/// only, and the list stays sorted by total cost, the cheapest partial path first.
+/// Returns whether the new path was kept.
+pub(crate) fn add_partial_path(list: &mut Vec<JPath>, new: JPath) -> bool {
+    if !new.total.is_finite() {
+        return false;
+    }
+    let mut insert_at = 0;
+    let mut accept = true;
+    let mut i = 0;
+    while i < list.len() {
+        let old = &list[i];
+        let mut remove_old = false;
+        let keyscmp = compare_keys(&new.pathkeys, &old.pathkeys);
+        if keyscmp != Cmp::Different {
+            if new.disabled != old.disabled {
+                // PostgreSQL 18: fewer disabled nodes first.
+                if new.disabled > old.disabled {
+                    if keyscmp != Cmp::Better1 {
+                        accept = false;
+                    }
+                } else if keyscmp != Cmp::Better2 {
+                    remove_old = true;
+                }
+            } else if new.total > old.total * STD_FUZZ_FACTOR {
+                if keyscmp != Cmp::Better1 {
+                    accept = false;
+                }
+            } else if old.total > new.total * STD_FUZZ_FACTOR {
+                if keyscmp != Cmp::Better2 {
+                    remove_old = true;
+                }
+            } else if keyscmp == Cmp::Better1 {
+                remove_old = true;
+            } else if keyscmp == Cmp::Better2 {
+                accept = false;
+            } else if old.total > new.total * 1.000_000_000_1 {
+                remove_old = true;
+            } else {
+                accept = false;
+            }
+        }
+        if remove_old {
+            list.remove(i);
+            continue;
+        }
+        if (old.disabled, old.total) <= (new.disabled, new.total) {
+            insert_at = i + 1;
+        }
+        if !accept {
+            return false;
+        }
+        i += 1;
+    }
+    list.insert(insert_at.min(list.len()), new);
+    true
+}
+
+/// add_partial_path_precheck (pathnode.c): whether a partial join path of this total cost
+/// and pathkeys could survive, against the relation's partial paths and then against its
+/// complete ones (a partial path that no complete path of the same order beats, on its
+/// per-worker cost before any Gather, is worth building).
+pub(crate) fn add_partial_path_precheck(
+    partial: &[JPath],
+    complete: &[JPath],
+    disabled: u32,
+    total: f64,
+    pathkeys: &[usize],
+) -> bool {
+    for old in partial {
+        let keyscmp = compare_keys(pathkeys, &old.pathkeys);
+        if keyscmp != Cmp::Different {
+            if (disabled, total) > (old.disabled, old.total * STD_FUZZ_FACTOR)
+                && keyscmp != Cmp::Better1
+            {
+                return false;
+            }
+            if (old.disabled, old.total) > (disabled, total * STD_FUZZ_FACTOR)
+                && keyscmp != Cmp::Better2
+            {
+                return true;
+            }
+        }
+    }
+    // add_path_precheck against the complete paths (consider_startup off: a partial
+    // path's startup never counts).
+    for old in complete.iter().filter(|p| p.param == 0) {
+        if (disabled, total) > (old.disabled, old.total * STD_FUZZ_FACTOR) {
+            let keyscmp = compare_keys(pathkeys, &old.pathkeys);
+            if matches!(keyscmp, Cmp::Equal | Cmp::Better2) {
+                return false;
+            }
+        }
+    }
+    true
 }

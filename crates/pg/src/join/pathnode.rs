@@ -10,7 +10,8 @@ use costlab_model::plan::Work;
 
 use super::costs::{self};
 use super::model::{
-    add_path_head, copy_keys, is_prefix, JPath, Node, PathHead, PathKeys, Rescan, TrueRows,
+    add_partial_path, add_partial_path_precheck, add_path_head, copy_keys, is_prefix, JPath,
+    Node, PathHead, PathKeys, Rescan, TrueRows,
 };
 use super::pathnodes::*;
 use crate::costsize::STD_FUZZ_FACTOR;
@@ -33,6 +34,9 @@ pub(crate) struct Candidates<'c, 'l> {
     pub(crate) true_rows: f64,
     /// add_path kept a candidate of this call.
     pub(crate) kept: bool,
+    /// Partial candidates: `list` is the join relation's partial paths, and this its
+    /// complete ones (add_partial_path_precheck reads both).
+    pub(crate) complete: Option<&'c [JPath]>,
 }
 
 /// A kept candidate's id (`JPath::pending`): the kind of its node builder, nested loop,
@@ -83,17 +87,10 @@ impl<'c> Candidates<'c, '_> {
         rescan: Rescan,
         disabled: u32,
         id: u32,
+        par: (u32, bool),
     ) -> bool {
-        let head = PathHead {
-            startup,
-            total,
-            rows,
-            pathkeys,
-            param: 0,
-            disabled,
-        };
         let pending = self.pending;
-        let kept = add_path_head(self.list, head, self.startup, || JPath {
+        let make = || JPath {
             startup,
             total,
             rows,
@@ -106,7 +103,28 @@ impl<'c> Candidates<'c, '_> {
             can_mark: false,
             disabled,
             pending: id,
-        });
+            workers: par.0,
+            safe: par.1,
+        };
+        let kept = match self.complete {
+            // A partial join path: add_partial_path_precheck, then add_partial_path.
+            Some(complete) => {
+                add_partial_path_precheck(self.list, complete, disabled, total, pathkeys)
+                    && add_partial_path(self.list, make())
+            }
+            None => {
+                let head = PathHead {
+                    startup,
+                    total,
+                    rows,
+                    pathkeys,
+                    param: 0,
+                    disabled,
+                    safe: par.1,
+                };
+                add_path_head(self.list, head, self.startup, make)
+            }
+        };
         self.kept |= kept;
         kept
     }
@@ -213,6 +231,8 @@ impl<'a> Planner<'a> {
                 can_mark: false,
                 disabled: rhs_path.disabled + hash_dis,
                 pending: 0,
+                workers: 0,
+                safe: rhs_path.safe,
             }
         } else {
             let sort = Node::new(
@@ -257,6 +277,8 @@ impl<'a> Planner<'a> {
                 can_mark: false,
                 disabled: rhs_path.disabled + sort_dis,
                 pending: 0,
+                workers: 0,
+                safe: rhs_path.safe,
             }
         }
     }

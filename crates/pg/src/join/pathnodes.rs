@@ -108,6 +108,18 @@ pub(crate) struct JoinRel {
     pub true_rows: f64,
     pub width: f64,
     pub paths: Vec<JPath>,
+    /// Partial paths (partial_pathlist), cheapest total first ([`add_partial_path`]).
+    pub partial: Vec<JPath>,
+    /// consider_parallel: its paths may run in workers.
+    pub consider_parallel: bool,
+}
+
+impl Block<'_> {
+    /// consider_parallel of the relation set `relids` (set_rel_consider_parallel,
+    /// build_join_rel): parallel query is on and no restricted clause is evaluated in it.
+    pub(crate) fn consider_parallel(&self, relids: u64) -> bool {
+        self.parallel.is_some() && !self.restricted.iter().any(|&r| r != 0 && r & !relids == 0)
+    }
 }
 
 /// A pathkey's identity: the column's equivalence class, or a number of its own outside them.
@@ -190,6 +202,8 @@ pub(crate) struct BaseRel<'a> {
     /// The single-table filters one by one (partial indexes imply some).
     pub filters: Vec<SingleFilter>,
     pub paths: Vec<JPath>,
+    /// Partial paths (partial_pathlist), cheapest total first.
+    pub partial: Vec<JPath>,
     /// Columns the block reads (for index-only decisions and widths).
     pub uses: Vec<Name>,
     /// The patched build only: (heap column, indexed expression) pairs where the block
@@ -246,6 +260,13 @@ pub(crate) struct VarStats<'s> {
 
 pub(crate) struct Block<'a> {
     pub rels: Vec<BaseRel<'a>>,
+    /// Parallel query for this block (standard_planner's parallelModeOK): the workers'
+    /// limits, None when max_parallel_workers_per_gather is 0.
+    pub parallel: Option<crate::costsize::ParallelParams>,
+    /// Relation sets a parallel-restricted clause reads (a correlated SubPlan's filter,
+    /// a column compared with an outer query's Param): no relation holding one of them
+    /// is consider_parallel.
+    pub restricted: Vec<u64>,
     pub ecs: Vec<Vec<ColKey>>,
     pub ec_of: FxHashMap<ColKey, usize>,
     /// Join edges as given (clause choice prefers them, §1).

@@ -42,6 +42,8 @@ pub(crate) fn agg_costs(pl: &Planner, block: &QueryBlock) -> (AggCosts, f64, boo
                 final_per_group: 1.0,
                 num_trans: 1.0,
                 transition_space: 128.0,
+                serial_per_group: 0.0,
+                combine_per_tuple: 1.0,
             },
             1.0,
             false,
@@ -102,6 +104,14 @@ pub(crate) fn agg_costs(pl: &Planner, block: &QueryBlock) -> (AggCosts, f64, boo
                 a.num_trans += 1.0;
                 a.trans_per_tuple += 1.0 + ops + casts;
                 a.calls_per_tuple += pl.db.calls_of(arg);
+                // numeric_avg_accum's internal state has serialize / deserialize
+                // functions; count's, min's and max's, avg(int)'s states do not. Each state
+                // has one combine function (pg_aggregate.dat; all procost 1).
+                a.combine_per_tuple += 1.0;
+                if numeric {
+                    a.serial_per_group += 1.0;
+                    a.combine_per_tuple += 1.0;
+                }
             }
             if numeric || f == "avg" {
                 a.final_per_group += 1.0;

@@ -199,6 +199,7 @@ pub(crate) fn build_simple_rel<'a>(
         filter_text: Vec::new(),
         filters: Vec::new(),
         paths: Vec::new(),
+        partial: Vec::new(),
         uses: t.uses.clone(),
         handed_up: Vec::new(),
     })

@@ -112,6 +112,8 @@ pub(crate) fn build<'a>(
 
     let mut b = Block {
         rels,
+        parallel: pl.parallel(),
+        restricted: Vec::new(),
         ecs: Vec::new(),
         ec_of: FxHashMap::default(),
         edges: Vec::new(),
@@ -169,6 +171,20 @@ pub(crate) fn build<'a>(
     )?;
     grouping_and_ordering_keys(pl, &mut b, block, &ref_rel);
     subplan_calls(&mut b);
+    // Parallel-restricted clauses (max_parallel_hazard_walker): a correlated SubPlan's
+    // filter (its plan reads a Param of this level's rows) and, in a correlated sub-select,
+    // the columns compared with the outer query's Params.
+    b.restricted = b
+        .initplans
+        .iter()
+        .filter(|ip| ip.1 == "SubPlan" && ip.2 != 0)
+        .map(|ip| ip.2)
+        .collect();
+    for c in &opts.correlated {
+        if let Some(r) = ref_rel[c.table] {
+            b.restricted.push(bit(r));
+        }
+    }
     set_base_rel_pathlists(pl, &mut b)?;
     Ok(b)
 }

@@ -45,6 +45,7 @@ pub(crate) fn sub_rel<'a>(
         filter_text: Vec::new(),
         filters: Vec::new(),
         paths: Vec::new(),
+        partial: Vec::new(),
         uses,
         handed_up: Vec::new(),
     }
@@ -131,6 +132,8 @@ pub(crate) fn subquery_scan(br: &BaseRel, cop: f64, ctup: f64, elide: bool) -> O
         can_mark: false,
         disabled: path.disabled,
         pending: 0,
+        workers: 0,
+        safe: path.safe,
     })
 }
 

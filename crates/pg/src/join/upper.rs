@@ -11,6 +11,7 @@ use costlab_model::plan::Work;
 use super::clauses;
 use super::costs::{self, AggCosts, AggStrategy, In};
 use super::explain::KeyTexts;
+use super::model::add_partial_path;
 use super::model::{
     add_path, cheaper_total, cheapest_total, JPath, Node, PathKeys, Rescan, TrueRows,
 };
@@ -38,6 +39,8 @@ fn sort_path(pl: &Planner, p: &JPath, keys: Vec<usize>, limit: f64, key_text: St
         can_mark: true,
         disabled: p.disabled + dis,
         pending: 0,
+        workers: p.workers,
+        safe: p.safe,
     }
 }
 
@@ -174,6 +177,8 @@ fn incremental_sort_path(
         can_mark: true,
         disabled: p.disabled,
         pending: 0,
+        workers: p.workers,
+        safe: p.safe,
     }
 }
 
@@ -219,13 +224,20 @@ pub(crate) fn finish(
     pl: &Planner,
     b: &Block,
     block: &QueryBlock,
-    top: JoinRel,
+    mut top: JoinRel,
     group: Vec<ColKey>,
 ) -> Result<JPath> {
     let jc = &pl.jc;
     let cop = jc.cop();
     let ctup = jc.ctup();
     let true_in = top.true_rows;
+    let top_rows = top.rows;
+    // The scan/join relation's partial paths, if it may run in workers.
+    let mut partial = if top.consider_parallel {
+        std::mem::take(&mut top.partial)
+    } else {
+        Vec::new()
+    };
     let mut paths: Vec<JPath> = top.paths.into_iter().filter(|p| p.param == 0).collect();
     if paths.is_empty() {
         return Err(Error::Unsupported("no path for the join".into()));
@@ -236,6 +248,7 @@ pub(crate) fn finish(
     let tlist_ops = tlist_ops + targets.agg_out_ops;
     if targets.scanjoin_ops > 0.0 {
         project_scanjoin_target(pl, b, block, grouped_block, &targets, &mut paths);
+        project_scanjoin_target(pl, b, block, grouped_block, &targets, &mut partial);
     }
     let aggc = AggCosts {
         trans_per_tuple: ac.trans_per_tuple * cop,
@@ -243,6 +256,8 @@ pub(crate) fn finish(
         final_per_group: ac.final_per_group * cop,
         num_trans: ac.num_trans,
         transition_space: ac.transition_space,
+        serial_per_group: ac.serial_per_group * cop,
+        combine_per_tuple: ac.combine_per_tuple * cop,
     };
     let tlist = tlist_ops * cop;
     let limit = block.limit;
@@ -255,8 +270,15 @@ pub(crate) fn finish(
     // the SQL took a tenth of the page's planning time).
     let (gtext, gsort_text, otext) = text(|| texts.key_lines(b, &group)).unwrap_or_default();
 
-    let in_rows = paths[0].rows;
     let grouped = !group.is_empty() || block.scalar_aggregate;
+    // apply_scanjoin_target_to_paths: the top relation's Gathers, on the query's order
+    // (the grouping's, else ORDER BY's).
+    let all_rels: u64 = (0..b.rels.len()).fold(0, |a, r| a | bit(r));
+    let query_keys = if grouped { &gkeys } else { &okeys };
+    for g in pl.gather_paths(b, query_keys, all_rels, top_rows, &partial) {
+        add_path(&mut paths, g, b.consider_startup);
+    }
+    let in_rows = paths[0].rows;
     if grouped {
         let (groups, strategy_list): (f64, Vec<AggStrategy>) = if group.is_empty() {
             (1.0, vec![AggStrategy::Plain])
@@ -329,6 +351,7 @@ pub(crate) fn finish(
             } else {
                 None
             },
+            half: "",
         };
         let mut grouped_paths: Vec<JPath> = Vec::new();
         for st in strategy_list {
@@ -372,6 +395,22 @@ pub(crate) fn finish(
                     agg_path(pl, &agg, st, inp),
                     b.consider_startup,
                 );
+            }
+        }
+        // create_partial_grouping_paths, gather_grouping_paths and the Finalize paths of
+        // add_paths_to_grouping_rel: no DISTINCT aggregate (no combine function for one).
+        if !distinct && !partial.is_empty() {
+            let parallel = ParallelAgg {
+                agg: &agg,
+                group: &group,
+                gkeys: &gkeys,
+                gsort_text: &gsort_text,
+                ac: &aggc,
+                trans_ops: ac.trans_per_tuple,
+                combine_ops: ac.combine_per_tuple,
+            };
+            for p in parallel_grouping_paths(pl, b, &parallel, &partial) {
+                add_path(&mut grouped_paths, p, b.consider_startup);
             }
         }
         paths = grouped_paths;
@@ -491,6 +530,7 @@ fn second_aggregation(
         final_per_group: 0.0,
         num_trans: 1.0,
         transition_space: 0.0,
+        ..AggCosts::default()
     };
     let mut lvl2 = Vec::new();
     for p in paths {
@@ -560,6 +600,8 @@ fn second_aggregation(
                     can_mark: false,
                     disabled: p.disabled + dis,
                     pending: 0,
+                    workers: 0,
+                    safe: false,
                 },
                 b.consider_startup,
             );
@@ -631,6 +673,140 @@ struct Aggregation<'k> {
     truth: f64,
     group_key_line: Option<String>,
     having_line: Option<String>,
+    /// "Partial " or "Finalize " for the two halves of a parallel aggregation, "" else.
+    half: &'static str,
+}
+
+/// What a parallel aggregation shares with the serial one of the same block.
+struct ParallelAgg<'k> {
+    agg: &'k Aggregation<'k>,
+    group: &'k [ColKey],
+    gkeys: &'k [usize],
+    gsort_text: &'k str,
+    /// The serial aggregation's costs (scaled), whose split the two halves take.
+    ac: &'k AggCosts,
+    trans_ops: f64,
+    combine_ops: f64,
+}
+
+/// The parallel aggregation's complete paths: Partial aggregates over the partial paths
+/// (per participant: groups estimated on the cheapest partial path's rows), gathered
+/// (rows: the partial groups times the workers before 18, clamp(rows x divisor) from 18),
+/// a Sort under a Gather Merge for an unsorted cheapest one (15-17's
+/// gather_grouping_paths), then finalized: sorted inputs by a Finalize GroupAggregate (a
+/// Finalize Aggregate without GROUP BY), the cheapest unsorted one sorted first, and a
+/// Finalize HashAggregate over the cheapest gathered path.
+fn parallel_grouping_paths(
+    pl: &Planner,
+    b: &Block,
+    pa: &ParallelAgg,
+    partial: &[JPath],
+) -> Vec<JPath> {
+    let Some(cheapest) = partial.first() else {
+        return Vec::new();
+    };
+    let scalar = pa.group.is_empty();
+    let gp = if scalar {
+        1.0
+    } else {
+        estimate_num_groups(b, pa.group, cheapest.rows)
+    };
+    let pcosts = AggCosts {
+        final_per_group: pa.ac.serial_per_group,
+        ..*pa.ac
+    };
+    let pagg = Aggregation {
+        costs: &pcosts,
+        trans_ops: pa.trans_ops,
+        groups: gp,
+        out_rows: gp,
+        having: false,
+        tlist: 0.0,
+        out_calls: 0.0,
+        truth: f64::NAN,
+        having_line: None,
+        half: "Partial ",
+        group_key_line: pa.agg.group_key_line.clone(),
+        ..*pa.agg
+    };
+    let mut partial_aggs: Vec<JPath> = Vec::new();
+    if scalar {
+        for p in partial {
+            add_partial_path(&mut partial_aggs, agg_path(pl, &pagg, AggStrategy::Plain, p.clone()));
+        }
+    } else {
+        for (i, p) in partial.iter().enumerate() {
+            let presorted = presorted_keys(&p.pathkeys, pa.gkeys);
+            let input = if presorted == pa.gkeys.len() {
+                p.clone()
+            } else if i == 0 {
+                sort_path(pl, p, pa.gkeys.to_vec(), -1.0, pa.gsort_text.to_string())
+            } else {
+                continue;
+            };
+            add_partial_path(&mut partial_aggs, agg_path(pl, &pagg, AggStrategy::Sorted, input));
+        }
+        add_partial_path(
+            &mut partial_aggs,
+            agg_path(pl, &pagg, AggStrategy::Hashed, cheapest.clone()),
+        );
+    }
+    let gather_rows = |p: &JPath| {
+        if pl.version >= EngineVersion::Pg18 {
+            clamp_row_est(
+                p.rows
+                    * crate::costsize::get_parallel_divisor(
+                        p.workers,
+                        pl.opts.parallel_leader_participation,
+                    ),
+            )
+        } else {
+            p.rows * p.workers as f64
+        }
+    };
+    let mut gathered: Vec<JPath> = Vec::new();
+    if let Some(first) = partial_aggs.first() {
+        add_path(&mut gathered, pl.gather(first, gather_rows(first)), b.consider_startup);
+        if !scalar && presorted_keys(&first.pathkeys, pa.gkeys) < pa.gkeys.len() {
+            let sorted = sort_path(pl, first, pa.gkeys.to_vec(), -1.0, pa.gsort_text.to_string());
+            let rows = gather_rows(first);
+            add_path(&mut gathered, pl.gather_merge(&sorted, rows), b.consider_startup);
+        }
+    }
+    for p in partial_aggs.iter().filter(|p| !p.pathkeys.is_empty()) {
+        add_path(&mut gathered, pl.gather_merge(p, gather_rows(p)), b.consider_startup);
+    }
+    let fcosts = AggCosts {
+        trans_per_tuple: pa.ac.combine_per_tuple,
+        calls_per_tuple: 0.0,
+        ..*pa.ac
+    };
+    let fagg = Aggregation {
+        costs: &fcosts,
+        trans_ops: pa.combine_ops,
+        half: "Finalize ",
+        group_key_line: pa.agg.group_key_line.clone(),
+        having_line: pa.agg.having_line.clone(),
+        ..*pa.agg
+    };
+    let mut out = Vec::new();
+    let Some(cheapest_gathered) = cheapest_total(&gathered).cloned() else {
+        return out;
+    };
+    for g in &gathered {
+        if scalar {
+            out.push(agg_path(pl, &fagg, AggStrategy::Plain, g.clone()));
+        } else if presorted_keys(&g.pathkeys, pa.gkeys) == pa.gkeys.len() {
+            out.push(agg_path(pl, &fagg, AggStrategy::Sorted, g.clone()));
+        } else if g.total == cheapest_gathered.total {
+            let sorted = sort_path(pl, g, pa.gkeys.to_vec(), -1.0, pa.gsort_text.to_string());
+            out.push(agg_path(pl, &fagg, AggStrategy::Sorted, sorted));
+        }
+    }
+    if !scalar {
+        out.push(agg_path(pl, &fagg, AggStrategy::Hashed, cheapest_gathered));
+    }
+    out
 }
 
 /// The aggregation path over one input (cost_agg, create_agg_path): Aggregate,
@@ -651,10 +827,16 @@ fn agg_path(pl: &Planner, agg: &Aggregation, st: AggStrategy, inp: JPath) -> JPa
         // A plain Aggregate's output row is ready at its startup.
         s = s.min(t);
     }
-    let op = match st {
-        AggStrategy::Plain => "Aggregate",
-        AggStrategy::Sorted => "GroupAggregate",
-        AggStrategy::Hashed => "HashAggregate",
+    let op = match (agg.half, st) {
+        ("Partial ", AggStrategy::Plain) => "Partial Aggregate",
+        ("Partial ", AggStrategy::Sorted) => "Partial GroupAggregate",
+        ("Partial ", AggStrategy::Hashed) => "Partial HashAggregate",
+        ("Finalize ", AggStrategy::Plain) => "Finalize Aggregate",
+        ("Finalize ", AggStrategy::Sorted) => "Finalize GroupAggregate",
+        ("Finalize ", AggStrategy::Hashed) => "Finalize HashAggregate",
+        (_, AggStrategy::Plain) => "Aggregate",
+        (_, AggStrategy::Sorted) => "GroupAggregate",
+        (_, AggStrategy::Hashed) => "HashAggregate",
     };
     let mut details = Vec::new();
     details.extend(agg.group_key_line.clone());
@@ -700,6 +882,8 @@ fn agg_path(pl: &Planner, agg: &Aggregation, st: AggStrategy, inp: JPath) -> JPa
         can_mark: false,
         disabled: inp.disabled + adis,
         pending: 0,
+        workers: inp.workers,
+        safe: inp.safe,
     }
 }
 

@@ -26,6 +26,9 @@ pub struct Node {
     pub join_type: Option<String>,
     /// Aggregate strategy: Plain, Sorted, Hashed, Mixed.
     pub strategy: Option<String>,
+    /// Parallel aggregation's half: "Partial" or "Finalize" (EXPLAIN's Partial Mode; none
+    /// for a Simple aggregate).
+    pub mode: Option<String>,
     /// "InitPlan" or "SubPlan" when this node heads a subplan.
     pub subplan: Option<String>,
     pub total: f64,
@@ -51,8 +54,13 @@ fn norm_alias(alias: Option<&str>) -> Option<String> {
 pub fn from_explain(v: &Json) -> Node {
     let s = |k: &str| v.get(k).and_then(Json::as_str).map(str::to_string);
     let rel = s("Parent Relationship");
+    let mut op = s("Node Type").unwrap_or_default();
+    if v.get("Parallel Aware").and_then(Json::as_bool) == Some(true) {
+        op = format!("Parallel {op}");
+    }
     Node {
-        op: s("Node Type").unwrap_or_default(),
+        op,
+        mode: s("Partial Mode").filter(|m| m != "Simple"),
         alias: norm_alias(v.get("Alias").and_then(Json::as_str)),
         index: s("Index Name"),
         join_type: s("Join Type"),
@@ -79,7 +87,14 @@ pub fn from_model(n: &PlanNode) -> Node {
                 .map(|r| r.trim().to_string())
         })
     };
-    let (op, strategy) = match n.op.as_ref() {
+    // "Partial HashAggregate", "Finalize GroupAggregate": the half, then the node.
+    let (mode, name) = match n.op.split_once(' ') {
+        Some((m @ ("Partial" | "Finalize"), rest)) if rest.contains("Aggregate") => {
+            (Some(m.to_string()), rest)
+        }
+        _ => (None, n.op.as_ref()),
+    };
+    let (op, strategy) = match name {
         "HashAggregate" => ("Aggregate".to_string(), Some("Hashed".to_string())),
         "GroupAggregate" => ("Aggregate".to_string(), Some("Sorted".to_string())),
         "MixedAggregate" => ("Aggregate".to_string(), Some("Mixed".to_string())),
@@ -101,6 +116,7 @@ pub fn from_model(n: &PlanNode) -> Node {
         .filter(|r| r == "InitPlan" || r == "SubPlan");
     Node {
         op,
+        mode,
         alias: norm_alias(n.relation.as_deref()),
         index: n.index.as_deref().map(str::to_string),
         join_type: detail("Join Type"),
@@ -147,6 +163,17 @@ fn shape_of(n: &Node, subs: &mut Vec<String>) -> String {
     };
     let alias = n.alias.as_deref().unwrap_or("?");
     let index = n.index.as_deref().unwrap_or("?");
+    // A parallel-aware node is its serial form marked P (PSeq, PIdx, PHJ); its Parallel
+    // Hash is transparent like a Hash.
+    if let Some(serial) = n.op.strip_prefix("Parallel ") {
+        let node = Node {
+            op: serial.to_string(),
+            ..n.clone()
+        };
+        let text = shape_of(&node, subs);
+        return if serial == "Hash" { text } else { format!("P{text}") };
+    }
+    let half = n.mode.as_deref().unwrap_or("");
     match n.op.as_str() {
         "Seq Scan" => format!("Seq({alias})"),
         "Index Scan" => format!("Idx({alias}:{index})"),
@@ -179,7 +206,7 @@ fn shape_of(n: &Node, subs: &mut Vec<String>) -> String {
                 Some("Mixed") => "MixedAgg",
                 _ => "Agg",
             };
-            format!("{a}({})", kids(subs))
+            format!("{half}{a}({})", kids(subs))
         }
         "Sort" => format!("Sort({})", kids(subs)),
         "Incremental Sort" => format!("ISort({})", kids(subs)),

@@ -8,7 +8,7 @@ use costlab_model::plan::Work;
 
 use crate::join::costs::{self, Qual};
 use crate::join::explain::clause_line;
-use crate::join::model::{Node, Rescan};
+use crate::join::model::{JPath, Node, Rescan};
 use crate::join::pathnode::{Candidates, HASH_ID};
 use crate::join::pathnodes::*;
 
@@ -78,7 +78,31 @@ impl<'a> Planner<'a> {
                     });
                 }
             }
-            let c = costs::hashjoin(
+            // A partial hash join: first a Parallel Hash over the inner's cheapest partial
+            // path (one table the participants build together), then the
+            // parallel-oblivious one over the whole cheapest safe inner (each builds its own).
+            let mut variants: SmallVec<[(&JPath, Option<costs::SharedHash>); 2]> = SmallVec::new();
+            if cx.workers > 0
+                && jt != PJ::UniqueInner
+                && self.opts.enable_parallel_hash
+                && !cx.inner_partial.is_empty()
+            {
+                let ip = &cx.inner_partial[0];
+                let d = crate::costsize::get_parallel_divisor(
+                    ip.workers,
+                    self.opts.parallel_leader_participation,
+                );
+                variants.push((
+                    ip,
+                    Some(costs::SharedHash {
+                        inner_rows_total: ip.rows * d,
+                        workers: cx.workers,
+                    }),
+                ));
+            }
+            variants.push((ci, None));
+            for (ci, shared) in variants {
+            let c = costs::hashjoin_shared(
                 jc,
                 co.input(),
                 ci.input(),
@@ -92,6 +116,7 @@ impl<'a> Planner<'a> {
                     per_tuple: qp.per_tuple.max(0.0),
                 },
                 inner_sel,
+                shared,
             );
             let rescan = if c.nbatch <= 1.0 {
                 Rescan::Fixed(0.0, c.total - c.startup)
@@ -100,7 +125,8 @@ impl<'a> Planner<'a> {
             };
             let disabled = co.disabled + ci.disabled;
             let id = HASH_ID | hash_makers.len() as u32;
-            if cand.push(c.startup, c.total, rows, width, &[], rescan, disabled, id) {
+            let par = (cx.workers, cx.safe && co.safe && ci.safe);
+            if cand.push(c.startup, c.total, rows, width, &[], rescan, disabled, id, par) {
                 hash_makers.push(Some(move || {
                     let spill = |rows: f64, width: f64| {
                         if c.nbatch > 1.0 {
@@ -109,8 +135,13 @@ impl<'a> Planner<'a> {
                             0.0
                         }
                     };
+                    let (hash_op, join_op) = if shared.is_some() {
+                        ("Parallel Hash", "Parallel Hash Join")
+                    } else {
+                        ("Hash", "Hash Join")
+                    };
                     let hash = Node::new(
-                        "Hash",
+                        hash_op,
                         ci.total,
                         ci.total,
                         ci.rows,
@@ -128,7 +159,7 @@ impl<'a> Planner<'a> {
                         [ci.node.clone()],
                     );
                     Node::new(
-                        "Hash Join",
+                        join_op,
                         c.startup,
                         c.total,
                         rows,
@@ -149,6 +180,7 @@ impl<'a> Planner<'a> {
                         [co.node.clone(), hash],
                     )
                 }));
+            }
             }
         }
         hash_makers

@@ -146,6 +146,7 @@ impl<'a> Planner<'a> {
                         Rescan::Same,
                         disabled,
                         id,
+                        (cx.workers, cx.safe && op.safe && ip.safe),
                     ) {
                         continue;
                     }

@@ -234,6 +234,7 @@ impl<'a> Planner<'a> {
                             Rescan::Same,
                             disabled,
                             id,
+                            (cx.workers, cx.safe && op.safe && v.safe),
                         ) {
                             continue;
                         }
