@@ -310,7 +310,11 @@ fn out_dir() -> PathBuf {
 
 /// The server's EXPLAIN (FORMAT JSON) and text EXPLAIN of one query.
 fn explain(client: &mut Client, q: &PgQuery) -> Result<(Json, String), String> {
-    explain_with(client, q, "SET LOCAL max_parallel_workers_per_gather = 0; SET LOCAL jit = off")
+    explain_with(
+        client,
+        q,
+        "SET LOCAL max_parallel_workers_per_gather = 0; SET LOCAL jit = off",
+    )
 }
 
 /// The server's EXPLAINs at its own defaults (parallel query on), jit off.
@@ -318,7 +322,11 @@ fn explain_defaults(client: &mut Client, q: &PgQuery) -> Result<(Json, String), 
     explain_with(client, q, "SET LOCAL jit = off")
 }
 
-fn explain_with(client: &mut Client, q: &PgQuery, settings: &str) -> Result<(Json, String), String> {
+fn explain_with(
+    client: &mut Client,
+    q: &PgQuery,
+    settings: &str,
+) -> Result<(Json, String), String> {
     let mut tx = client.transaction().map_err(|e| e.to_string())?;
     tx.batch_execute(settings).map_err(|e| e.to_string())?;
     for s in &q.setup {
@@ -744,6 +752,20 @@ fn dbt3_plans_match_real_postgres() {
 /// queries are held against the server's typical plan over four more ANALYZEs.
 const BUILTIN_MIN_SHAPES_SF1: usize = 21;
 
+/// At the servers' defaults (parallel query on, max_parallel_workers_per_gather 2), the
+/// built-in catalog at SF 1: at least this many of the 22 shapes and totals within 10 %.
+/// Measured on the first parallel model (this session's loads): PostgreSQL 15.18 15 shapes
+/// and 19 totals, 18 14 and 19. The misses, each named in the report: Q8 a partial merge
+/// join over a Parallel Index Only Scan the model makes a hash join; Q10 and Q18 join
+/// orders; Q12 and Q16 a Parallel Index Scan of a kit's partial index (the model builds no
+/// partial twin of those) under a Parallel Hash; Q15 the FROM sub-select's order, which
+/// the model does not carry out of the Subquery Scan (an extra Sort); Q21 the server's
+/// mid-tree Gather over a partial anti join; Q13 on 18 (the Gather Merge's rows). One shape
+/// below the measured count is left for Q9's sample-dependent join order (see
+/// [`BUILTIN_MIN_SHAPES_SF1`]), one total for the Q10/Q13 ratios near the bound.
+const DEFAULTS_MIN_SHAPES_SF1: usize = 13;
+const DEFAULTS_MIN_TOTALS_SF1: usize = 18;
+
 /// At SF 1 with the server's statistics imported, every total within 2 % (issue 15; 0.2 %
 /// was the largest miss on PostgreSQL 15 and 18).
 const IMPORTED_TOLERANCE_SF1: f64 = 0.02;
@@ -843,7 +865,13 @@ fn dbt3_builtin_catalog_matches_real_postgres_at_sf_1() {
     println!("\n{default_report}");
     std::fs::write(dir.join("comparison-builtin-defaults.txt"), &default_report)
         .expect("write the comparison at the defaults");
-    println!("at the defaults: {default_shapes} of 22 shapes, {default_totals} of 22 totals within 10 %");
+    println!(
+        "at the defaults: {default_shapes} of 22 shapes, {default_totals} of 22 totals within 10 %"
+    );
+    assert!(
+        default_shapes >= DEFAULTS_MIN_SHAPES_SF1 && default_totals >= DEFAULTS_MIN_TOTALS_SF1,
+        "at the server's defaults {default_shapes} of 22 shapes (at least {DEFAULTS_MIN_SHAPES_SF1}) and {default_totals} of 22 totals within 10 % (at least {DEFAULTS_MIN_TOTALS_SF1}):\n{default_report}"
+    );
     let mut failures = Vec::new();
     let (report, mut shapes, totals) = builtin_comparison(&rows, sf, version_num, &mut failures);
     println!(

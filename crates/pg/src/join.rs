@@ -46,7 +46,17 @@
 //!   and partial-index predicates as pg_get_indexdef prints them). No query text is read
 //!   after the front end.
 //!
-//! Not modelled: parallel plans (the comparison runs with no workers), BRIN indexes, GEQO
+//! Parallel query (max_parallel_workers_per_gather, a knob: 2 at the defaults) follows
+//! PostgreSQL's allpaths.c, joinpath.c and planner.c (`docs/design/parallel-query.md`):
+//! partial base paths (`allpaths`), partial joins through the same builders with the
+//! outer's partial paths (`joinpath`), Gathers at every base and join relation but the
+//! top and at the top after its target (`allpaths::gather_paths`, `upper`), Partial and
+//! Finalize aggregation (`upper`). Not yet: a partial twin of the kit's partial indexes,
+//! Incremental Sort under a Gather Merge, partial DISTINCT, the ORDER BY Gather Merge of
+//! create_ordered_paths, partial Subquery Scans, and the executor's time for workers
+//! (the simulation sees a partial node's work as planned, not per participant).
+//!
+//! Not modelled: BRIN indexes, GEQO
 //! and splitting a block above from/join_collapse_limit (every DBT3 block is within the
 //! default 8), reordering across the LEFT JOIN's nullable side beyond its own join, right
 //! semi/anti joins (PG16+/18+), target-list expression costs of joins (Q7's EXTRACT).

@@ -49,7 +49,7 @@ impl<'a> Planner<'a> {
     /// parallelModeOK's limits: None when max_parallel_workers_per_gather is 0.
     pub(crate) fn parallel(&self) -> Option<ParallelParams> {
         let w = self.jc.c.max_parallel_workers_per_gather;
-        (w > 0).then(|| ParallelParams {
+        (w > 0).then_some(ParallelParams {
             max_workers: w,
             leader_participation: self.opts.parallel_leader_participation,
             min_table_pages: self.opts.min_parallel_table_scan_size,
@@ -202,10 +202,8 @@ impl<'a> Planner<'a> {
                         if par.is_some() {
                             if let Some(p) = ctx.index_path(&s, true) {
                                 let mut path = self.pg_path(br, p, Vec::new(), safe);
-                                path.node = Node::with_true_rows(
-                                    path.node,
-                                    TrueRows::out(br.true_rows),
-                                );
+                                path.node =
+                                    Node::with_true_rows(path.node, TrueRows::out(br.true_rows));
                                 add_partial_path(&mut partial, path);
                             }
                         }

@@ -97,7 +97,12 @@ pub(crate) fn choose_hash_table_size_parallel(
     let nbuckets = next_pow2(1024f64.max(ntuples.ceil().min(max_pointers)));
     if inner_bytes + 8.0 * nbuckets > htb {
         if combined.is_some() {
-            return choose_hash_table_size_parallel(ntuples, width, hash_mem_single(hash_mem, combined), None);
+            return choose_hash_table_size_parallel(
+                ntuples,
+                width,
+                hash_mem_single(hash_mem, combined),
+                None,
+            );
         }
         let nb = next_pow2(
             (htb / (tupsize + 8.0))
@@ -317,7 +322,9 @@ pub(crate) fn hashjoin(
     qp: Qual,
     inner_sel: f64,
 ) -> JoinCost {
-    hashjoin_shared(jc, outer, inner, nclauses, buckets, kind, semi, hq, qp, inner_sel, None)
+    hashjoin_shared(
+        jc, outer, inner, nclauses, buckets, kind, semi, hq, qp, inner_sel, None,
+    )
 }
 
 /// [`hashjoin`], or with `shared` a Parallel Hash Join's (initial_cost_hashjoin with

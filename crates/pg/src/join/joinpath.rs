@@ -204,31 +204,17 @@ impl<'a> Planner<'a> {
         // its share of the outer to the whole of a parallel-safe inner; rows per
         // participant (clamp(rows / divisor)). Not for a reversed join or a unique-ified
         // outer (15: nor FULL and RIGHT joins, which the model has not).
-        let same_workers: Vec<JPath>;
-        let safe_inner: Vec<JPath>;
+        let partial_inputs;
         let mut workers = 0;
         if complete.is_some() {
-            if jt.is_right() || jt == PJ::UniqueOuter {
-                return;
-            }
-            let Some(first) = orel.partial.first() else {
+            let Some(inputs) = self.partial_inputs(jt, orel, irel, rows) else {
                 return;
             };
-            workers = first.workers;
-            same_workers = orel
-                .partial
-                .iter()
-                .filter(|p| p.workers == workers)
-                .cloned()
-                .collect();
-            safe_inner = irel.paths.iter().filter(|p| p.safe).cloned().collect();
-            outer_paths = &same_workers;
-            inner_paths = &safe_inner;
-            let d = crate::costsize::get_parallel_divisor(
-                workers,
-                self.opts.parallel_leader_participation,
-            );
-            rows = clamp_row_est(rows / d);
+            partial_inputs = inputs;
+            outer_paths = &partial_inputs.0;
+            inner_paths = &partial_inputs.1;
+            workers = partial_inputs.2;
+            rows = partial_inputs.3;
         }
         if outer_paths.is_empty() || inner_paths.is_empty() {
             return;
@@ -320,7 +306,11 @@ impl<'a> Planner<'a> {
             co_sorted: OnceCell::new(),
             ci_material: OnceCell::new(),
             workers,
-            inner_partial: if complete.is_some() { &irel.partial } else { &[] },
+            inner_partial: if complete.is_some() {
+                &irel.partial
+            } else {
+                &[]
+            },
             safe: jrel.consider_parallel,
         };
 
@@ -381,6 +371,33 @@ impl<'a> Planner<'a> {
             HASH_ID => build_deferred(&mut hash_makers, id),
             _ => build_deferred(&mut merge_makers, id),
         });
+    }
+
+    /// A partial join's inputs: the outer's partial paths with the cheapest one's
+    /// workers, the inner's parallel-safe paths, the workers and the rows per participant
+    /// (clamp(rows / divisor)). None for a reversed join or a unique-ified outer (15: nor
+    /// FULL and RIGHT joins, which the model has not), or without a partial outer.
+    fn partial_inputs(
+        &self,
+        jt: PJ,
+        orel: &JoinRel,
+        irel: &JoinRel,
+        rows: f64,
+    ) -> Option<(Vec<JPath>, Vec<JPath>, u32, f64)> {
+        if jt.is_right() || jt == PJ::UniqueOuter {
+            return None;
+        }
+        let workers = orel.partial.first()?.workers;
+        let outer: Vec<JPath> = orel
+            .partial
+            .iter()
+            .filter(|p| p.workers == workers)
+            .cloned()
+            .collect();
+        let inner: Vec<JPath> = irel.paths.iter().filter(|p| p.safe).cloned().collect();
+        let d =
+            crate::costsize::get_parallel_divisor(workers, self.opts.parallel_leader_participation);
+        Some((outer, inner, workers, clamp_row_est(rows / d)))
     }
 
     /// The unique-ified RHS `rhs` of a UniqueInner or UniqueOuter pair (§6.1):

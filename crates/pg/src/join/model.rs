@@ -896,3 +896,84 @@ pub(crate) fn add_partial_path_precheck(
     }
     true
 }
+
+#[cfg(test)]
+mod partial_tests {
+    use super::*;
+
+    fn path(total: f64, keys: &[usize]) -> JPath {
+        JPath {
+            startup: 0.0,
+            total,
+            rows: 1.0,
+            width: 8.0,
+            pathkeys: copy_keys(keys),
+            param: 0,
+            rescan: Rescan::Same,
+            node: Node::new(
+                "Seq Scan",
+                0.0,
+                total,
+                1.0,
+                8.0,
+                Work::default(),
+                Vec::new(),
+                [],
+            ),
+            param_ecs: SmallVec::new(),
+            can_mark: false,
+            disabled: 0,
+            pending: 0,
+            workers: 2,
+            safe: true,
+        }
+    }
+
+    /// add_partial_path keeps the list sorted by total cost, rejects a path 1 % dearer
+    /// with the same keys and keeps one with better keys (spec U5).
+    #[test]
+    fn add_partial_path_keeps_the_cheapest_first_and_better_keys() {
+        let mut list = Vec::new();
+        assert!(add_partial_path(&mut list, path(100.0, &[])));
+        assert!(!add_partial_path(&mut list, path(102.0, &[])));
+        assert!(add_partial_path(&mut list, path(102.0, &[1])));
+        assert!(add_partial_path(&mut list, path(90.0, &[])));
+        let totals: Vec<f64> = list.iter().map(|p| p.total).collect();
+        assert_eq!(totals, vec![90.0, 102.0]);
+        // The precheck: a partial path beaten by a complete one of the same order loses.
+        assert!(!add_partial_path_precheck(
+            &[],
+            &[path(50.0, &[])],
+            0,
+            80.0,
+            &[]
+        ));
+        assert!(add_partial_path_precheck(
+            &[],
+            &[path(50.0, &[])],
+            0,
+            80.0,
+            &[1]
+        ));
+    }
+
+    /// A cheaper Gather (parallel-unsafe) does not evict the safe path partial joins need.
+    #[test]
+    fn add_path_keeps_a_safe_path_beside_a_cheaper_unsafe_one() {
+        let mut list = Vec::new();
+        add_path(&mut list, path(100.0, &[]), false);
+        let gather = JPath {
+            safe: false,
+            workers: 0,
+            ..path(60.0, &[])
+        };
+        assert!(add_path(&mut list, gather, false));
+        assert_eq!(list.len(), 2);
+        // A dearer unsafe path still loses to a cheaper safe one.
+        let dear = JPath {
+            safe: false,
+            ..path(200.0, &[])
+        };
+        assert!(!add_path(&mut list, dear, false));
+    }
+}

@@ -10,8 +10,8 @@ use costlab_model::plan::Work;
 
 use super::costs::{self};
 use super::model::{
-    add_partial_path, add_partial_path_precheck, add_path_head, copy_keys, is_prefix, JPath,
-    Node, PathHead, PathKeys, Rescan, TrueRows,
+    add_partial_path, add_partial_path_precheck, add_path_head, copy_keys, is_prefix, JPath, Node,
+    PathHead, PathKeys, Rescan, TrueRows,
 };
 use super::pathnodes::*;
 use crate::costsize::STD_FUZZ_FACTOR;

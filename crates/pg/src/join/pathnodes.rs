@@ -32,8 +32,6 @@ pub struct PgJoinEnv {
     pub version: EngineVersion,
     pub from_collapse_limit: usize,
     pub join_collapse_limit: usize,
-    /// max_parallel_workers_per_gather; the real-server comparison runs with 0.
-    pub max_parallel_workers_per_gather: usize,
     /// The enable_* switches (validation forces plans with them).
     pub opts: crate::settings::PgOptions,
     /// The schema's functions with a cost other than a built-in's (scenario file).
@@ -49,7 +47,6 @@ impl Default for PgJoinEnv {
             version: EngineVersion::Pg15,
             from_collapse_limit: 8,
             join_collapse_limit: 8,
-            max_parallel_workers_per_gather: 0,
             opts: crate::settings::PgOptions::default(),
             functions: Vec::new(),
             handed_up: false,

@@ -233,11 +233,8 @@ pub(crate) fn finish(
     let true_in = top.true_rows;
     let top_rows = top.rows;
     // The scan/join relation's partial paths, if it may run in workers.
-    let mut partial = if top.consider_parallel {
-        std::mem::take(&mut top.partial)
-    } else {
-        Vec::new()
-    };
+    let mut partial = std::mem::take(&mut top.partial);
+    partial.retain(|_| top.consider_parallel);
     let mut paths: Vec<JPath> = top.paths.into_iter().filter(|p| p.param == 0).collect();
     if paths.is_empty() {
         return Err(Error::Unsupported("no path for the join".into()));
@@ -271,13 +268,8 @@ pub(crate) fn finish(
     let (gtext, gsort_text, otext) = text(|| texts.key_lines(b, &group)).unwrap_or_default();
 
     let grouped = !group.is_empty() || block.scalar_aggregate;
-    // apply_scanjoin_target_to_paths: the top relation's Gathers, on the query's order
-    // (the grouping's, else ORDER BY's).
-    let all_rels: u64 = (0..b.rels.len()).fold(0, |a, r| a | bit(r));
     let query_keys = if grouped { &gkeys } else { &okeys };
-    for g in pl.gather_paths(b, query_keys, all_rels, top_rows, &partial) {
-        add_path(&mut paths, g, b.consider_startup);
-    }
+    gather_top(pl, b, query_keys, top_rows, &partial, &mut paths);
     let in_rows = paths[0].rows;
     if grouped {
         let (groups, strategy_list): (f64, Vec<AggStrategy>) = if group.is_empty() {
@@ -290,21 +282,7 @@ pub(crate) fn finish(
             }
             (g, v)
         };
-        // HAVING on an aggregate: no statistics, so 1/3 for a comparison and the
-        // default ndistinct (200, or the rows when fewer) for an equality.
-        let having_sel = match b.having_op {
-            Some(clauses::Op::Eq) => 1.0 / groups.clamp(1.0, 200.0),
-            Some(clauses::Op::Ne) => 1.0 - 1.0 / groups.clamp(1.0, 200.0),
-            Some(_) => 1.0 / 3.0,
-            None if b.having => 1.0 / 3.0,
-            None => 1.0,
-        };
-        let has_having = b.having || b.having_op.is_some();
-        let out_rows = if has_having {
-            clamp_row_est(groups * having_sel)
-        } else {
-            groups
-        };
+        let (has_having, out_rows) = having_rows(b, groups);
         // What the aggregation really returns: the workload's true groups (after the
         // block's HAVING; a condition pushed into it from outside has its own true
         // share), at most one per input row; a scalar aggregate one row.
@@ -399,19 +377,17 @@ pub(crate) fn finish(
         }
         // create_partial_grouping_paths, gather_grouping_paths and the Finalize paths of
         // add_paths_to_grouping_rel: no DISTINCT aggregate (no combine function for one).
-        if !distinct && !partial.is_empty() {
-            let parallel = ParallelAgg {
-                agg: &agg,
-                group: &group,
-                gkeys: &gkeys,
-                gsort_text: &gsort_text,
-                ac: &aggc,
-                trans_ops: ac.trans_per_tuple,
-                combine_ops: ac.combine_per_tuple,
-            };
-            for p in parallel_grouping_paths(pl, b, &parallel, &partial) {
-                add_path(&mut grouped_paths, p, b.consider_startup);
-            }
+        let parallel = ParallelAgg {
+            agg: &agg,
+            group: &group,
+            gkeys: &gkeys,
+            gsort_text: &gsort_text,
+            ac: &aggc,
+            trans_ops: ac.trans_per_tuple,
+            combine_ops: ac.combine_per_tuple,
+        };
+        for p in parallel_grouping_paths(pl, b, &parallel, &partial).filter(|_| !distinct) {
+            add_path(&mut grouped_paths, p, b.consider_startup);
         }
         paths = grouped_paths;
         // Q13's histogram: a grouped sub-select in FROM aggregated again.
@@ -439,6 +415,41 @@ pub(crate) fn finish(
     let best = charge_initplans(b, best);
     let _ = (ctup, In::default());
     Ok(best)
+}
+
+/// Whether the block filters its groups (HAVING), and the groups that pass: an aggregate
+/// has no statistics, so 1/3 for a comparison and the default ndistinct (200, or the
+/// groups when fewer) for an equality.
+fn having_rows(b: &Block, groups: f64) -> (bool, f64) {
+    let having_sel = match b.having_op {
+        Some(clauses::Op::Eq) => 1.0 / groups.clamp(1.0, 200.0),
+        Some(clauses::Op::Ne) => 1.0 - 1.0 / groups.clamp(1.0, 200.0),
+        Some(_) => 1.0 / 3.0,
+        None if b.having => 1.0 / 3.0,
+        None => 1.0,
+    };
+    let has_having = b.having || b.having_op.is_some();
+    if has_having {
+        (true, clamp_row_est(groups * having_sel))
+    } else {
+        (false, groups)
+    }
+}
+
+/// apply_scanjoin_target_to_paths' Gathers over the top relation's partial paths (their
+/// target applied), on the query's order (the grouping's, else ORDER BY's).
+fn gather_top(
+    pl: &Planner,
+    b: &Block,
+    query_keys: &[usize],
+    rows: f64,
+    partial: &[JPath],
+    paths: &mut Vec<JPath>,
+) {
+    let all_rels: u64 = (0..b.rels.len()).fold(0, |a, r| a | bit(r));
+    for g in pl.gather_paths(b, query_keys, all_rels, rows, partial) {
+        add_path(paths, g, b.consider_startup);
+    }
 }
 
 /// LIMIT over each path (§7): the rows it returns, its total cost interpolated between
@@ -701,7 +712,11 @@ fn parallel_grouping_paths(
     b: &Block,
     pa: &ParallelAgg,
     partial: &[JPath],
-) -> Vec<JPath> {
+) -> std::vec::IntoIter<JPath> {
+    parallel_grouping(pl, b, pa, partial).into_iter()
+}
+
+fn parallel_grouping(pl: &Planner, b: &Block, pa: &ParallelAgg, partial: &[JPath]) -> Vec<JPath> {
     let Some(cheapest) = partial.first() else {
         return Vec::new();
     };
@@ -732,7 +747,10 @@ fn parallel_grouping_paths(
     let mut partial_aggs: Vec<JPath> = Vec::new();
     if scalar {
         for p in partial {
-            add_partial_path(&mut partial_aggs, agg_path(pl, &pagg, AggStrategy::Plain, p.clone()));
+            add_partial_path(
+                &mut partial_aggs,
+                agg_path(pl, &pagg, AggStrategy::Plain, p.clone()),
+            );
         }
     } else {
         for (i, p) in partial.iter().enumerate() {
@@ -744,7 +762,10 @@ fn parallel_grouping_paths(
             } else {
                 continue;
             };
-            add_partial_path(&mut partial_aggs, agg_path(pl, &pagg, AggStrategy::Sorted, input));
+            add_partial_path(
+                &mut partial_aggs,
+                agg_path(pl, &pagg, AggStrategy::Sorted, input),
+            );
         }
         add_partial_path(
             &mut partial_aggs,
@@ -766,15 +787,33 @@ fn parallel_grouping_paths(
     };
     let mut gathered: Vec<JPath> = Vec::new();
     if let Some(first) = partial_aggs.first() {
-        add_path(&mut gathered, pl.gather(first, gather_rows(first)), b.consider_startup);
+        add_path(
+            &mut gathered,
+            pl.gather(first, gather_rows(first)),
+            b.consider_startup,
+        );
         if !scalar && presorted_keys(&first.pathkeys, pa.gkeys) < pa.gkeys.len() {
-            let sorted = sort_path(pl, first, pa.gkeys.to_vec(), -1.0, pa.gsort_text.to_string());
+            let sorted = sort_path(
+                pl,
+                first,
+                pa.gkeys.to_vec(),
+                -1.0,
+                pa.gsort_text.to_string(),
+            );
             let rows = gather_rows(first);
-            add_path(&mut gathered, pl.gather_merge(&sorted, rows), b.consider_startup);
+            add_path(
+                &mut gathered,
+                pl.gather_merge(&sorted, rows),
+                b.consider_startup,
+            );
         }
     }
     for p in partial_aggs.iter().filter(|p| !p.pathkeys.is_empty()) {
-        add_path(&mut gathered, pl.gather_merge(p, gather_rows(p)), b.consider_startup);
+        add_path(
+            &mut gathered,
+            pl.gather_merge(p, gather_rows(p)),
+            b.consider_startup,
+        );
     }
     let fcosts = AggCosts {
         trans_per_tuple: pa.ac.combine_per_tuple,

@@ -171,7 +171,11 @@ fn shape_of(n: &Node, subs: &mut Vec<String>) -> String {
             ..n.clone()
         };
         let text = shape_of(&node, subs);
-        return if serial == "Hash" { text } else { format!("P{text}") };
+        return if serial == "Hash" {
+            text
+        } else {
+            format!("P{text}")
+        };
     }
     let half = n.mode.as_deref().unwrap_or("");
     match n.op.as_str() {

@@ -102,85 +102,95 @@ impl<'a> Planner<'a> {
             }
             variants.push((ci, None));
             for (ci, shared) in variants {
-            let c = costs::hashjoin_shared(
-                jc,
-                co.input(),
-                ci.input(),
-                nclauses,
-                &buckets,
-                kind,
-                semi,
-                hq,
-                Qual {
-                    startup: qp.startup.max(0.0),
-                    per_tuple: qp.per_tuple.max(0.0),
-                },
-                inner_sel,
-                shared,
-            );
-            let rescan = if c.nbatch <= 1.0 {
-                Rescan::Fixed(0.0, c.total - c.startup)
-            } else {
-                Rescan::Same
-            };
-            let disabled = co.disabled + ci.disabled;
-            let id = HASH_ID | hash_makers.len() as u32;
-            let par = (cx.workers, cx.safe && co.safe && ci.safe);
-            if cand.push(c.startup, c.total, rows, width, &[], rescan, disabled, id, par) {
-                hash_makers.push(Some(move || {
-                    let spill = |rows: f64, width: f64| {
-                        if c.nbatch > 1.0 {
-                            costs::page_size(rows, width) * 8192.0 * 2.0
+                let c = costs::hashjoin_shared(
+                    jc,
+                    co.input(),
+                    ci.input(),
+                    nclauses,
+                    &buckets,
+                    kind,
+                    semi,
+                    hq,
+                    Qual {
+                        startup: qp.startup.max(0.0),
+                        per_tuple: qp.per_tuple.max(0.0),
+                    },
+                    inner_sel,
+                    shared,
+                );
+                let rescan = if c.nbatch <= 1.0 {
+                    Rescan::Fixed(0.0, c.total - c.startup)
+                } else {
+                    Rescan::Same
+                };
+                let disabled = co.disabled + ci.disabled;
+                let id = HASH_ID | hash_makers.len() as u32;
+                let par = (cx.workers, cx.safe && co.safe && ci.safe);
+                if cand.push(
+                    c.startup,
+                    c.total,
+                    rows,
+                    width,
+                    &[],
+                    rescan,
+                    disabled,
+                    id,
+                    par,
+                ) {
+                    hash_makers.push(Some(move || {
+                        let spill = |rows: f64, width: f64| {
+                            if c.nbatch > 1.0 {
+                                costs::page_size(rows, width) * 8192.0 * 2.0
+                            } else {
+                                0.0
+                            }
+                        };
+                        let (hash_op, join_op) = if shared.is_some() {
+                            ("Parallel Hash", "Parallel Hash Join")
                         } else {
-                            0.0
-                        }
-                    };
-                    let (hash_op, join_op) = if shared.is_some() {
-                        ("Parallel Hash", "Parallel Hash Join")
-                    } else {
-                        ("Hash", "Hash Join")
-                    };
-                    let hash = Node::new(
-                        hash_op,
-                        ci.total,
-                        ci.total,
-                        ci.rows,
-                        ci.width,
-                        Work {
-                            rows_examined: ci.rows,
-                            comparisons: ci.rows,
-                            rows_out: ci.rows,
-                            spill_bytes: spill(ci.rows, ci.width),
-                            ..Work::default()
-                        },
-                        text(|| format!("Buckets: {}  Batches: {}", c.nbuckets, c.nbatch))
-                            .into_iter()
-                            .collect(),
-                        [ci.node.clone()],
-                    );
-                    Node::new(
-                        join_op,
-                        c.startup,
-                        c.total,
-                        rows,
-                        width,
-                        Work {
-                            comparisons: co.rows,
-                            rows_examined: co.rows,
-                            rows_out: rows,
-                            spill_bytes: spill(co.rows, co.width),
-                            function_calls: cx.filter_calls(rows),
-                            ..Work::default()
-                        },
-                        cx.join_details(
-                            text(|| clause_line("Hash Cond: ", b, eqs.iter(), ""))
+                            ("Hash", "Hash Join")
+                        };
+                        let hash = Node::new(
+                            hash_op,
+                            ci.total,
+                            ci.total,
+                            ci.rows,
+                            ci.width,
+                            Work {
+                                rows_examined: ci.rows,
+                                comparisons: ci.rows,
+                                rows_out: ci.rows,
+                                spill_bytes: spill(ci.rows, ci.width),
+                                ..Work::default()
+                            },
+                            text(|| format!("Buckets: {}  Batches: {}", c.nbuckets, c.nbatch))
                                 .into_iter()
                                 .collect(),
-                        ),
-                        [co.node.clone(), hash],
-                    )
-                }));
-            }
+                            [ci.node.clone()],
+                        );
+                        Node::new(
+                            join_op,
+                            c.startup,
+                            c.total,
+                            rows,
+                            width,
+                            Work {
+                                comparisons: co.rows,
+                                rows_examined: co.rows,
+                                rows_out: rows,
+                                spill_bytes: spill(co.rows, co.width),
+                                function_calls: cx.filter_calls(rows),
+                                ..Work::default()
+                            },
+                            cx.join_details(
+                                text(|| clause_line("Hash Cond: ", b, eqs.iter(), ""))
+                                    .into_iter()
+                                    .collect(),
+                            ),
+                            [co.node.clone(), hash],
+                        )
+                    }));
+                }
             }
         }
         hash_makers
