@@ -133,7 +133,8 @@ impl<'a> Planner<'a> {
             param: 0,
             rescan: Rescan::Same,
             can_mark: is_index,
-            node: Node::with_true_rows(Node::leaf(node), TrueRows::out(br.true_rows)),
+            // A partial path's true rows are one participant's, like its estimate.
+            node: Node::with_true_rows(Node::leaf(node), TrueRows::out(br.true_rows / divisor)),
             pathkeys: pathkeys.into(),
             param_ecs: SmallVec::new(),
             disabled,
@@ -186,8 +187,7 @@ impl<'a> Planner<'a> {
                         pp.min_index_pages,
                     );
                     if w > 0 {
-                        let mut p = self.pg_path(br, ctx.seq_path(w), Vec::new(), safe);
-                        p.node = Node::with_true_rows(p.node, TrueRows::out(br.true_rows));
+                        let p = self.pg_path(br, ctx.seq_path(w), Vec::new(), safe);
                         add_partial_path(&mut partial, p);
                     }
                 }
@@ -201,9 +201,7 @@ impl<'a> Planner<'a> {
                         }
                         if par.is_some() {
                             if let Some(p) = ctx.index_path(&s, true) {
-                                let mut path = self.pg_path(br, p, Vec::new(), safe);
-                                path.node =
-                                    Node::with_true_rows(path.node, TrueRows::out(br.true_rows));
+                                let path = self.pg_path(br, p, Vec::new(), safe);
                                 add_partial_path(&mut partial, path);
                             }
                         }
@@ -225,7 +223,11 @@ impl<'a> Planner<'a> {
                     }
                 }
                 for p in self.param_paths(b, r, 0) {
-                    add_path(&mut list, p, b.consider_startup);
+                    if p.workers > 0 {
+                        add_partial_path(&mut partial, p);
+                    } else {
+                        add_path(&mut list, p, b.consider_startup);
+                    }
                 }
                 // Ordered index paths for columns whose order is useful.
                 let mut useful: Vec<String> = Vec::new();
@@ -471,8 +473,13 @@ impl Planner<'_> {
         pathkeys: super::model::PathKeys,
         node: std::rc::Rc<Node>,
     ) -> JPath {
+        // What the participants return together.
+        let d = crate::costsize::get_parallel_divisor(
+            sub.workers,
+            self.opts.parallel_leader_participation,
+        );
         let node = match sub.node.true_rows() {
-            Some(t) => Node::with_true_rows(node, TrueRows::out(t)),
+            Some(t) => Node::with_true_rows(node, TrueRows::out(t * d)),
             None => node,
         };
         JPath {

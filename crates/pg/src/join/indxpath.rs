@@ -463,6 +463,17 @@ impl<'a> Planner<'a> {
                 workers: 0,
                 safe: false,
             });
+            // build_index_paths' partial twin of an unparameterized btree path (cost_index
+            // with partial_path): workers from the heap pages it fetches (none for an
+            // index-only scan) and the index pages it reads; only the heap rows' CPU is
+            // divided, and the rows.
+            if outer == 0 {
+                if let Some(twin) =
+                    self.partial_index_twin(b, r, out.last(), indexonly, &lc, lc_total, qp_cost)
+                {
+                    out.push(twin);
+                }
+            }
         }
         // A parameterized path is parallel-safe where its relation is (it runs whole in
         // each worker, as a partial nested loop's inner).
@@ -471,6 +482,62 @@ impl<'a> Planner<'a> {
             p.safe = safe;
         }
         out
+    }
+
+    /// The Parallel Index (Only) Scan of unparameterized index path `last` (see
+    /// `param_paths`), if the block plans in parallel, the relation may and it gets workers.
+    #[allow(clippy::too_many_arguments)]
+    fn partial_index_twin(
+        &self,
+        b: &Block<'a>,
+        r: usize,
+        last: Option<&JPath>,
+        indexonly: bool,
+        lc: &costs::IndexLoopCost,
+        lc_total: f64,
+        qp_cost: Qual,
+    ) -> Option<JPath> {
+        let last = last?;
+        let pp = b.parallel.filter(|_| b.consider_parallel(bit(r)))?;
+        let heap = if indexonly {
+            -1.0
+        } else {
+            lc.heap_pages_per_scan
+        };
+        let w = crate::costsize::compute_parallel_worker(
+            heap,
+            lc.index_pages,
+            pp.max_workers,
+            pp.min_table_pages,
+            pp.min_index_pages,
+        );
+        if w == 0 {
+            return None;
+        }
+        let d = pp.divisor(w);
+        let cpu = (self.jc.c.cpu_tuple_cost + qp_cost.per_tuple) * lc.tuples_fetched;
+        let total = lc_total - cpu + cpu / d;
+        let rows = clamp_row_est(last.rows / d);
+        let node = Node::with_plan(&last.node, |p, t| {
+            t.rows /= d;
+            p.op = Name::from_static(if indexonly {
+                "Parallel Index Only Scan"
+            } else {
+                "Parallel Index Scan"
+            });
+            p.cost.total = total;
+            p.rows = rows;
+            p.work.workers = w as f64;
+        });
+        Some(JPath {
+            total,
+            rows,
+            node,
+            workers: w,
+            pathkeys: last.pathkeys.clone(),
+            param_ecs: last.param_ecs.clone(),
+            ..*last
+        })
     }
 
     /// param_paths for inner relation `r` below `outer`, cached per the part of `outer`

@@ -206,6 +206,7 @@ impl<'a> Planner<'a> {
         // outer (15: nor FULL and RIGHT joins, which the model has not).
         let partial_inputs;
         let mut workers = 0;
+        let mut divisor = 1.0;
         if complete.is_some() {
             let Some(inputs) = self.partial_inputs(jt, orel, irel, rows) else {
                 return;
@@ -215,6 +216,7 @@ impl<'a> Planner<'a> {
             inner_paths = &partial_inputs.1;
             workers = partial_inputs.2;
             rows = partial_inputs.3;
+            divisor = partial_inputs.4;
         }
         if outer_paths.is_empty() || inner_paths.is_empty() {
             return;
@@ -354,7 +356,8 @@ impl<'a> Planner<'a> {
         // built; its node is built only if add_path keeps it. add_path_precheck looks at
         // the list as it was before this call and at this call's earlier candidates.
         let mut cand = Candidates {
-            true_rows: param_outer.map_or(jrel.true_rows, |p| p.2),
+            // A partial join's true rows are one participant's, like its estimate.
+            true_rows: param_outer.map_or(jrel.true_rows, |p| p.2) / divisor,
             pending: &s.pending,
             startup: b.consider_startup,
             list,
@@ -374,8 +377,8 @@ impl<'a> Planner<'a> {
     }
 
     /// A partial join's inputs: the outer's partial paths with the cheapest one's
-    /// workers, the inner's parallel-safe paths, the workers and the rows per participant
-    /// (clamp(rows / divisor)). None for a reversed join or a unique-ified outer (15: nor
+    /// workers, the inner's parallel-safe paths, the workers, the rows per participant
+    /// (clamp(rows / divisor)) and the divisor. None for a reversed join or a unique-ified outer (15: nor
     /// FULL and RIGHT joins, which the model has not), or without a partial outer.
     fn partial_inputs(
         &self,
@@ -383,7 +386,7 @@ impl<'a> Planner<'a> {
         orel: &JoinRel,
         irel: &JoinRel,
         rows: f64,
-    ) -> Option<(Vec<JPath>, Vec<JPath>, u32, f64)> {
+    ) -> Option<(Vec<JPath>, Vec<JPath>, u32, f64, f64)> {
         if jt.is_right() || jt == PJ::UniqueOuter {
             return None;
         }
@@ -397,7 +400,7 @@ impl<'a> Planner<'a> {
         let inner: Vec<JPath> = irel.paths.iter().filter(|p| p.safe).cloned().collect();
         let d =
             crate::costsize::get_parallel_divisor(workers, self.opts.parallel_leader_participation);
-        Some((outer, inner, workers, clamp_row_est(rows / d)))
+        Some((outer, inner, workers, clamp_row_est(rows / d), d))
     }
 
     /// The unique-ified RHS `rhs` of a UniqueInner or UniqueOuter pair (§6.1):

@@ -144,6 +144,20 @@ fn bitmap_indexes(n: &Node) -> String {
 /// SubPlan) are collected into `subs` in tree order instead of being placed, since where
 /// PostgreSQL attaches them is not a planning decision worth comparing.
 fn shape_of(n: &Node, subs: &mut Vec<String>) -> String {
+    // A parallel-aware node is its serial form marked P (PSeq, PIdx, PHJ); its Parallel
+    // Hash is transparent like a Hash.
+    if let Some(serial) = n.op.strip_prefix("Parallel ") {
+        let node = Node {
+            op: serial.to_string(),
+            ..n.clone()
+        };
+        let text = shape_of(&node, subs);
+        return if serial == "Hash" {
+            text
+        } else {
+            format!("P{text}")
+        };
+    }
     let (main, sub): (Vec<&Node>, Vec<&Node>) =
         n.children.iter().partition(|c| c.subplan.is_none());
     for s in sub {
@@ -163,20 +177,6 @@ fn shape_of(n: &Node, subs: &mut Vec<String>) -> String {
     };
     let alias = n.alias.as_deref().unwrap_or("?");
     let index = n.index.as_deref().unwrap_or("?");
-    // A parallel-aware node is its serial form marked P (PSeq, PIdx, PHJ); its Parallel
-    // Hash is transparent like a Hash.
-    if let Some(serial) = n.op.strip_prefix("Parallel ") {
-        let node = Node {
-            op: serial.to_string(),
-            ..n.clone()
-        };
-        let text = shape_of(&node, subs);
-        return if serial == "Hash" {
-            text
-        } else {
-            format!("P{text}")
-        };
-    }
     let half = n.mode.as_deref().unwrap_or("");
     match n.op.as_str() {
         "Seq Scan" => format!("Seq({alias})"),
