@@ -212,11 +212,16 @@ impl<'a> Planner<'a> {
                 return;
             };
             partial_inputs = inputs;
-            outer_paths = &partial_inputs.0;
-            inner_paths = &partial_inputs.1;
-            workers = partial_inputs.2;
-            rows = partial_inputs.3;
-            divisor = partial_inputs.4;
+            let PartialInputs {
+                outer,
+                inner,
+                workers: w,
+                rows: r,
+                divisor: d,
+            } = &partial_inputs;
+            outer_paths = outer;
+            inner_paths = inner;
+            (workers, rows, divisor) = (*w, *r, *d);
         }
         if outer_paths.is_empty() || inner_paths.is_empty() {
             return;
@@ -386,7 +391,7 @@ impl<'a> Planner<'a> {
         orel: &JoinRel,
         irel: &JoinRel,
         rows: f64,
-    ) -> Option<(Vec<JPath>, Vec<JPath>, u32, f64, f64)> {
+    ) -> Option<PartialInputs> {
         if jt.is_right() || jt == PJ::UniqueOuter {
             return None;
         }
@@ -400,7 +405,13 @@ impl<'a> Planner<'a> {
         let inner: Vec<JPath> = irel.paths.iter().filter(|p| p.safe).cloned().collect();
         let d =
             crate::costsize::get_parallel_divisor(workers, self.opts.parallel_leader_participation);
-        Some((outer, inner, workers, clamp_row_est(rows / d), d))
+        Some(PartialInputs {
+            outer,
+            inner,
+            workers,
+            rows: clamp_row_est(rows / d),
+            divisor: d,
+        })
     }
 
     /// The unique-ified RHS `rhs` of a UniqueInner or UniqueOuter pair (§6.1):
@@ -532,6 +543,16 @@ struct JoinCtx<'x, 'a> {
     inner_partial: &'x [JPath],
     /// The join relation's consider_parallel.
     safe: bool,
+}
+
+/// A partial join's inputs (`Planner::partial_inputs`).
+struct PartialInputs {
+    outer: Vec<JPath>,
+    inner: Vec<JPath>,
+    workers: u32,
+    /// Rows per participant.
+    rows: f64,
+    divisor: f64,
 }
 
 /// match_unsorted_outer's nested loops' inputs.
