@@ -463,29 +463,21 @@ impl<'a> Planner<'a> {
                 workers: 0,
                 safe: false,
             });
-            // build_index_paths' partial twin of an unparameterized btree path (cost_index
-            // with partial_path): workers from the heap pages it fetches (none for an
-            // index-only scan) and the index pages it reads; only the heap rows' CPU is
-            // divided, and the rows.
-            if outer == 0 {
-                if let Some(twin) =
-                    self.partial_index_twin(b, r, out.last(), indexonly, &lc, lc_total, qp_cost)
-                {
-                    out.push(twin);
-                }
-            }
+            let twin = (outer == 0).then_some(out.last()).flatten();
+            out.extend(self.partial_index_twin(b, r, twin, indexonly, &lc, lc_total, qp_cost));
         }
         // A parameterized path is parallel-safe where its relation is (it runs whole in
         // each worker, as a partial nested loop's inner).
-        let safe = b.consider_parallel(bit(r));
-        for p in &mut out {
-            p.safe = safe;
-        }
+        out.iter_mut()
+            .for_each(|p| p.safe = b.consider_parallel(bit(r)));
         out
     }
 
-    /// The Parallel Index (Only) Scan of unparameterized index path `last` (see
-    /// `param_paths`), if the block plans in parallel, the relation may and it gets workers.
+    /// build_index_paths' partial twin of unparameterized btree path `last` (see
+    /// `param_paths`; cost_index with partial_path), if the block plans in parallel, the
+    /// relation may and it gets workers: workers from the heap pages it fetches (none for
+    /// an index-only scan) and the index pages it reads; only the heap rows' CPU is
+    /// divided, and the rows.
     #[allow(clippy::too_many_arguments)]
     fn partial_index_twin(
         &self,

@@ -199,11 +199,7 @@ impl<'a> Planner<'a> {
         };
         let mut outer_paths: &[JPath] = param_outer.map_or(&orel.paths[..], |p| p.0);
         let mut inner_paths: &[JPath] = &irel.paths;
-        // Partial join paths (`complete` is the join relation's complete paths): the
-        // outer's partial paths of the cheapest one's workers, each participant joining
-        // its share of the outer to the whole of a parallel-safe inner; rows per
-        // participant (clamp(rows / divisor)). Not for a reversed join or a unique-ified
-        // outer (15: nor FULL and RIGHT joins, which the model has not).
+        // Partial join paths (`complete` is the join relation's complete paths).
         let partial_inputs;
         let mut workers = 0;
         let mut divisor = 1.0;
@@ -212,16 +208,9 @@ impl<'a> Planner<'a> {
                 return;
             };
             partial_inputs = inputs;
-            let PartialInputs {
-                outer,
-                inner,
-                workers: w,
-                rows: r,
-                divisor: d,
-            } = &partial_inputs;
-            outer_paths = outer;
-            inner_paths = inner;
-            (workers, rows, divisor) = (*w, *r, *d);
+            let p: &PartialInputs = &partial_inputs;
+            (outer_paths, inner_paths) = (&p.outer, &p.inner);
+            (workers, rows, divisor) = (p.workers, p.rows, p.divisor);
         }
         if outer_paths.is_empty() || inner_paths.is_empty() {
             return;
