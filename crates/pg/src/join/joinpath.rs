@@ -71,11 +71,12 @@ impl<'a> Planner<'a> {
         );
         // The partial join paths (consider_parallel_nestloop, try_partial_*join_path):
         // the outer's partial paths against the inner's parallel-safe ones.
+        let partial_outer = s.rels.get(&outer).is_some_and(|o| !o.partial.is_empty());
         let mut partial = match s.rels.get_mut(&joined) {
             Some(j) if j.consider_parallel => std::mem::take(&mut j.partial),
             _ => Vec::new(),
         };
-        if s.rels.get(&joined).is_some_and(|j| j.consider_parallel) {
+        if partial_outer && s.rels.get(&joined).is_some_and(|j| j.consider_parallel) {
             self.join_paths(
                 b,
                 s,
@@ -374,24 +375,29 @@ impl<'a> Planner<'a> {
     /// workers, the inner's parallel-safe paths, the workers, the rows per participant
     /// (clamp(rows / divisor)) and the divisor. None for a reversed join or a unique-ified outer (15: nor
     /// FULL and RIGHT joins, which the model has not), or without a partial outer.
-    fn partial_inputs(
+    fn partial_inputs<'r>(
         &self,
         jt: PJ,
-        orel: &JoinRel,
-        irel: &JoinRel,
+        orel: &'r JoinRel,
+        irel: &'r JoinRel,
         rows: f64,
-    ) -> Option<PartialInputs> {
+    ) -> Option<PartialInputs<'r>> {
+        use std::borrow::Cow;
         if jt.is_right() || jt == PJ::UniqueOuter {
             return None;
         }
         let workers = orel.partial.first()?.workers;
-        let outer: Vec<JPath> = orel
-            .partial
-            .iter()
-            .filter(|p| p.workers == workers)
-            .cloned()
-            .collect();
-        let inner: Vec<JPath> = irel.paths.iter().filter(|p| p.safe).cloned().collect();
+        let outer: Cow<[JPath]> = if orel.partial.iter().all(|p| p.workers == workers) {
+            Cow::Borrowed(&orel.partial)
+        } else {
+            let same = orel.partial.iter().filter(|p| p.workers == workers);
+            Cow::Owned(same.cloned().collect())
+        };
+        let inner: Cow<[JPath]> = if irel.paths.iter().all(|p| p.safe) {
+            Cow::Borrowed(&irel.paths)
+        } else {
+            Cow::Owned(irel.paths.iter().filter(|p| p.safe).cloned().collect())
+        };
         let d =
             crate::costsize::get_parallel_divisor(workers, self.opts.parallel_leader_participation);
         Some(PartialInputs {
@@ -535,9 +541,11 @@ struct JoinCtx<'x, 'a> {
 }
 
 /// A partial join's inputs (`Planner::partial_inputs`).
-struct PartialInputs {
-    outer: Vec<JPath>,
-    inner: Vec<JPath>,
+struct PartialInputs<'r> {
+    /// Borrowed when every path qualifies (the usual case: copying the paths for every
+    /// pair cost more than the partial joins' costing).
+    outer: std::borrow::Cow<'r, [JPath]>,
+    inner: std::borrow::Cow<'r, [JPath]>,
     workers: u32,
     /// Rows per participant.
     rows: f64,

@@ -803,8 +803,24 @@ pub(crate) fn cheaper_total(a: &JPath, b: &JPath) -> std::cmp::Ordering {
 /// add_partial_path (pathnode.c): a partial path is compared on total cost and pathkeys
 /// only, and the list stays sorted by total cost, the cheapest partial path first.
 /// Returns whether the new path was kept.
-pub(crate) fn add_partial_path(list: &mut Vec<JPath>, new: JPath) -> bool {
-    if !new.total.is_finite() {
+pub(crate) fn add_partial_path(list: &mut Vec<JPath>, mut new: JPath) -> bool {
+    let keys = std::mem::take(&mut new.pathkeys);
+    let (total, disabled) = (new.total, new.disabled);
+    add_partial_path_head(list, total, disabled, &keys, || JPath {
+        pathkeys: copy_keys(&keys),
+        ..new
+    })
+}
+
+/// add_partial_path for a path that `make` builds only if it is kept.
+pub(crate) fn add_partial_path_head(
+    list: &mut Vec<JPath>,
+    total: f64,
+    disabled: u32,
+    keys: &[usize],
+    make: impl FnOnce() -> JPath,
+) -> bool {
+    if !total.is_finite() {
         return false;
     }
     let mut insert_at = 0;
@@ -813,22 +829,22 @@ pub(crate) fn add_partial_path(list: &mut Vec<JPath>, new: JPath) -> bool {
     while i < list.len() {
         let old = &list[i];
         let mut remove_old = false;
-        let keyscmp = compare_keys(&new.pathkeys, &old.pathkeys);
+        let keyscmp = compare_keys(keys, &old.pathkeys);
         if keyscmp != Cmp::Different {
-            if new.disabled != old.disabled {
+            if disabled != old.disabled {
                 // PostgreSQL 18: fewer disabled nodes first.
-                if new.disabled > old.disabled {
+                if disabled > old.disabled {
                     if keyscmp != Cmp::Better1 {
                         accept = false;
                     }
                 } else if keyscmp != Cmp::Better2 {
                     remove_old = true;
                 }
-            } else if new.total > old.total * STD_FUZZ_FACTOR {
+            } else if total > old.total * STD_FUZZ_FACTOR {
                 if keyscmp != Cmp::Better1 {
                     accept = false;
                 }
-            } else if old.total > new.total * STD_FUZZ_FACTOR {
+            } else if old.total > total * STD_FUZZ_FACTOR {
                 if keyscmp != Cmp::Better2 {
                     remove_old = true;
                 }
@@ -836,7 +852,7 @@ pub(crate) fn add_partial_path(list: &mut Vec<JPath>, new: JPath) -> bool {
                 remove_old = true;
             } else if keyscmp == Cmp::Better2 {
                 accept = false;
-            } else if old.total > new.total * 1.000_000_000_1 {
+            } else if old.total > total * 1.000_000_000_1 {
                 remove_old = true;
             } else {
                 accept = false;
@@ -846,7 +862,7 @@ pub(crate) fn add_partial_path(list: &mut Vec<JPath>, new: JPath) -> bool {
             list.remove(i);
             continue;
         }
-        if (old.disabled, old.total) <= (new.disabled, new.total) {
+        if (old.disabled, old.total) <= (disabled, total) {
             insert_at = i + 1;
         }
         if !accept {
@@ -854,7 +870,7 @@ pub(crate) fn add_partial_path(list: &mut Vec<JPath>, new: JPath) -> bool {
         }
         i += 1;
     }
-    list.insert(insert_at.min(list.len()), new);
+    list.insert(insert_at.min(list.len()), make());
     true
 }
 

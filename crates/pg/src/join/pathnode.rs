@@ -10,8 +10,8 @@ use costlab_model::plan::Work;
 
 use super::costs::{self};
 use super::model::{
-    add_partial_path, add_partial_path_precheck, add_path_head, copy_keys, is_prefix, JPath, Node,
-    PathHead, PathKeys, Rescan, TrueRows,
+    add_partial_path_head, add_partial_path_precheck, add_path_head, copy_keys, is_prefix, JPath,
+    Node, PathHead, PathKeys, Rescan, TrueRows,
 };
 use super::pathnodes::*;
 use crate::costsize::STD_FUZZ_FACTOR;
@@ -110,7 +110,7 @@ impl<'c> Candidates<'c, '_> {
             // A partial join path: add_partial_path_precheck, then add_partial_path.
             Some(complete) => {
                 add_partial_path_precheck(self.list, complete, disabled, total, pathkeys)
-                    && add_partial_path(self.list, make())
+                    && add_partial_path_head(self.list, total, disabled, pathkeys, make)
             }
             None => {
                 let head = PathHead {
