@@ -431,6 +431,21 @@ impl Planner<'_> {
         self.gathered(sub, c, rows, SmallVec::new(), node)
     }
 
+    /// The rows of a Gather over partial path `p` above the scan/join relation (grouping,
+    /// DISTINCT, ORDER BY: override_rows): the partial rows times the workers before 18,
+    /// compute_gather_rows (clamp(rows x divisor)) from 18.
+    pub(crate) fn upper_gather_rows(&self, p: &JPath) -> f64 {
+        if self.version >= costlab_model::knobs::EngineVersion::Pg18 {
+            let d = crate::costsize::get_parallel_divisor(
+                p.workers,
+                self.opts.parallel_leader_participation,
+            );
+            clamp_row_est(p.rows * d)
+        } else {
+            p.rows * p.workers as f64
+        }
+    }
+
     /// create_gather_merge_path over partial path `sub`, sorted already: cost_gather_merge's
     /// heap of workers + 1 streams; the order is kept.
     pub(crate) fn gather_merge(&self, sub: &JPath, rows: f64) -> JPath {

@@ -383,7 +383,10 @@ impl<'a> Planner<'a> {
         rows: f64,
     ) -> Option<PartialInputs<'r>> {
         use std::borrow::Cow;
-        if jt.is_right() || jt == PJ::UniqueOuter {
+        // 16 on, a Parallel Hash may build the preserved side of a right or right anti
+        // join (never a right semi join, 18); nothing else partial is reversed.
+        let right_ok = self.version >= EngineVersion::Pg16 && jt != PJ::RightSemi;
+        if (jt.is_right() && !right_ok) || jt == PJ::UniqueOuter {
             return None;
         }
         let workers = orel.partial.first()?.workers;

@@ -405,6 +405,7 @@ pub(crate) fn finish(
         otext: &otext,
     };
     let mut finals = ordered_paths(pl, b, block, &texts, &keys, paths)?;
+    finals.extend(ordered_partial(pl, &okeys, &otext, limit, &partial).filter(|_| !grouped));
     if let Some(l) = limit {
         finals = limit_paths(finals, l);
     }
@@ -415,6 +416,30 @@ pub(crate) fn finish(
     let best = charge_initplans(b, best);
     let _ = (ctup, In::default());
     Ok(best)
+}
+
+/// create_ordered_paths' partial part (15, 16): the cheapest partial path, unless sorted
+/// already (its Gather Merge is the scan/join relation's), sorted in each participant (a
+/// top-N sort under a LIMIT) under a Gather Merge returning the participants' rows.
+fn ordered_partial(
+    pl: &Planner,
+    okeys: &[usize],
+    otext: &str,
+    limit: Option<f64>,
+    partial: &[JPath],
+) -> Option<JPath> {
+    let cheapest = partial.first()?;
+    if okeys.is_empty() || presorted_keys(&cheapest.pathkeys, okeys) == okeys.len() {
+        return None;
+    }
+    let sorted = sort_path(
+        pl,
+        cheapest,
+        okeys.to_vec(),
+        limit.unwrap_or(-1.0),
+        otext.into(),
+    );
+    Some(pl.gather_merge(&sorted, pl.upper_gather_rows(&sorted)))
 }
 
 /// Whether the block filters its groups (HAVING), and the groups that pass: an aggregate
@@ -772,19 +797,7 @@ fn parallel_grouping(pl: &Planner, b: &Block, pa: &ParallelAgg, partial: &[JPath
             agg_path(pl, &pagg, AggStrategy::Hashed, cheapest.clone()),
         );
     }
-    let gather_rows = |p: &JPath| {
-        if pl.version >= EngineVersion::Pg18 {
-            clamp_row_est(
-                p.rows
-                    * crate::costsize::get_parallel_divisor(
-                        p.workers,
-                        pl.opts.parallel_leader_participation,
-                    ),
-            )
-        } else {
-            p.rows * p.workers as f64
-        }
-    };
+    let gather_rows = |p: &JPath| pl.upper_gather_rows(p);
     let mut gathered: Vec<JPath> = Vec::new();
     if let Some(first) = partial_aggs.first() {
         add_path(

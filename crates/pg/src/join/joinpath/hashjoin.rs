@@ -100,7 +100,11 @@ impl<'a> Planner<'a> {
                     }),
                 ));
             }
-            variants.push((ci, None));
+            // 16 on, a reversed (right, right anti) join runs in parallel only with the
+            // shared table, whose build side is the preserved one.
+            if cx.workers == 0 || !jt.is_right() {
+                variants.push((ci, None));
+            }
             for (ci, shared) in variants {
                 let c = costs::hashjoin_shared(
                     jc,

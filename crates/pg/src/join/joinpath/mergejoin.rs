@@ -56,7 +56,9 @@ impl<'a> Planner<'a> {
         } = *cx;
         let jc = &self.jc;
         let mut merge_makers = SmallVec::<[_; 4]>::new();
-        if !eqs.is_empty() && self.opts.enable_mergejoin && jt != PJ::RightSemi {
+        // A partial merge join never has the preserved side inside (joinpath.c).
+        let partial_right = cx.workers > 0 && jt.is_right();
+        if !eqs.is_empty() && self.opts.enable_mergejoin && jt != PJ::RightSemi && !partial_right {
             for (op, ord, explicit) in trials {
                 let op: &JPath = op;
                 let subs: &[usize] = if *explicit { subplan_merge } else { &[] };
