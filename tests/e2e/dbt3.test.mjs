@@ -168,6 +168,36 @@ test('both engines: the PostgreSQL and MySQL tables are what costlab dbt3 comput
   assert.deepEqual(problems, []);
 });
 
+test('PostgreSQL at its defaults plans in parallel, and max_parallel_workers_per_gather 0 plans serially: both tables are the core\'s', async () => {
+  // The defaults: Gathers in the table's plans and in an opened tree.
+  const { page, problems } = await open(browser, '#v=1&e=pg&w=dbt3');
+  await page.locator('#dbt3-pg tbody tr').first().waitFor();
+  const pg = cli(['dbt3', '--engine', 'postgres', '--version', '18', '--sf', '10', '--profile', 'wl8737-memory', '--json']);
+  await assertTableIsTheCores(page, 'pg', pg);
+  const gathered = pg.rows.filter((r) => /Gather/.test(r.current.signature));
+  assert.ok(gathered.length >= 15, `${gathered.length} of 22 default plans have a Gather`);
+  const q1 = page.locator('#dbt3-pg tr[data-q="1"]');
+  await q1.click();
+  const tree = page.locator('#dbt3-pg-detail .plan-tree.current');
+  await tree.waitFor();
+  const text = await tree.innerText();
+  assert.match(text, /Gather Merge/);
+  assert.match(text, /Partial HashAggregate/);
+  assert.match(text, /Parallel Seq Scan/);
+  assert.equal(await page.locator('.error').count(), 0);
+  assert.deepEqual(problems, []);
+
+  // No workers: every current plan serial, the parallel baseline's changed, as the core says.
+  const serialPage = await open(browser, '#v=1&e=pg&w=dbt3&mpw=0');
+  await serialPage.page.locator('#dbt3-pg tbody tr').first().waitFor();
+  const serial = cli(['dbt3', '--engine', 'postgres', '--version', '18', '--sf', '10', '--profile', 'wl8737-memory',
+    '--set', 'max_parallel_workers_per_gather=0', '--json']);
+  await assertTableIsTheCores(serialPage.page, 'pg', serial);
+  assert.deepEqual(serial.rows.filter((r) => /Gather/.test(r.current.signature)).map((r) => r.query), []);
+  assert.ok(serial.rows.filter((r) => r.plan_changed).length >= 15, 'turning workers off changes the parallel plans');
+  assert.deepEqual(serialPage.problems, []);
+});
+
 test("knob moves planned on the page's thread: both tables are the core's, the trees open, the diagram follows", async () => {
   const { page, problems } = await open(browser, '#v=1&e=both&w=dbt3');
   await page.locator('#dbt3-pg tbody tr').first().waitFor();

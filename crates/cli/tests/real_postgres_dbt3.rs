@@ -612,6 +612,21 @@ fn dbt3_plans_match_real_postgres() {
         "\n{:<4} {:<6} {:>14} {:>14} {:>9}  join order (server | model)",
         "Q", "shape", "server cost", "model cost", "diff %"
     );
+    // At the server's defaults too, reported (the counts are asserted at SF 1 by
+    // `dbt3_builtin_catalog_matches_real_postgres_at_sf_1`; `COSTLAB_DBT3_SF=10` prints
+    // them at SF 10).
+    let (_, default_shapes, default_totals) = defaults_comparison(
+        &mut client,
+        &builtin_model,
+        &model,
+        sf,
+        version,
+        version_num,
+        &dir,
+    );
+    println!(
+        "at the defaults, SF {sf}: {default_shapes} of 22 shapes, {default_totals} of 22 totals within 10 % (built-in catalog)"
+    );
     let mut failures = Vec::new();
     for r in &rows {
         let (sc, so) = match &r.server {
@@ -832,38 +847,15 @@ fn dbt3_builtin_catalog_matches_real_postgres_at_sf_1() {
             builtin: builtin.plan(&q, &knobs).map(|p| compared(&p)),
         });
     }
-    // The same 22 at the server's defaults, parallel query on (max_parallel_workers_per_gather
-    // 2): the server's plans and texts beside the model's at the release's defaults.
-    let defaults = KnobValues::defaults(version, EngineVersion::Mysql80);
-    let ddir = dir.join("defaults");
-    std::fs::create_dir_all(&ddir).expect("create target/dbt3-pg/sf1/defaults");
-    let mut default_rows = Vec::new();
-    for n in 1..=22u8 {
-        let q = query(n, sf).expect("DBT3 query");
-        let pq = pg_dialect(&q.sql).unwrap_or_else(|e| panic!("Q{n}: {e}"));
-        let server_side = explain_defaults(&mut client, &pq).map(|(json, text)| {
-            let _ = std::fs::write(ddir.join(format!("q{n:02}.server.txt")), &text);
-            let node = from_explain(&json[0]["Plan"]);
-            (shape(&node), order_string(&node), node.total)
-        });
-        let built = builtin.plan(&q, &defaults);
-        if let Ok(p) = &built {
-            let _ = std::fs::write(ddir.join(format!("q{n:02}.model.txt")), p.explain());
-        }
-        default_rows.push(Row {
-            n,
-            server: server_side,
-            model: from_import.plan(&q, &defaults).map(|p| compared(&p)),
-            builtin: built.map(|p| compared(&p)),
-        });
-    }
-    let mut default_failures = Vec::new();
-    let (default_report, default_shapes, default_totals) =
-        builtin_comparison(&default_rows, sf, version_num, &mut default_failures);
-    let default_report = format!("At the server's defaults (parallel query on):\n{default_report}");
-    println!("\n{default_report}");
-    std::fs::write(dir.join("comparison-builtin-defaults.txt"), &default_report)
-        .expect("write the comparison at the defaults");
+    let (default_report, default_shapes, default_totals) = defaults_comparison(
+        &mut client,
+        &builtin,
+        &from_import,
+        sf,
+        version,
+        version_num,
+        &dir,
+    );
     println!(
         "at the defaults: {default_shapes} of 22 shapes, {default_totals} of 22 totals within 10 %"
     );
@@ -1047,6 +1039,67 @@ fn dbt3_builtin_catalog_matches_real_postgres_at_sf_1() {
         stats_failures.join("\n")
     );
     assert!(shapes >= BUILTIN_MIN_SHAPES_SF1, "{shapes} of 22 shapes");
+}
+
+/// The 22 queries at the server's defaults, parallel query on (max_parallel_workers_per_gather
+/// 2): the server's EXPLAIN beside the model's at the release's defaults, over the built-in
+/// catalog (`builtin`, the shapes and totals counted) and the imported statistics (`model`).
+/// Writes each query's two texts to `DIR/defaults/qNN.{server,model}.txt` and the report
+/// to `DIR/comparison-builtin-defaults.txt`; returns (report, shapes, totals within 10 %).
+fn defaults_comparison(
+    client: &mut Client,
+    builtin: &PgJoinPlanner,
+    from_import: &PgJoinPlanner,
+    sf: f64,
+    version: EngineVersion,
+    version_num: i32,
+    dir: &Path,
+) -> (String, usize, usize) {
+    let defaults = KnobValues::defaults(version, EngineVersion::Mysql80);
+    let ddir = dir.join("defaults");
+    std::fs::create_dir_all(&ddir).expect("create the defaults directory");
+    let mut default_rows = Vec::new();
+    for n in 1..=22u8 {
+        let q = query(n, sf).expect("DBT3 query");
+        let pq = pg_dialect(&q.sql).unwrap_or_else(|e| panic!("Q{n}: {e}"));
+        let server_side = explain_defaults(client, &pq).map(|(json, text)| {
+            let _ = std::fs::write(ddir.join(format!("q{n:02}.server.txt")), &text);
+            let node = from_explain(&json[0]["Plan"]);
+            (shape(&node), order_string(&node), node.total)
+        });
+        let built = builtin.plan(&q, &defaults);
+        if let Ok(p) = &built {
+            let _ = std::fs::write(ddir.join(format!("q{n:02}.model.txt")), p.explain());
+        }
+        default_rows.push(Row {
+            n,
+            server: server_side,
+            model: from_import.plan(&q, &defaults).map(|p| compared(&p)),
+            builtin: built.map(|p| compared(&p)),
+        });
+    }
+    let mut failures = Vec::new();
+    let (report, shapes, totals) =
+        builtin_comparison(&default_rows, sf, version_num, &mut failures);
+    let imported_within = default_rows
+        .iter()
+        .filter(|r| match (&r.server, &r.model) {
+            (Ok(s), Ok(m)) => ((m.2 / s.2) - 1.0).abs() <= BUILTIN_TOLERANCE,
+            _ => false,
+        })
+        .count();
+    let imported_shapes = default_rows
+        .iter()
+        .filter(|r| matches!((&r.server, &r.model), (Ok(s), Ok(m)) if s.0 == m.0))
+        .count();
+    let report = format!(
+        "At the server's defaults (parallel query on):\n{report}\nover the imported statistics: {imported_shapes} of 22 shapes, {imported_within} of 22 totals within 10 %\n{}",
+        failures.join("\n")
+    );
+    println!("\n{report}");
+    std::fs::write(dir.join("comparison-builtin-defaults.txt"), &report)
+        .expect("write the comparison at the defaults");
+    (report, shapes, totals)
 }
 
 /// Relative tolerance of the built-in statistics against a server's ANALYZE (issue 15).
