@@ -156,13 +156,24 @@ impl<'a> Planner<'a> {
         let safe = b.consider_parallel(bit(r));
         let par = if safe { b.parallel } else { None };
         match &br.kind {
-            RelKind::Sub { .. } => {
+            RelKind::Sub { path, cols, .. } => {
                 let elide =
                     b.rels.len() == 1 || matches!(br.kind, RelKind::Sub { sublink: true, .. });
                 if let Some(mut p) =
                     subselect::subquery_scan(br, self.jc.cop(), self.jc.ctup(), elide)
                 {
                     p.node = Node::with_true_rows(p.node, TrueRows::out(br.true_rows));
+                    // convert_subquery_pathkeys: a sorted sub-select (a GroupAggregate's
+                    // output, ordered on its grouping key, which is its first column here)
+                    // keeps its order above the scan (Q15: a nested loop over the view
+                    // needs no Sort for ORDER BY s_suppkey).
+                    if let (false, Some(first)) = (path.pathkeys.is_empty(), cols.first()) {
+                        let key = ColKey {
+                            rel: r,
+                            col: first.as_str().into(),
+                        };
+                        p.pathkeys = smallvec::smallvec![pk_of(b, &key)];
+                    }
                     add_path(&mut list, p, b.consider_startup);
                 }
             }

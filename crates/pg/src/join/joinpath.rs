@@ -303,35 +303,25 @@ impl<'a> Planner<'a> {
             co_sorted: OnceCell::new(),
             ci_material: OnceCell::new(),
             workers,
-            inner_partial: if complete.is_some() {
-                &irel.partial
-            } else {
-                &[]
-            },
+            inner_partial: complete.map_or(&[][..], |_| &irel.partial),
             safe: jrel.consider_parallel,
         };
 
-        // The nested loops' inners: the cheapest inner, a Materialize over it unless it
-        // materializes already, and parameterized index paths, each of these with a
-        // Memoize per number of calls (the outer paths mostly share their rows).
-        // enable_material off: no Materialize is offered (match_unsorted_outer).
-        // A partial nested loop has no Materialize inner before PostgreSQL 18.
+        // The nested loops' inners (`nestloop_inners`), each with a Memoize per number of
+        // calls (the outer paths mostly share their rows). enable_material off: no
+        // Materialize (match_unsorted_outer); none for a partial nested loop before 18.
         let material = if complete.is_some() && self.version < EngineVersion::Pg18 {
             None
         } else {
             self.nestloop_material(&cx)
         };
-        let mut inners: SmallVec<[(&JPath, bool); 8]> = smallvec![(ci, false)];
-        if let Some(m) = &material {
-            inners.push((m, false));
-        }
-        for p in param_inner.unwrap_or_default() {
-            // Memoize over a parameterized path (PG14+, §2.4); a partial join's inner
-            // must be parallel-safe.
-            if p.param & outer == p.param && (complete.is_none() || p.safe) {
-                inners.push((p, true));
-            }
-        }
+        let inners = nestloop_inners(
+            ci,
+            material.as_ref(),
+            param_inner,
+            outer,
+            complete.is_some(),
+        );
         let outers: &[JPath] = if jt == PJ::UniqueOuter {
             std::slice::from_ref(co)
         } else {
@@ -360,10 +350,19 @@ impl<'a> Planner<'a> {
             kept: false,
             complete,
         };
-        // The node builders of kept candidates, by kind (see `NL_ID`).
+        // The node builders of kept candidates, by kind (see `NL_ID`). Partial merge
+        // joins come before the partial hash join, as PostgreSQL makes them (Q8).
         let mut nl_makers = self.nestloop_paths(&cx, &nl, &mut cand);
-        let mut hash_makers = self.hash_paths(&cx, &mut cand);
-        let mut merge_makers = self.mergejoin_paths(&cx, &trials, &subplan_merge, &mut cand);
+        let (mut hash_makers, mut merge_makers) = if complete.is_some() {
+            let m = self.mergejoin_paths(&cx, &trials, &subplan_merge, &mut cand);
+            (self.hash_paths(&cx, &mut cand), m)
+        } else {
+            let h = self.hash_paths(&cx, &mut cand);
+            (
+                h,
+                self.mergejoin_paths(&cx, &trials, &subplan_merge, &mut cand),
+            )
+        };
         cand.finish(|id| match id & ID_KIND {
             NL_ID => build_deferred(&mut nl_makers, id),
             HASH_ID => build_deferred(&mut hash_makers, id),
@@ -481,6 +480,28 @@ impl<'a> Planner<'a> {
             None
         }
     }
+}
+
+/// The nested loops' inners: the cheapest inner, its Materialize, and the parameterized
+/// paths whose parameters `outer` supplies (Memoize goes over these, PG14+, §2.4); a
+/// partial join's inners must be parallel-safe.
+fn nestloop_inners<'x>(
+    ci: &'x JPath,
+    material: Option<&'x JPath>,
+    param_inner: Option<&'x [JPath]>,
+    outer: u64,
+    partial: bool,
+) -> SmallVec<[(&'x JPath, bool); 8]> {
+    let mut inners: SmallVec<[(&JPath, bool); 8]> = smallvec![(ci, false)];
+    if let Some(m) = material {
+        inners.push((m, false));
+    }
+    for p in param_inner.unwrap_or_default() {
+        if p.param & outer == p.param && (!partial || p.safe) {
+            inners.push((p, true));
+        }
+    }
+    inners
 }
 
 /// The quals of join filters `fs`, summed.
