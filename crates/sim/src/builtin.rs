@@ -109,6 +109,7 @@ fn generic(b: Base) -> MachineProfile {
         warm_cache: true,
         effective_io_concurrency: 16.0,
         executor_start_ns: 0.0,
+        cpu_cores: None,
     }
 }
 

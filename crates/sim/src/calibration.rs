@@ -620,6 +620,7 @@ impl Calibration {
             warm_cache: true,
             effective_io_concurrency: 16.0,
             executor_start_ns: 0.0,
+            cpu_cores: Some(f64::from(m.cpus)),
         };
         profile.validate()?;
         Ok(profile)

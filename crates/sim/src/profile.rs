@@ -179,6 +179,12 @@ pub struct MachineProfile {
     /// assumption 16). 0: not measured; it matters only for plans of a millisecond or less.
     #[serde(default)]
     pub executor_start_ns: f64,
+    /// CPU cores the engine's processes share: a parallel plan's workers and leader run on
+    /// at most this many at once (sim::time assumption 9). `None`: as many as it starts
+    /// (the built-in machines, whose core counts their sources do not give). A probe's
+    /// file has the machine's (`machine.cpus`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_cores: Option<f64>,
 }
 
 /// What a row into or out of a hash table costs, measured at two table sizes: hashing the
@@ -451,6 +457,14 @@ impl MachineProfile {
                     bounds::HIT_NS.1
                 ),
             ));
+        }
+        if let Some(c) = self.cpu_cores {
+            if !(c.is_finite() && (1.0..=65_536.0).contains(&c)) {
+                return Err(Error::invalid(
+                    "cpu_cores",
+                    format!("{c} is not between 1 and 65536"),
+                ));
+            }
         }
         check("cpu_ns_per_row", self.cpu_ns_per_row, bounds::CPU_NS)?;
         check(

@@ -324,6 +324,7 @@ fn profile(v: &JsValue) -> Option<MachineProfile> {
         warm_cache: flag(v, "warm_cache")?,
         effective_io_concurrency: num(v, "effective_io_concurrency")?,
         executor_start_ns: opt(get(v, "executor_start_ns"), JsValue::as_f64)?.unwrap_or(0.0),
+        cpu_cores: opt(get(v, "cpu_cores"), JsValue::as_f64)?,
     })
 }
 
