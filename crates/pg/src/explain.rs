@@ -98,7 +98,7 @@ pub(crate) fn sort_key_text(rel: &Rel) -> String {
 
 /// The node's header line: `Index Scan using i on t  (cost=0.43..8.45 rows=1 width=4)`.
 fn header(n: &PlanNode) -> String {
-    let mut s = n.op.to_string();
+    let mut s = join_name(n);
     let bitmap_index = n.op == "Bitmap Index Scan";
     match (&n.index, &n.relation) {
         (Some(i), _) if bitmap_index => {
@@ -119,6 +119,24 @@ fn header(n: &PlanNode) -> String {
     )
 }
 
+/// A join's node name with its join type as text EXPLAIN prints it (explain.c): "Hash
+/// Semi Join", "Merge Left Join", "Parallel Hash Right Anti Join", "Nested Loop Anti
+/// Join"; an inner join keeps its plain name. The type comes from the node's "Join Type:"
+/// detail, which only EXPLAIN's other formats show as a line.
+fn join_name(n: &PlanNode) -> String {
+    let op = n.op.as_str();
+    let jt = n
+        .details
+        .iter()
+        .find_map(|d| d.strip_prefix("Join Type: "))
+        .filter(|t| *t != "Inner");
+    match (jt, op.strip_suffix(" Join")) {
+        (Some(t), Some(method)) => format!("{method} {t} Join"),
+        (Some(t), None) if op == "Nested Loop" => format!("Nested Loop {t} Join"),
+        _ => op.to_string(),
+    }
+}
+
 fn write_node(out: &mut String, n: &PlanNode, depth: usize) {
     let (prefix, detail_indent) = if depth == 0 {
         (String::new(), 2)
@@ -131,7 +149,7 @@ fn write_node(out: &mut String, n: &PlanNode, depth: usize) {
     out.push_str(&prefix);
     out.push_str(&header(n));
     out.push('\n');
-    for d in &n.details {
+    for d in n.details.iter().filter(|d| !d.starts_with("Join Type: ")) {
         out.push_str(&" ".repeat(detail_indent));
         out.push_str(d);
         out.push('\n');

@@ -1604,3 +1604,22 @@ fn a_self_join_on_an_expression_joins_the_two_references() {
     );
     assert!(!text.contains("(o_orderkey = (o_orderkey + 1))"), "{text}");
 }
+
+/// EXPLAIN's text names a join with its type as the server does (issue 46: "Merge Semi
+/// Join", "Hash Anti Join", "Nested Loop Left Join" where the model printed the plain
+/// method with a "Join Type:" line, which only the other formats have). The same query as
+/// the test above, whose semi and anti joins are a hash and a merge join.
+#[test]
+fn explain_text_names_joins_with_their_type() {
+    let (sf, d) = &catalogs()[2];
+    let mut env = PgJoinEnv::default();
+    env.opts.enable_nestloop = false;
+    let pg = PgJoinPlanner::new(&d.pg, env).unwrap();
+    let text = pg
+        .plan(&query(21, *sf).unwrap(), &knobs())
+        .unwrap()
+        .explain();
+    assert!(text.contains("Hash Semi Join  (cost="), "{text}");
+    assert!(text.contains("Merge Anti Join  (cost="), "{text}");
+    assert!(!text.contains("Join Type:"), "{text}");
+}

@@ -12,6 +12,7 @@ use smallvec::{smallvec, SmallVec};
 
 use super::costs::{JKind, Qual, ScanSel, SemiFactors};
 use super::explain::and_text;
+use super::joinrels::useful_keys;
 use super::model::{cheapest_total, JPath, Node};
 use super::pathnode::{build_deferred, Candidates, HASH_ID, ID_KIND, NL_ID};
 use super::pathnodes::*;
@@ -275,6 +276,7 @@ impl<'a> Planner<'a> {
             )
         })
         .unwrap_or_default();
+        let nl_outers = partial_nestloop_outers(b, s, joined, co, outer_paths, complete.is_some());
         let cx = JoinCtx {
             b,
             s,
@@ -325,7 +327,7 @@ impl<'a> Planner<'a> {
         let outers: &[JPath] = if jt == PJ::UniqueOuter {
             std::slice::from_ref(co)
         } else {
-            outer_paths
+            nl_outers.as_deref().unwrap_or(outer_paths)
         };
         let memoized = self.memoize_inners(&cx, outers, &inners);
         let nl = NestLoopInputs {
@@ -480,6 +482,30 @@ impl<'a> Planner<'a> {
             None
         }
     }
+}
+
+/// A partial nested loop's outer paths: the cheapest, and the others whose order is
+/// useful above the join. add_partial_path compares total cost and pathkeys only, and a
+/// partial outer of the same workers has the same rows as the cheapest: a nested loop over
+/// a dearer one without useful keys costs more with the same inner and keys, and is never
+/// kept. None: all of them (complete joins, or nothing to leave out).
+fn partial_nestloop_outers(
+    b: &Block,
+    s: &Search,
+    joined: u64,
+    co: &JPath,
+    outer_paths: &[JPath],
+    partial: bool,
+) -> Option<Vec<JPath>> {
+    if !partial {
+        return None;
+    }
+    let keep =
+        |p: &JPath| std::ptr::eq(p, co) || !useful_keys(b, s, joined, &p.pathkeys).is_empty();
+    if outer_paths.iter().all(keep) {
+        return None;
+    }
+    Some(outer_paths.iter().filter(|p| keep(p)).cloned().collect())
 }
 
 /// The nested loops' inners: the cheapest inner, its Materialize, and the parameterized
