@@ -536,17 +536,54 @@ impl Planner<'_> {
         &self,
         b: &Block,
         query_keys: &[usize],
-        relids: u64,
-        rows: f64,
+        (relids, rows): (u64, f64),
         partial: &[JPath],
+        complete: &[JPath],
     ) -> Vec<JPath> {
         let mut out = Vec::new();
         let Some(cheapest) = partial.first() else {
             return out;
         };
-        out.push(self.gather(cheapest, rows));
+        // A Gather a complete path of the relation already beats is not built (add_path
+        // would reject it): its costs are known before its node.
+        let c = &self.jc.c;
+        let beaten = |sub: &JPath, keys: &[usize], merge: bool| {
+            let (startup, total) = if merge {
+                let n = sub.workers as f64 + 1.0;
+                let l = crate::costsize::log2_sort(n);
+                let cc = 2.0 * c.cpu_operator_cost;
+                let s = sub.startup + c.parallel_setup_cost + cc * n * l;
+                (
+                    s,
+                    sub.total - sub.startup
+                        + s
+                        + rows * (cc * l + c.cpu_operator_cost + 1.05 * c.parallel_tuple_cost),
+                )
+            } else {
+                let s = sub.startup + c.parallel_setup_cost;
+                (
+                    s,
+                    sub.total + c.parallel_setup_cost + c.parallel_tuple_cost * rows,
+                )
+            };
+            let head = super::model::PathHead {
+                startup,
+                total,
+                rows,
+                pathkeys: keys,
+                param: 0,
+                disabled: sub.disabled,
+                safe: false,
+            };
+            super::model::dominated(complete, &head, b.consider_startup)
+        };
+        if !beaten(cheapest, &[], false) {
+            out.push(self.gather(cheapest, rows));
+        }
         for p in partial.iter().filter(|p| !p.pathkeys.is_empty()) {
-            out.push(self.gather_merge(p, rows));
+            if !beaten(p, &p.pathkeys, true) {
+                out.push(self.gather_merge(p, rows));
+            }
         }
         // The query's order as far as the relation holds a member of each key's class.
         let useful: Vec<usize> = query_keys

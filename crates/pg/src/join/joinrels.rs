@@ -215,7 +215,7 @@ impl<'a> Planner<'a> {
         if rel.partial.is_empty() {
             return;
         }
-        let gathered = self.gather_paths(b, &s.query_keys, r, rel.rows, &rel.partial);
+        let gathered = self.gather_paths(b, &s.query_keys, (r, rel.rows), &rel.partial, &rel.paths);
         if let Some(rel) = s.rels.get_mut(&r) {
             for g in gathered {
                 add_path(&mut rel.paths, g, b.consider_startup);

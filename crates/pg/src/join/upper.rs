@@ -472,7 +472,7 @@ fn gather_top(
     paths: &mut Vec<JPath>,
 ) {
     let all_rels: u64 = (0..b.rels.len()).fold(0, |a, r| a | bit(r));
-    for g in pl.gather_paths(b, query_keys, all_rels, rows, partial) {
+    for g in pl.gather_paths(b, query_keys, (all_rels, rows), partial, paths) {
         add_path(paths, g, b.consider_startup);
     }
 }
