@@ -206,11 +206,23 @@ test("knob moves planned on the page's thread: both tables are the core's, the t
   // estimate of a replan from the unoptimised first runs can pass the page's budget (seen
   // on a busy machine).
   await page.waitForFunction(() => performance.getEntriesByName('costlab-warmed').length > 0, null, { timeout: 30000 });
-  await setKnob(page, 'random_page_cost', 1.1);
-  await setKnob(page, 'memory_block_read_cost', 0.5);
-  for (const id of ['pg', 'mysql']) {
-    assert.equal(await page.locator(`#dbt3-${id}`).getAttribute('data-planned-on'), 'page', id);
+  // A replan whose estimate passes the page's budget goes to the worker: 2 of 60 inputs
+  // once PostgreSQL planned in parallel (22 queries in 9 to 13 ms on a 2-core guest, the
+  // "measure" lines). So each engine gets up to three moves; one must be planned here.
+  const plannedOn = async () => Promise.all(['pg', 'mysql'].map((id) =>
+    page.locator(`#dbt3-${id}`).getAttribute('data-planned-on')));
+  let where = [];
+  for (let attempt = 0; attempt < 3; attempt++) {
+    if (attempt > 0) {
+      await setKnob(page, 'random_page_cost', 1.2);
+      await setKnob(page, 'memory_block_read_cost', 0.55);
+    }
+    await setKnob(page, 'random_page_cost', 1.1);
+    await setKnob(page, 'memory_block_read_cost', 0.5);
+    where = await plannedOn();
+    if (where.every((w) => w === 'page')) break;
   }
+  assert.deepEqual(where, ['page', 'page'], 'pg, mysql');
   const pg = cli(['dbt3', '--engine', 'postgres', '--version', '18', '--sf', '10', '--profile', 'wl8737-memory',
     '--set', 'random_page_cost=1.1', '--json']);
   await assertTableIsTheCores(page, 'pg', pg);
