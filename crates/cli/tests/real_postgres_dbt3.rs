@@ -769,10 +769,10 @@ const BUILTIN_MIN_SHAPES_SF1: usize = 21;
 
 /// At the servers' defaults (parallel query on, max_parallel_workers_per_gather 2), the
 /// built-in catalog at SF 1: at least this many of the 22 shapes, and every total within
-/// 10 %. Measured: 21 shapes and 22 totals on PostgreSQL 15.18 and on 18. The miss, named
-/// in the report: Q18's join order (15: customer first; 18: a merge join of orders with
-/// customer under an Incremental Sort). One shape below the measured count is left for
-/// Q9's sample-dependent join order (see [`BUILTIN_MIN_SHAPES_SF1`]).
+/// 10 %. Measured: 21 shapes and 22 totals on PostgreSQL 15.18, 22 and 22 on 18. The miss,
+/// named in the report: Q18's join order on 15 (customer first). One shape below the
+/// smaller count is left for Q9's sample-dependent join order (see
+/// [`BUILTIN_MIN_SHAPES_SF1`]).
 const DEFAULTS_MIN_SHAPES_SF1: usize = 20;
 const DEFAULTS_MIN_TOTALS_SF1: usize = 22;
 

@@ -604,13 +604,25 @@ impl Planner<'_> {
             if presorted == useful.len() {
                 continue;
             }
-            // 16 on: a path other than the cheapest only if presorted (by an incremental
-            // sort, not modelled under a Gather Merge yet).
-            if i > 0 {
-                continue;
+            // 15: the cheapest sorted in full, and every presorted path by an Incremental
+            // Sort besides; 16 on: one of the two, a path other than the cheapest only if
+            // presorted.
+            let sort = if self.version >= costlab_model::knobs::EngineVersion::Pg16 {
+                i == 0 && presorted == 0
+            } else {
+                i == 0
+            };
+            if sort {
+                let sorted = self.sorted_partial(b, p, &useful);
+                out.push(self.gather_merge(&sorted, rows));
             }
-            let sorted = self.sorted_partial(b, p, &useful);
-            out.push(self.gather_merge(&sorted, rows));
+            if presorted > 0 {
+                let text = key_text(b, &useful);
+                let sorted = super::upper::incremental_sort_path(
+                    self, b, p, &useful, presorted, -1.0, &text,
+                );
+                out.push(self.gather_merge(&sorted, rows));
+            }
         }
         out
     }
@@ -618,14 +630,7 @@ impl Planner<'_> {
     /// A partial path sorted on `keys` (each participant sorts its own rows).
     pub(crate) fn sorted_partial(&self, b: &Block, p: &JPath, keys: &[usize]) -> JPath {
         let (cost, dis) = self.sort_cost(p.input(), -1.0);
-        let key_text = text(|| {
-            keys.iter()
-                .filter_map(|&k| key_col(b, k))
-                .map(|c| c.col.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        })
-        .unwrap_or_default();
+        let key_text = key_text(b, keys);
         let node = Planner::sort_node(p, cost, dis, text(|| format!("Sort Key: {key_text}")));
         JPath {
             startup: cost.0,
@@ -640,6 +645,18 @@ impl Planner<'_> {
             ..p.clone()
         }
     }
+}
+
+/// Sort keys as EXPLAIN lists them (empty without the EXPLAIN text).
+fn key_text(b: &Block, keys: &[usize]) -> String {
+    text(|| {
+        keys.iter()
+            .filter_map(|&k| key_col(b, k))
+            .map(|c| c.col.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    })
+    .unwrap_or_default()
 }
 
 /// A pathkey's column: its class's first member, or the column a key outside the

@@ -913,6 +913,31 @@ pub(crate) fn add_partial_path_precheck(
     true
 }
 
+/// Whether some path of `list` would make add_path reject `new` (fuzzily no cheaper, keys
+/// no better, parameterization no better, rows no fewer, no safer): a Gather is tested
+/// before its node is built. (add_path may drop an old path before it rejects the new
+/// one; for the Gathers tested here that never changed a DBT3 plan: `pg_join_rounds`'
+/// dump.)
+pub(crate) fn dominated(list: &[JPath], new: &PathHead, startup: bool) -> bool {
+    list.iter().any(|old| {
+        old.safe >= new.safe
+            && new.rows >= old.rows
+            && matches!(
+                compare_param(new.param, old.param),
+                Cmp::Equal | Cmp::Better2
+            )
+            && {
+                let keys = if new.param != 0 || old.param != 0 {
+                    Cmp::Equal
+                } else {
+                    compare_keys(new.pathkeys, &old.pathkeys)
+                };
+                matches!(keys, Cmp::Equal | Cmp::Better2)
+            }
+            && compare_costs(new, old, STD_FUZZ_FACTOR, startup) == Cmp::Better2
+    })
+}
+
 #[cfg(test)]
 mod partial_tests {
     use super::*;
@@ -992,29 +1017,4 @@ mod partial_tests {
         };
         assert!(!add_path(&mut list, dear, false));
     }
-}
-
-/// Whether some path of `list` would make add_path reject `new` (fuzzily no cheaper, keys
-/// no better, parameterization no better, rows no fewer, no safer): a Gather is tested
-/// before its node is built. (add_path may drop an old path before it rejects the new
-/// one; for the Gathers tested here that never changed a DBT3 plan: `pg_join_rounds`'
-/// dump.)
-pub(crate) fn dominated(list: &[JPath], new: &PathHead, startup: bool) -> bool {
-    list.iter().any(|old| {
-        old.safe >= new.safe
-            && new.rows >= old.rows
-            && matches!(
-                compare_param(new.param, old.param),
-                Cmp::Equal | Cmp::Better2
-            )
-            && {
-                let keys = if new.param != 0 || old.param != 0 {
-                    Cmp::Equal
-                } else {
-                    compare_keys(new.pathkeys, &old.pathkeys)
-                };
-                matches!(keys, Cmp::Equal | Cmp::Better2)
-            }
-            && compare_costs(new, old, STD_FUZZ_FACTOR, startup) == Cmp::Better2
-    })
 }

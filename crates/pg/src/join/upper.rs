@@ -107,7 +107,7 @@ fn presorted_keys<K: PartialEq>(have: &[K], want: &[K]) -> usize {
 /// cost_incremental_sort: `p` sorted on its first `presorted` keys of `keys`, sorted on
 /// all of them group by group (groups of equal presorted keys, estimate_num_groups over
 /// each key's first equivalence member).
-fn incremental_sort_path(
+pub(crate) fn incremental_sort_path(
     pl: &Planner,
     b: &Block,
     p: &JPath,
