@@ -50,10 +50,14 @@
 //! the core at opt-level 3 (Cargo.toml's `worker` profile, session 23) about 7 to 10 ms.
 //! Parallel query (issue 46, the defaults' max_parallel_workers_per_gather 2) against the
 //! same planner at 0 ("postgres serial", the planner as it was before partial paths):
-//! 6.35 ms against 3.66 ms (1.73x; criterion's means, 2-core guest). Of the 2.7 ms, the
-//! partial joins' builders take about 0.8, serial joins over the Gathers every base and
-//! join relation now holds another 0.7 (`pg_join_rounds`: serial nested loops' outer x
-//! inner pairs 31.3M -> 43.9M per 100 rounds); issue 46 asks for at most 1.5x.
+//! 6.35 ms against 3.66 ms (1.73x; criterion's means, 2-core guest) when partial paths
+//! landed; 6.28 against 3.57 (1.76x) with the Incremental Sorts under Gather Merge and two
+//! plan-preserving prunings (partial nested loops over dearer unordered outers, Gathers a
+//! complete path beats). `pg_join_rounds` (100 rounds, timers in join_paths): the partial
+//! pass about 1.4 ms a round (0.5 its setup, 0.9 its builders), serial joins over the
+//! Gathers every base and join relation now holds about 0.7 more (serial nested loops'
+//! outer x inner pairs 31.3M -> 43.9M per 100 rounds); caching the pair's semi join
+//! factors for the partial pass changed nothing measurable. Issue 46 asks for 1.5x.
 
 use costlab_core::compare::WorkloadPlanner;
 use costlab_core::knobs::{EngineVersion, Knob, KnobValues};
